@@ -1,0 +1,1 @@
+"""The npudsl source transformer: collect -> validate -> lower -> rewrite."""

@@ -1,0 +1,146 @@
+"""What a run knows across files: stream functions, submodules and their call sites.
+
+Built with the standard ``ast`` module (several times faster than a libcst parse),
+before any file is rewritten, so a decorated class in one file is known at its
+call sites in another.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+import attrs
+
+from codegen import naming, scan
+from codegen.plan import EventRef
+
+__all__ = ["CalleeInfo", "CallInfo", "RunIndex", "build_index"]
+
+
+@attrs.frozen(kw_only=True)
+class CalleeInfo:
+    key: str  # "module:Class.method" or "module:function"
+    tag: str
+    when: str | None
+    auto: bool  # automatic fork/join
+    fork: EventRef
+    join: EventRef
+
+
+@attrs.frozen(kw_only=True)
+class CallInfo:
+    callee: str
+    module: str
+    caller: str  # qualname of the calling function
+    attr: str
+    on_self: bool
+    caller_stream: str  # the stream the caller runs on ("default" unless decorated)
+    bindable: bool
+    source: str | None  # where the caller's module imports the callee's class from
+
+
+@attrs.frozen(kw_only=True)
+class RunIndex:
+    callees: dict[str, CalleeInfo]
+    classes: dict[str, tuple[str, ...]]  # class name -> forward keys of decorated classes
+    submodules: dict[str, dict[str, str]]  # "module:Class" -> {attribute: class name}
+    calls: dict[str, tuple[CallInfo, ...]]  # callee key -> visible call sites
+    imports: dict[str, dict[str, str]]  # module -> {name: "from" module spec it is imported from}
+
+    def resolve(self, module: str, owner: str | None, attr: str, *, on_self: bool) -> str | None:
+        """The callee key of ``self.<attr>(...)`` (or ``attr(...)``) in ``owner``, if visible."""
+        if not on_self:
+            key = f"{module}:{attr}"
+            return key if key in self.callees else None
+        key = f"{module}:{owner}.{attr}"
+        if key in self.callees:
+            return key
+        cls = self.submodules.get(f"{module}:{owner}", {}).get(attr)
+        local = f"{module}:{cls}.forward"
+        if local in self.callees:
+            return local
+        keys = self.classes.get(cls or "", ())
+        return keys[0] if len(keys) == 1 and cls in self.imports.get(module, {}) else None
+
+    def import_source(self, module: str, key: str) -> str | None:
+        """How ``module`` imports the module that defines ``key`` (None: it is the same module)."""
+        callee_module, qualname = key.split(":", 1)
+        if callee_module == module:
+            return None
+        return self.imports.get(module, {}).get(qualname.split(".", 1)[0])
+
+    def joins_at_call_site(self, key: str) -> bool:
+        sites = self.calls.get(key, ())
+        return bool(sites) and all(site.bindable for site in sites)
+
+    def consumer_streams(self, key: str) -> tuple[str, ...]:
+        streams = sorted({site.caller_stream for site in self.calls.get(key, ())})
+        return tuple(streams) or ("default",)
+
+
+def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
+    """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped."""
+    trees = []
+    for module, source in files:
+        try:
+            trees.append((module, ast.parse(source)))
+        except (SyntaxError, ValueError):
+            continue
+    callees: dict[str, CalleeInfo] = {}
+    classes: dict[str, list[str]] = {}
+    submodules: dict[str, dict[str, str]] = {}
+    for module, tree in trees:
+        _collect_definitions(module, tree, callees, classes, submodules)
+    partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
+                       submodules=submodules, calls={},
+                       imports={module: scan.imported_names(tree) for module, tree in trees})
+    calls: dict[str, list[CallInfo]] = {}
+    for module, tree in trees:
+        for callee, info in _collect_calls(module, tree, partial):
+            calls.setdefault(callee, []).append(info)
+    return attrs.evolve(partial, calls={k: tuple(v) for k, v in calls.items()})
+
+
+def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, CalleeInfo],
+                         classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> None:
+    found: list[tuple[str | None, str, bool, dict[str, object]]] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            stream = scan.stream_of(node.decorator_list)
+            if stream is not None:
+                found.append((node.name, "forward", True, stream))
+                classes.setdefault(node.name, []).append(f"{module}:{node.name}.forward")
+            submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
+            found.extend((node.name, fn.name, False, stream) for fn in scan.functions_of(node)
+                         if (stream := scan.stream_of(fn.decorator_list)) is not None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stream = scan.stream_of(node.decorator_list)
+            if stream is not None:
+                found.append((None, node.name, False, stream))
+    for owner, name, class_level, stream in found:
+        shared = sum(1 for o, n, _, _ in found if n == name and o != owner) > 0
+        key = f"{module}:{owner}.{name}" if owner else f"{module}:{name}"
+        callees[key] = CalleeInfo(key=key, fork=_sync_event(module, owner, name, "fork", class_level, shared),
+                                  join=_sync_event(module, owner, name, "join", class_level, shared), **stream)
+
+
+def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool) -> EventRef:
+    var = naming.sync_var(owner, name, role, class_level=class_level, shared=shared)
+    return EventRef(var=var, tag=naming.event_tag(module, owner, name, role))
+
+
+def _collect_calls(module: str, tree: ast.Module, index: RunIndex) -> Iterable[tuple[str, CallInfo]]:
+    for owner, fn in scan.all_functions(tree):
+        own = index.callees.get(f"{module}:{owner}.{fn.name}" if owner else f"{module}:{fn.name}")
+        caller_stream = own.tag if own is not None else "default"
+        for call, bindable in scan.calls_in(fn):
+            on_self, attr = scan.callee_name(call)
+            if attr is None:
+                continue
+            key = index.resolve(module, owner, attr, on_self=on_self)
+            if key is not None and index.callees[key].auto:
+                qualname = f"{owner}.{fn.name}" if owner else fn.name
+                yield key, CallInfo(callee=key, module=module, caller=qualname, attr=attr, on_self=on_self,
+                                    caller_stream=caller_stream, bindable=bindable,
+                                    source=index.import_source(module, key))

@@ -1,0 +1,115 @@
+"""The IR collected from decorators: what each decorated function asks for, and where."""
+
+from __future__ import annotations
+
+import attrs
+from attrs import validators as v
+
+__all__ = [
+    "CallSite",
+    "CoreLimit",
+    "Events",
+    "Guard",
+    "KeepOutput",
+    "Loc",
+    "ModuleIR",
+    "Stream",
+    "StreamFunction",
+]
+
+
+@attrs.frozen(kw_only=True)
+class Loc:
+    """A 1-based source position."""
+
+    line: int = attrs.field(validator=v.ge(1))
+    col: int = attrs.field(validator=v.ge(1))
+
+
+@attrs.frozen(kw_only=True)
+class Guard:
+    """``when="a.b"``: the dotted name read at call time."""
+
+    dotted: str = attrs.field(validator=v.matches_re(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"))
+
+    @property
+    def root(self) -> str:
+        return self.dotted.split(".", 1)[0]
+
+
+@attrs.frozen(kw_only=True)
+class Stream:
+    tag: str
+    priority: int = attrs.field(validator=v.ge(0))
+    sync: str = attrs.field(validator=v.in_(("auto", "manual")))
+    when: Guard | None
+    loc: Loc
+
+    @property
+    def is_default(self) -> bool:
+        return self.tag == "default"
+
+
+@attrs.frozen(kw_only=True)
+class Events:
+    """One ``@after`` or ``@records``."""
+
+    names: tuple[str, ...] = attrs.field(validator=v.min_len(1))
+    when: Guard | None
+    loc: Loc
+
+
+@attrs.frozen(kw_only=True)
+class CoreLimit:
+    aicore: int = attrs.field(validator=v.ge(1))
+    vector: int = attrs.field(validator=v.ge(1))
+    when: Guard | None
+    loc: Loc
+
+
+@attrs.frozen(kw_only=True)
+class KeepOutput:
+    clone: bool
+    when: Guard | None
+    loc: Loc
+
+
+@attrs.frozen(kw_only=True)
+class StreamFunction:
+    """A decorated function, method, or class (then its ``forward``)."""
+
+    owner: str | None  # the class, or None for a module-level function
+    name: str  # the function's name ("forward" for a decorated class)
+    loc: Loc  # the first decorator
+    class_level: bool = False
+    stream: Stream | None = None
+    waits: tuple[Events, ...] = ()
+    records: tuple[Events, ...] = ()
+    core_limit: CoreLimit | None = None
+    keep_output: KeepOutput | None = None
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.owner}.{self.name}" if self.owner else self.name
+
+    @property
+    def auto_sync(self) -> bool:
+        return self.stream is not None and self.stream.sync == "auto" and not self.stream.is_default
+
+
+@attrs.frozen(kw_only=True)
+class CallSite:
+    """A visible call of an auto-synchronized stream function."""
+
+    caller: str  # qualname of the calling function
+    callee: str  # key of the callee in the run index
+    receiver: str  # "self" or "self.<submodule>"
+    bindable: bool  # the result is bound by a plain statement, so the join can wait
+    loc: Loc
+
+
+@attrs.frozen(kw_only=True)
+class ModuleIR:
+    path: str
+    module_name: str
+    functions: tuple[StreamFunction, ...]

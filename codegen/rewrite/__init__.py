@@ -1,0 +1,1 @@
+"""Rewrite: apply a module's plan to its libcst tree."""

@@ -1,0 +1,115 @@
+"""Module-level edits: drop npudsl imports nothing uses, add the target's imports, create events once."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from codegen.collect import NpudslNames
+from codegen.plan import ModulePlan
+from codegen.rewrite.build import statements, with_items_text
+from codegen.rewrite.returns import local_names
+from codegen.targets.base import Target
+
+__all__ = ["finish_module"]
+
+_IMPORT_LINE = m.SimpleStatementLine(body=[m.AtLeastN(m.Import() | m.ImportFrom(), n=1)])
+_DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
+
+
+def finish_module(module: cst.Module, plan: ModulePlan, target: Target, names: NpudslNames) -> cst.Module:
+    body = _drop_unused_npudsl(list(module.body), names)
+    existing = {module.code_for_node(stmt).strip() for stmt in body if m.matches(stmt, _IMPORT_LINE)}
+    wanted = [line for line in _imports(plan, target) if line not in existing]
+    at = _after_imports(body)
+    added = statements(wanted) + _event_definitions(plan, target)
+    return module.with_changes(body=[*body[:at], *added, *body[at:]])
+
+
+def _imports(plan: ModulePlan, target: Target) -> list[str]:
+    emits = any(p.contexts or p.before or p.prologue or p.epilogue for p in plan.functions.values()) or plan.joins
+    lines = target.imports(events=bool(plan.events)) if emits else []
+    if any(with_items_text(target, [c]) and c.when for p in plan.functions.values() for c in p.contexts):
+        lines.append("from contextlib import nullcontext")
+    by_source: dict[str, list[str]] = {}
+    for event in plan.events:
+        if event.source is not None:
+            by_source.setdefault(event.source, []).append(event.var)
+    lines += [f"from {source} import {', '.join(sorted(vars_))}" for source, vars_ in by_source.items()]
+    return lines
+
+
+def _event_definitions(plan: ModulePlan, target: Target) -> list[cst.BaseStatement]:
+    lines = [target.define_event(e) for e in plan.events if e.source is None]
+    defined = statements(line for line in lines if line)
+    if not defined:
+        return []
+    comment = target.module_comment()
+    leading = [cst.EmptyLine()] + ([cst.EmptyLine(comment=cst.Comment(comment))] if comment else [])
+    return [defined[0].with_changes(leading_lines=leading), *defined[1:]]
+
+
+def _after_imports(body: list[cst.BaseStatement]) -> int:
+    """Index just after the leading docstring and import block."""
+    at = 1 if body and m.matches(body[0], _DOCSTRING) else 0
+    last = at
+    for i, stmt in enumerate(body[at:], start=at):
+        if m.matches(stmt, _IMPORT_LINE):
+            last = i + 1
+        elif not isinstance(stmt, (cst.If, cst.Try)):
+            break
+    return last
+
+
+def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames) -> list[cst.BaseStatement]:
+    local = set(names.aliases) | set(names.modules)
+    if not local:
+        return body
+    used: set[str] = set()
+    for stmt in body:
+        if not m.matches(stmt, _IMPORT_LINE):
+            used |= local_names(stmt)
+    out: list[cst.BaseStatement] = []
+    for stmt in body:
+        kept = _trim_line(stmt, local - used) if m.matches(stmt, _IMPORT_LINE) else stmt
+        if kept is not None:
+            out.append(kept)
+    return out
+
+
+def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small: list[cst.BaseSmallStatement] = []
+    for node in stmt.body:
+        trimmed = _trim_import(node, unused)  # type: ignore[arg-type]
+        if trimmed is not None:
+            small.append(trimmed)
+    if not small:
+        return None
+    small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return stmt.with_changes(body=small)
+
+
+def _trim_import(node: cst.Import | cst.ImportFrom, unused: set[str]) -> cst.BaseSmallStatement | None:
+    is_npudsl = isinstance(node, cst.Import) or (
+        m.matches(node, m.ImportFrom(module=m.Name("npudsl") | m.Attribute(value=m.Name("npudsl"))))
+        and not node.relative)
+    if not is_npudsl or isinstance(node.names, cst.ImportStar):
+        return node
+    aliases = [a for a in node.names if _local(a) not in unused or not _is_npudsl_alias(node, a)]
+    if len(aliases) == len(node.names):
+        return node
+    if not aliases:
+        return None
+    aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(names=aliases)
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value  # type: ignore[union-attr]
+    return cst.Module([]).code_for_node(alias.name).split(".")[0]
+
+
+def _is_npudsl_alias(node: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> bool:
+    return isinstance(node, cst.ImportFrom) or cst.Module([]).code_for_node(alias.name) == "npudsl"

@@ -1,0 +1,74 @@
+"""The libcst transformer that applies a module's plan: functions, call-site joins, imports, events."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codegen.collect import DECORATORS, NpudslNames
+from codegen.plan import ModulePlan
+from codegen.rewrite.function import rewrite_body
+from codegen.rewrite.imports import finish_module
+from codegen.rewrite.joins import place_joins
+from codegen.targets.base import Target
+
+__all__ = ["ModuleRewriter", "is_npudsl_decorator"]
+
+
+def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
+    target = decorator.decorator
+    if isinstance(target, cst.Call):
+        target = target.func
+    if isinstance(target, cst.Name):
+        return target.value in names.aliases
+    return (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+            and target.value.value in names.modules and target.attr.value in DECORATORS)
+
+
+class ModuleRewriter(cst.CSTTransformer):
+    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames) -> None:
+        super().__init__()
+        self.plan = plan
+        self.target = target
+        self.names = names
+        self._scopes: list[str] = []  # enclosing class and function names
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(node.name.value)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self._scopes.pop()
+        return self._strip(updated)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.append(node.name.value)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        qualname = ".".join(self._scopes)
+        self._scopes.pop()
+        rules = [rule for rule in self.plan.joins if rule.caller == qualname]
+        if rules and isinstance(updated.body, cst.IndentedBlock):
+            body = place_joins(updated.body.body, rules, self.target)
+            updated = updated.with_changes(body=updated.body.with_changes(body=body))
+        plan = self.plan.functions.get(qualname)
+        if plan is not None:
+            updated = rewrite_body(updated, plan, self.target)
+        return self._strip(updated)
+
+    def _strip(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+        """Drop npudsl decorators, keeping the comments that stood above them."""
+        kept: list[cst.Decorator] = []
+        moved: list[cst.EmptyLine] = []
+        for decorator in node.decorators:
+            if is_npudsl_decorator(decorator, self.names):
+                moved.extend(decorator.leading_lines)
+            else:
+                kept.append(decorator.with_changes(leading_lines=[*moved, *decorator.leading_lines]) if moved
+                            else decorator)
+                moved = []
+        if len(kept) == len(node.decorators):
+            return node
+        lines = [*node.leading_lines, *moved] if not kept else list(node.leading_lines)
+        return node.with_changes(decorators=kept, leading_lines=lines)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return finish_module(updated, self.plan, self.target, self.names)

@@ -1,0 +1,133 @@
+"""Every ``return`` of a decorated body runs the epilogue first (keep_output, records, join)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from codegen import naming
+from codegen.plan import Step
+from codegen.rewrite.build import guarded_statements
+from codegen.targets.base import Target, is_value_step
+
+__all__ = ["ReturnRewriter", "always_returns", "contains_return", "local_names"]
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # ``x.name`` reads ``x``, not ``name``
+        return False
+
+
+def local_names(node: cst.CSTNode) -> set[str]:
+    collector = _NameCollector()
+    node.visit(collector)
+    return collector.names
+
+
+class _ReturnFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def contains_return(node: cst.CSTNode) -> bool:
+    finder = _ReturnFinder()
+    node.visit(finder)
+    return finder.found
+
+
+def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
+    """True when control cannot fall off the end of ``body``."""
+    if not body:
+        return False
+    last = body[-1]
+    if m.matches(last, m.SimpleStatementLine(body=[m.ZeroOrMore(), m.OneOf(m.Return(), m.Raise())])):
+        return True
+    if isinstance(last, cst.If) and isinstance(last.orelse, cst.Else):
+        return always_returns(last.body.body) and always_returns(last.orelse.body.body)  # type: ignore[union-attr]
+    return False
+
+
+class ReturnRewriter(m.MatcherDecoratableTransformer):
+    """Rewrites ``return x`` into ``<epilogue>; return x``, binding ``x`` to a name when a step needs it."""
+
+    def __init__(self, target: Target, epilogue: Sequence[Step], taken: set[str]) -> None:
+        super().__init__()
+        self.target = target
+        self.epilogue = tuple(epilogue)
+        self.taken = taken
+        self.needs_values = any(is_value_step(step) for step in epilogue)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    @m.leave(m.SimpleStatementLine(body=[m.ZeroOrMore(), m.Return()]))
+    def rewrite_line(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):  # noqa: ANN201
+        *head, ret = updated.body
+        assert isinstance(ret, cst.Return)
+        bindings, value, values = self._bind(ret.value)
+        out: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=head)] if head else []
+        out += bindings + guarded_statements(self.target, self.epilogue, values)
+        out.append(updated.with_changes(body=[ret.with_changes(value=value)], leading_lines=()))
+        return cst.FlattenSentinel([out[0].with_changes(leading_lines=updated.leading_lines), *out[1:]])
+
+    def _fresh(self) -> str:
+        name = naming.fresh_name("out", self.taken)
+        self.taken.add(name)
+        return name
+
+    def _bind(self, value: cst.BaseExpression | None) -> tuple[list[cst.BaseStatement], cst.BaseExpression | None,
+                                                              tuple[str, ...]]:
+        if value is None or m.matches(value, m.Name("None")):
+            return [], value, ()
+        if isinstance(value, cst.Name):
+            return [], value, (value.value,)
+        if isinstance(value, cst.Tuple) and self.needs_values:
+            if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                return self._bind_whole(value)
+            return self._bind_tuple(value)
+        return self._bind_whole(value)
+
+    def _bind_tuple(self, value: cst.Tuple) -> tuple[list[cst.BaseStatement], cst.BaseExpression, tuple[str, ...]]:
+        bindings: list[cst.BaseStatement] = []
+        elements, names = [], []
+        for element in value.elements:
+            expr = element.value
+            if not isinstance(expr, cst.Name):
+                name = self._fresh()
+                bindings.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], expr)]))
+                expr = cst.Name(name)
+            elements.append(element.with_changes(value=expr))
+            names.append(expr.value)
+        return bindings, value.with_changes(elements=elements), tuple(names)
+
+    def _bind_whole(self, value: cst.BaseExpression) -> tuple[list[cst.BaseStatement], cst.BaseExpression,
+                                                               tuple[str, ...]]:
+        name = self._fresh()
+        assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+        return [assign], cst.Name(name), (name,)

@@ -1,0 +1,137 @@
+"""Small ``ast`` queries for the run index: decorators, submodules and calls."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+__all__ = [
+    "all_functions",
+    "callee_name",
+    "calls_in",
+    "functions_of",
+    "imported_names",
+    "stream_of",
+    "submodule_assignments",
+]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _decorator_name(node: ast.expr) -> str | None:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return None
+
+
+def _literal(node: ast.expr | None, default: object = None) -> object:
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return None
+
+
+def stream_of(decorators: list[ast.expr]) -> dict[str, object] | None:
+    """The literal arguments of an ``@on_stream(...)`` among ``decorators``."""
+    for node in decorators:
+        if _decorator_name(node) != "on_stream" or not isinstance(node, ast.Call) or not node.args:
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        tag = _literal(node.args[0])
+        if not isinstance(tag, str):
+            return None
+        sync = _literal(keywords.get("sync"), "auto")
+        return {"tag": tag, "when": _literal(keywords.get("when")), "auto": sync == "auto" and tag != "default"}
+    return None
+
+
+def functions_of(cls: ast.ClassDef) -> list[_Function]:
+    return [node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def all_functions(tree: ast.Module) -> Iterator[tuple[str | None, _Function]]:
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for fn in functions_of(node):
+                yield node.name, fn
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield None, node
+
+
+def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
+    """``self.attr = SomeClass(...)`` in ``__init__``: {attr: "SomeClass"}."""
+    found: dict[str, str] = {}
+    for fn in functions_of(cls):
+        if fn.name != "__init__":
+            continue
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+                continue
+            cls_name = _decorator_name(node.value)
+            for target in node.targets:
+                if _is_self_attr(target) and cls_name is not None:
+                    found[target.attr] = cls_name  # type: ignore[union-attr]
+    return found
+
+
+def _is_self_attr(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def callee_name(call: ast.Call) -> tuple[bool, str | None]:
+    """``self.x(...)`` -> (True, "x"); ``f(...)`` -> (False, "f"); anything else -> (False, None)."""
+    if _is_self_attr(call.func):
+        return True, call.func.attr  # type: ignore[union-attr]
+    if isinstance(call.func, ast.Name):
+        return False, call.func.id
+    return False, None
+
+
+def _bound_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call whose result a plain statement binds (or discards), if that is all it does."""
+    if isinstance(stmt, ast.Expr) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                      and all(isinstance(t, ast.Name) for t in _names(stmt.targets[0]))):
+        value = stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        value = stmt.value
+    else:
+        return None
+    return value if isinstance(value, ast.Call) else None
+
+
+def _names(target: ast.expr) -> list[ast.expr]:
+    return list(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else [target]
+
+
+def calls_in(fn: _Function) -> Iterator[tuple[ast.Call, bool]]:
+    """Every call in ``fn`` (not in nested functions or classes), and whether its statement binds it."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.stmt):
+            bound = _bound_call(node)
+            if bound is not None:
+                yield bound, True
+                stack.extend(bound.args)
+                stack.extend(k.value for k in bound.keywords)
+                continue
+        if isinstance(node, ast.Call):
+            yield node, False
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """``from <spec> import Name``: {local name: spec}, with leading dots for relative imports."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            spec = "." * node.level + (node.module or "")
+            found.update({a.asname or a.name: spec for a in node.names})
+    return found

@@ -1,0 +1,27 @@
+"""npudsl: say once which stream, event and core limit each piece of a model uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from npudsl.decorators import after, core_limit, keep_output, on_stream, records
+from npudsl.errors import DecoratorError, NpudslError, StreamRaceError
+
+__all__ = [
+    "DecoratorError",
+    "NpudslError",
+    "StreamRaceError",
+    "after",
+    "compile",
+    "core_limit",
+    "keep_output",
+    "on_stream",
+    "records",
+]
+
+
+def compile(model: Any, target: str = "portable", **kwargs: Any) -> Any:  # noqa: A001
+    """Transform the model's decorated classes in-process and ``torch.compile`` it."""
+    from npudsl.compiler import compile_model
+
+    return compile_model(model, target=target, **kwargs)

@@ -1,0 +1,111 @@
+"""Argument rules shared by the decorators (at decoration time) and the transformer.
+
+Each check returns ``None`` when the value is fine, or a :class:`Violation` naming
+the diagnostic code, so the runtime error and the positioned diagnostic say the
+same thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+__all__ = [
+    "SYNC_MODES",
+    "Violation",
+    "check_cores",
+    "check_event",
+    "check_priority",
+    "check_sync",
+    "check_tag",
+    "check_when",
+    "check_clone",
+]
+
+SYNC_MODES = ("auto", "manual")
+
+_TAG = re.compile(r"[A-Za-z0-9_.:\-]+\Z")
+_EVENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+@attrs.frozen(kw_only=True)
+class Violation:
+    code: str
+    message: str
+    hint: str
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_tag(value: object) -> Violation | None:
+    if isinstance(value, str) and _TAG.match(value):
+        return None
+    return Violation(
+        code="NPD102",
+        message=f"stream tag {value!r} is not a non-empty string of letters, digits, '_', '.', ':' or '-'",
+        hint='name the stream with a string literal, e.g. @on_stream("shared")',
+    )
+
+
+def check_priority(value: object) -> Violation | None:
+    if _is_int(value) and value >= 0:
+        return None
+    return Violation(
+        code="NPD105",
+        message=f"stream priority {value!r} is not a non-negative integer",
+        hint="torchair reserves the priority; use 0",
+    )
+
+
+def check_event(value: object) -> Violation | None:
+    if isinstance(value, str) and _EVENT.match(value):
+        return None
+    return Violation(
+        code="NPD103",
+        message=f"event name {value!r} is not an identifier",
+        hint='name events with identifier strings, e.g. @after("dispatched")',
+    )
+
+
+def check_when(value: object) -> Violation | None:
+    if value is None or (isinstance(value, str) and _DOTTED.match(value)):
+        return None
+    return Violation(
+        code="NPD104",
+        message=f"when={value!r} is not a dotted name",
+        hint='pass a dotted name as a string, e.g. when="self.multistream"; nothing is evaluated',
+    )
+
+
+def check_cores(kind: str, value: object) -> Violation | None:
+    if _is_int(value) and value >= 1:
+        return None
+    return Violation(
+        code="NPD105",
+        message=f"core_limit {kind} count {value!r} is not a positive integer",
+        hint="core counts range over [1, cores of the device]",
+    )
+
+
+def check_sync(value: object) -> Violation | None:
+    if value in SYNC_MODES:
+        return None
+    return Violation(
+        code="NPD106",
+        message=f"sync={value!r} is not one of {', '.join(map(repr, SYNC_MODES))}",
+        hint='leave sync out for automatic fork/join, or pass sync="manual"',
+    )
+
+
+def check_clone(value: object) -> Violation | None:
+    if isinstance(value, bool):
+        return None
+    return Violation(
+        code="NPD105",
+        message=f"keep_output clone={value!r} is not a bool",
+        hint="pass clone=True or clone=False",
+    )

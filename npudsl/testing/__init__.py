@@ -1,0 +1,1 @@
+"""Helpers for running generated code where the device is missing."""
