@@ -9,8 +9,10 @@ __all__ = [
     "all_functions",
     "callee_name",
     "calls_in",
+    "forward_params",
     "functions_of",
     "imported_names",
+    "params_of",
     "stream_of",
     "submodule_assignments",
 ]
@@ -119,6 +121,7 @@ def calls_in(fn: _Function) -> Iterator[tuple[ast.Call, bool]]:
             bound = _bound_call(node)
             if bound is not None:
                 yield bound, True
+                stack.append(bound.func)
                 stack.extend(bound.args)
                 stack.extend(k.value for k in bound.keywords)
                 continue
@@ -135,3 +138,17 @@ def imported_names(tree: ast.Module) -> dict[str, str]:
             spec = "." * node.level + (node.module or "")
             found.update({a.asname or a.name: spec for a in node.names})
     return found
+
+
+def params_of(fn: _Function) -> tuple[str, ...]:
+    """Every parameter name of ``fn``, in order (``*args`` and ``**kwargs`` included)."""
+    args = fn.args
+    found = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
+             *([args.kwarg] if args.kwarg else [])]
+    return tuple(a.arg for a in found)
+
+
+def forward_params(cls: ast.ClassDef) -> tuple[str, ...]:
+    """The parameter names of the class's ``forward`` (none when it defines no forward)."""
+    forwards = [fn for fn in functions_of(cls) if fn.name == "forward"]
+    return params_of(forwards[0]) if forwards else ()

@@ -1,0 +1,108 @@
+"""The decorators: validation at decoration time, metadata for tools, untransformed behaviour."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from npudsl import DecoratorError, after, core_limit, keep_output, on_stream, records
+from npudsl.schedule import CoreLimitSpec, EventSpec, KeepOutputSpec, Schedule, StreamSpec
+
+
+@pytest.mark.parametrize("make,code", [
+    (lambda: on_stream(1), "NPD102"),
+    (lambda: on_stream(""), "NPD102"),
+    (lambda: on_stream("a b"), "NPD102"),
+    (lambda: on_stream("s", -1), "NPD105"),
+    (lambda: on_stream("s", sync="later"), "NPD106"),
+    (lambda: on_stream("s", when="self.x()"), "NPD104"),
+    (lambda: on_stream("s", when=True), "NPD104"),
+    (lambda: after(), "NPD109"),
+    (lambda: after("not an identifier"), "NPD103"),
+    (lambda: records(3), "NPD103"),
+    (lambda: core_limit(0, 8), "NPD105"),
+    (lambda: core_limit(8, -16), "NPD105"),
+    (lambda: core_limit(True, 8), "NPD105"),
+    (lambda: keep_output(clone="yes"), "NPD105"),
+])
+def test_bad_arguments_fail_at_decoration_time(make, code: str) -> None:
+    with pytest.raises(DecoratorError, match=code):
+        make()
+
+
+def test_metadata_is_the_same_whatever_the_order() -> None:
+    def body(self, x):
+        return x
+
+    a = on_stream("s", sync="manual")(after("go")(records("done")(core_limit(4, 8)(keep_output(body)))))
+    b = keep_output(core_limit(4, 8)(records("done")(after("go")(on_stream("s", sync="manual")(body)))))
+    expected = Schedule(stream=StreamSpec(tag="s", sync="manual"), waits=(EventSpec(events=("go",)),),
+                        records=(EventSpec(events=("done",)),), core_limit=CoreLimitSpec(aicore=4, vector=8),
+                        keep_output=KeepOutputSpec())
+    assert a.__npudsl__ == b.__npudsl__ == expected
+    assert a.__wrapped__ is body and b.__wrapped__ is body
+
+
+def test_events_keep_source_order() -> None:
+    fn = after("a")(after("b", "c")(lambda_free))
+    assert [spec.events for spec in fn.__npudsl__.waits] == [("a",), ("b", "c")]
+
+
+def lambda_free(x):
+    return x
+
+
+@pytest.mark.parametrize("decorate", [lambda f: on_stream("s")(on_stream("t")(f)),
+                                      lambda f: core_limit(1, 1)(core_limit(2, 2)(f)),
+                                      lambda f: keep_output(keep_output(f))])
+def test_a_decorator_twice_is_an_error(decorate) -> None:
+    with pytest.raises(DecoratorError, match="NPD107"):
+        decorate(lambda_free)
+
+
+def test_misuse_is_rejected() -> None:
+    with pytest.raises(DecoratorError, match="NPD108"):
+        on_stream("s")(lambda x: x)
+
+    async def coroutine():
+        return 1
+
+    def generator():
+        yield 1
+
+    for fn in (coroutine, generator):
+        with pytest.raises(DecoratorError, match="NPD108"):
+            on_stream("s")(fn)
+    with pytest.raises(DecoratorError, match="NPD108"):
+        on_stream("s")(type("NoForward", (nn.Module,), {}))
+
+
+def test_class_decoration_wraps_forward() -> None:
+    @on_stream("expert")
+    @keep_output(clone=True)
+    class Expert(nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    assert Expert.__npudsl__.stream == StreamSpec(tag="expert")
+    assert Expert.forward.__npudsl__.keep_output == KeepOutputSpec(clone=True)
+    x = torch.arange(4.0)
+    assert torch.equal(Expert()(x), x * 2)
+
+
+def test_untransformed_code_runs_with_the_same_results() -> None:
+    class Block(nn.Module):
+        @on_stream("side", when="self.enabled")
+        @after("ready")
+        @records("done")
+        @core_limit(8, 16)
+        @keep_output
+        def side(self, x):
+            return torch.relu(x), x + 1
+
+        enabled = True
+
+    x = torch.randn(5)
+    relu, plus = Block().side(x)
+    assert torch.equal(relu, torch.relu(x)) and torch.equal(plus, x + 1)

@@ -1,0 +1,31 @@
+import torch
+from torch import nn
+import torchair
+
+# Tagged events are process-global: each is created once, here.
+_LEFT_DONE = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.left_done")
+_RIGHT_DONE = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.right_done")
+_BOTH_READ = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.both_read")
+_MERGED = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.merged")
+
+
+class Fan(nn.Module):
+    def left(self, x):
+        with torchair.scope.npu_stream_switch("a", 0):
+            out = x * 2
+            torchair.ops.npu_tagged_event_record(_LEFT_DONE)
+            return out
+
+    def right(self, x):
+        with torchair.scope.npu_stream_switch("b", 0):
+            out = x * 3
+            torchair.ops.npu_tagged_event_record(_RIGHT_DONE)
+            return out
+
+    def merge(self, left, right):
+        torchair.ops.npu_tagged_event_wait(_LEFT_DONE)
+        torchair.ops.npu_tagged_event_wait(_RIGHT_DONE)
+        out = left + right
+        torchair.ops.npu_tagged_event_record(_BOTH_READ)
+        torchair.ops.npu_tagged_event_record(_MERGED)
+        return out

@@ -1,0 +1,25 @@
+import torch
+from torch import nn
+import torchair
+
+# Tagged events are process-global: each is created once, here.
+_SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="auto_sync_loop.Looped.side.fork")
+_SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="auto_sync_loop.Looped.side.join")
+
+
+class Looped(nn.Module):
+    def side(self, x):
+        torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+            out = x.sin()
+            torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
+            return out
+
+    def forward(self, x):
+        acc = torch.zeros_like(x)
+        for step in range(3):
+            s = self.side(x)
+            x = x + step
+            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+        return acc + x

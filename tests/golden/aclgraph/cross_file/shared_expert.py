@@ -1,0 +1,27 @@
+import torch
+from torch import nn
+import torchair
+from contextlib import nullcontext
+
+# Tagged events are process-global: each is created once, here.
+_SHARED_EXPERT_FORK = torchair.ops.npu_create_tagged_event(tag="shared_expert.SharedExpert.forward.fork")
+_SHARED_EXPERT_JOIN = torchair.ops.npu_create_tagged_event(tag="shared_expert.SharedExpert.forward.join")
+
+
+class SharedExpert(nn.Module):
+    def __init__(self, hidden, multistream=True):
+        super().__init__()
+        self.multistream = multistream
+        self.proj = nn.Linear(hidden, hidden)
+
+    def forward(self, x):
+        if self.multistream:
+            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
+        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+            out = self.proj(x)
+            if self.multistream:
+                torchair.ops.npu_record_tagged_stream(out, "default")
+                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
+            return out

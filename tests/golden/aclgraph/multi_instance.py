@@ -1,0 +1,56 @@
+"""Sixty layers share one stream and one pair of events: torchair tags are process-global."""
+
+import torch
+from torch import nn
+import torchair
+
+# Tagged events are process-global: each is created once, here.
+_SHARED_FORK = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.fork")
+_SHARED_JOIN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.join")
+_LAYER_IN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Layer.layer_in")
+
+
+class Shared(nn.Module):
+    def forward(self, x):
+        torchair.ops.npu_tagged_event_record(_SHARED_FORK)
+        with torchair.scope.npu_stream_switch("shared", 0):
+            torchair.ops.npu_tagged_event_wait(_SHARED_FORK)
+            out = x * 0.5
+            torchair.ops.npu_tagged_event_record(_SHARED_JOIN)
+            return out
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+
+    def enter(self, x):
+        out = x + 1
+        torchair.ops.npu_tagged_event_record(_LAYER_IN)
+        return out
+
+    def post(self, x):
+        with torchair.scope.npu_stream_switch("post", 0):
+            torchair.ops.npu_tagged_event_wait(_LAYER_IN)
+            return x.tanh()
+
+    def forward(self, x):
+        x = self.enter(x)
+        p = self.post(x)
+        s = self.shared(x)
+        torchair.ops.npu_tagged_event_wait(_SHARED_JOIN)
+        return x + s, p
+
+
+class Stack(nn.Module):
+    def __init__(self, depth=60):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer() for _ in range(depth))
+
+    def forward(self, x):
+        outs = []
+        for layer in self.layers:
+            x, p = layer(x)
+            outs.append(p)
+        return x, outs

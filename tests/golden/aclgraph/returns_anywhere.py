@@ -1,0 +1,35 @@
+import torch
+from torch import nn
+import torchair
+
+# Tagged events are process-global: each is created once, here.
+_FINISHED = torchair.ops.npu_create_tagged_event(tag="returns_anywhere.Early.finished")
+_LOGGED = torchair.ops.npu_create_tagged_event(tag="returns_anywhere.Early.logged")
+
+
+class Early(nn.Module):
+    def route(self, x, skip):
+        with torchair.scope.npu_stream_switch("side", 0):
+            if skip:
+                torchair.ops.npu_record_tagged_stream(x, "default")
+                torchair.ops.npu_tagged_event_record(_FINISHED)
+                return x
+            for _ in range(2):
+                if x.sum() > 0:
+                    out = x * 2
+                    torchair.ops.npu_record_tagged_stream(out, "default")
+                    torchair.ops.npu_tagged_event_record(_FINISHED)
+                    return out
+
+            def helper(v):
+                return v + 1  # a nested function's return is its own
+
+            x = helper(x)
+            out_1 = torch.relu(x)
+            torchair.ops.npu_record_tagged_stream(out_1, "default")
+            torchair.ops.npu_tagged_event_record(_FINISHED)
+            return out_1
+
+    def log(self, x):
+        print(x.shape)
+        torchair.ops.npu_tagged_event_record(_LOGGED)

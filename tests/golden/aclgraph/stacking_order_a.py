@@ -1,0 +1,29 @@
+import torch
+from torch import nn
+import torchair
+
+# Tagged events are process-global: each is created once, here.
+_GO = torchair.ops.npu_create_tagged_event(tag="stacking_order_a.Ordered.go")
+_DONE = torchair.ops.npu_create_tagged_event(tag="stacking_order_a.Ordered.done")
+
+
+class Ordered(nn.Module):
+    def start(self, x):
+        out = x + 1
+        torchair.ops.npu_tagged_event_record(_GO)
+        return out
+
+    def work(self, x):
+        with (
+            torchair.scope.npu_stream_switch("s", 0),
+            torchair.scope.limit_core_num(4, 8),
+        ):
+            torchair.ops.npu_tagged_event_wait(_GO)
+            out = x * 2
+            torchair.ops.npu_record_tagged_stream(out, "default")
+            torchair.ops.npu_tagged_event_record(_DONE)
+            return out
+
+    def finish(self, y):
+        torchair.ops.npu_tagged_event_wait(_DONE)
+        return y - 1

@@ -1,0 +1,51 @@
+import torch
+from torch import nn
+
+import config
+import torchair
+from contextlib import nullcontext
+
+# Tagged events are process-global: each is created once, here.
+_SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="when_guards.Guarded.side.fork")
+_SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="when_guards.Guarded.side.join")
+_READY = torchair.ops.npu_create_tagged_event(tag="when_guards.Guarded.ready")
+
+
+class Guarded(nn.Module):
+    def __init__(self, multistream=True):
+        super().__init__()
+        self.multistream = multistream
+
+    def side(self, x):
+        if self.multistream:
+            torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+        with (
+            torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext(),
+            torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
+        ):
+            if self.multistream:
+                torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+            out = x * 2
+            if self.multistream:
+                torchair.ops.npu_record_tagged_stream(out, "default")
+                torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
+            return out
+
+    def produce(self, x):
+        with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
+            out = x * 3
+            if self.multistream:
+                torchair.ops.npu_tagged_event_record(_READY)
+            return out
+
+    def consume(self, x):
+        if self.multistream:
+            torchair.ops.npu_tagged_event_wait(_READY)
+        return x + 1
+
+    def forward(self, x):
+        y = self.side(x)
+        z = x - 1
+        if self.multistream:
+            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+        return y + z

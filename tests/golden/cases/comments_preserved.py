@@ -1,0 +1,17 @@
+# A header comment stays where it is.
+import torch
+from torch import nn
+
+from npudsl import on_stream  # the decorator
+
+
+class Commented(nn.Module):
+    # Above the decorators.
+    @on_stream("side", sync="manual")
+    # Between decorators and def.
+    def branch(self, x):  # trailing on def
+        # first line of the body
+        y = x + 1  # trailing on a statement
+
+        # after a blank line
+        return y  # trailing on return
