@@ -22,6 +22,9 @@ __all__ = [
 ]
 
 TORCH_NPU_VERSION = "2.13.0"
+# The Python sources are the same in every wheel of a release; pin one so that the
+# download does not depend on the interpreter or machine that runs the tests.
+_WHEEL_TAGS = ("--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64")
 
 
 class WheelFetchError(RuntimeError):
@@ -48,7 +51,7 @@ def fetch_wheel(version: str = TORCH_NPU_VERSION, directory: Path | None = None)
     directory.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "-q", "-d", str(directory), f"torch-npu=={version}",
+        *_WHEEL_TAGS, "--disable-pip-version-check", "-q", "-d", str(directory), f"torch-npu=={version}",
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     hit = _cached(directory, version)

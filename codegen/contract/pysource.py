@@ -10,6 +10,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codegen.contract.model import Param, ParamKind
+from codegen.contract.pyimports import ImportRef, dotted, imports_of
 
 __all__ = [
     "ClassInfo",
@@ -51,14 +52,6 @@ class ClassInfo:
 
 
 @attrs.frozen(kw_only=True)
-class ImportRef:
-    """`module` is absolute; `name` is None for `import module`."""
-
-    module: str
-    name: str | None = None
-
-
-@attrs.frozen(kw_only=True)
 class ModuleInfo:
     name: str
     functions: dict[str, FunctionInfo]
@@ -67,16 +60,6 @@ class ModuleInfo:
     star_imports: tuple[str, ...]
     all_names: tuple[str, ...] | None
     values: frozenset[str]
-
-
-def dotted(node: cst.BaseExpression) -> str | None:
-    """`a.b.c` for a Name/Attribute chain, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = dotted(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
 
 
 def _param(p: cst.Param, kind: ParamKind) -> Param:
@@ -119,34 +102,6 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield from stmt.body
         else:
             yield stmt
-
-
-def _resolve_relative(module: str, is_package: bool, level: int, target: str) -> str:
-    if level == 0:
-        return target
-    parts = module.split(".") if is_package else module.split(".")[:-1]
-    parts = parts[: len(parts) - (level - 1)]
-    return ".".join(parts + ([target] if target else []))
-
-
-def _imports(stmt: cst.CSTNode, where: tuple[str, bool]) -> Iterator[tuple[str, ImportRef]]:
-    if isinstance(stmt, cst.Import):
-        for alias in stmt.names:
-            full = dotted(alias.name) or ""
-            if alias.asname is not None:
-                yield alias.asname.name.value, ImportRef(module=full)
-            else:
-                yield full.split(".")[0], ImportRef(module=full.split(".")[0])
-    elif isinstance(stmt, cst.ImportFrom):
-        target = dotted(stmt.module) if stmt.module is not None else ""
-        module = _resolve_relative(where[0], where[1], len(stmt.relative), target or "")
-        if isinstance(stmt.names, cst.ImportStar):
-            yield "*", ImportRef(module=module)
-            return
-        for alias in stmt.names:
-            name = dotted(alias.name) or ""
-            local = alias.asname.name.value if alias.asname is not None else name
-            yield local, ImportRef(module=module, name=name)
 
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
@@ -218,7 +173,7 @@ def parse_module(name: str, source: str, *, is_package: bool = False) -> ModuleI
         elif isinstance(stmt, cst.ClassDef):
             classes[stmt.name.value] = _class(module, stmt)
         elif isinstance(stmt, (cst.Import, cst.ImportFrom)):
-            for local, ref in _imports(stmt, (name, is_package)):
+            for local, ref in imports_of(stmt, name, is_package=is_package):
                 stars.append(ref.module) if local == "*" else imports.setdefault(local, ref)
         elif isinstance(stmt, (cst.Assign, cst.AnnAssign)):
             all_names = _all_names(module, stmt) or all_names

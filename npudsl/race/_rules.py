@@ -83,16 +83,20 @@ def _next_allocation(order: list[torch.fx.Node], after: int, stream: str, timeli
 def unordered_frees(graph: torch.fx.Graph, timeline: Timeline) -> list[str]:
     order = list(graph.nodes)
     position = {node: index for index, node in enumerate(order)}
-    problems = []
+    problems: list[str] = []
+    reported: set[tuple[torch.fx.Node, str]] = set()
     for producer, reader in _reads(graph):
         made, used = timeline.stamps[producer], timeline.stamps[reader]
         if made.stream == used.stream or producer.op in ("placeholder", "get_attr"):
+            continue
+        if (producer, used.stream) in reported:
             continue
         users = _users(producer)
         if used.stream in timeline.kept_for.get(producer, ()) or any(u.op == "output" for u in users):
             continue
         reuse = _next_allocation(order, max(position[u] for u in users), made.stream, timeline)
         if reuse is not None and not timeline.happens_before(reader, reuse):
+            reported.add((producer, used.stream))
             problems.append(
                 f"tensor '{producer.name}' made on stream {made.stream!r} at {location(producer)} is read on "
                 f"stream {used.stream!r} at {location(reader)}, then dropped, and stream {made.stream!r} "

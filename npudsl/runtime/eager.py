@@ -50,7 +50,9 @@ def _active(spec: Any, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: di
     return spec if spec is not None and guard_holds(spec.when, fn, args, kwargs) else None
 
 
-def _events(specs: tuple[EventSpec, ...], fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+def _events(
+    specs: tuple[EventSpec, ...], fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[str]:
     scope = _scope(fn)
     names = []
     for spec in specs:

@@ -31,8 +31,7 @@ def _transform(source: str, path: str, target: str, module_name: str) -> str:
     try:
         return transform_source(source, path=path, target=target, module_name=module_name)
     except TransformError as error:
-        lines = "\n".join(str(diagnostic) for diagnostic in error.diagnostics)
-        raise NpudslError(f"cannot transform {path}:\n{lines}") from error
+        raise NpudslError(f"cannot transform {path} for target {target!r}:\n{error}") from error
 
 
 def line_map(original: str, transformed: str) -> list[int]:
@@ -70,20 +69,26 @@ def _module_name(module: types.ModuleType) -> str:
     return inspect.getmodulename(module.__file__ or "__main__") or "__main__"
 
 
+def _execute(module: types.ModuleType, target: str, transformed: str, original: str, path: str) -> types.ModuleType:
+    fresh = types.ModuleType(f"{module.__name__}__npudsl_{target}")
+    fresh.__file__, fresh.__package__ = path, module.__package__
+    setattr(fresh, _MARK, target)
+    sys.modules[fresh.__name__] = fresh
+    exec(_compile(transformed, original, path), fresh.__dict__)  # noqa: S102 - the user's module, as an import would
+    return fresh
+
+
 def transformed_module(module: types.ModuleType, target: str) -> types.ModuleType:
-    """The module's source transformed for ``target`` and executed in a new module (cached)."""
+    """The module's source transformed for ``target`` and executed in a new module (cached).
+
+    A module the transformer leaves unchanged is returned as it is.
+    """
     key = (module.__name__, target)
     if key not in _CACHE:
         original = inspect.getsource(module)
         path = inspect.getsourcefile(module) or module.__name__
-        name = _module_name(module)
-        code = _compile(_transform(original, path, target, name), original, path)
-        fresh = types.ModuleType(f"{module.__name__}__npudsl_{target}")
-        fresh.__file__, fresh.__package__ = path, module.__package__
-        setattr(fresh, _MARK, target)
-        sys.modules[fresh.__name__] = fresh
-        exec(code, fresh.__dict__)  # noqa: S102 - the transformed user module, as importing it would
-        _CACHE[key] = fresh
+        transformed = _transform(original, path, target, _module_name(module))
+        _CACHE[key] = module if transformed == original else _execute(module, target, transformed, original, path)
     return _CACHE[key]
 
 

@@ -83,7 +83,8 @@ def test_values_are_allowed_by_real_options(npu_table: ApiTable) -> None:
 
 
 def _fake_config() -> types.SimpleNamespace:
-    aclgraph = types.SimpleNamespace(disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False)
+    aclgraph = types.SimpleNamespace(
+        disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False)
     return types.SimpleNamespace(mode="max-autotune", aclgraph_config=types.SimpleNamespace(use_custom_pool=None),
                                  debug=types.SimpleNamespace(aclgraph=aclgraph))
 

@@ -10,7 +10,8 @@ POK = ParamKind.POSITIONAL_OR_KEYWORD
 
 # name -> [(parameter, has default)], as found in torch-npu 2.13.0
 EXPECTED = {
-    "torchair.scope.npu_stream_switch": [("stream_tag", False), ("stream_priority", True), ("enable_inner_parallel", True)],
+    "torchair.scope.npu_stream_switch": [
+        ("stream_tag", False), ("stream_priority", True), ("enable_inner_parallel", True)],
     "torchair.scope.npu_wait_tensor": [("self", False), ("dependency", False)],
     "torchair.scope.limit_core_num": [("op_aicore_num", False), ("op_vectorcore_num", False)],
     "torchair.scope.super_kernel": [("scope", False), ("options", True)],

@@ -8,21 +8,16 @@ import pytest
 import torch
 
 import eager_models
+from helpers import capture_graph
 from npudsl.errors import NpudslError
-from npudsl.race._timeline import runtime_op
 from npudsl.race import npudsl_backend
+from npudsl.race._timeline import runtime_op
 from npudsl.runtime.guards import guard_holds
 
 
 def _runtime_ops(model: torch.nn.Module) -> list[tuple[str, tuple[object, ...]]]:
-    graphs = []
-
-    def capture(gm: torch.fx.GraphModule, _: object) -> object:
-        graphs.append(gm)
-        return npudsl_backend(gm, _)
-
-    torch.compile(model, backend=capture, fullgraph=True)(torch.randn(2, 4))
-    return [(runtime_op(n), tuple(n.args)) for n in graphs[0].graph.nodes if runtime_op(n)]
+    gm = capture_graph(model, torch.randn(2, 4), then=npudsl_backend)
+    return [(runtime_op(n), tuple(n.args)) for n in gm.graph.nodes if runtime_op(n)]
 
 
 def _method(self: object, x: object, factor: int = 2, *, extra: object = None) -> None:
@@ -62,7 +57,8 @@ def test_auto_sync_forks_and_joins_around_the_stream() -> None:
 
 def test_events_are_scoped_to_the_class() -> None:
     recorded = [args[0] for name, args in _runtime_ops(eager_models.Layer()) if name == "event_record"]
-    assert recorded == ["eager_models.Layer.shared.fork", "eager_models.Layer.shared_done", "eager_models.Layer.shared.join"]
+    scope = "eager_models.Layer"
+    assert recorded == [f"{scope}.shared.fork", f"{scope}.shared_done", f"{scope}.shared.join"]
 
 
 def test_false_guards_remove_stream_and_core_limit(monkeypatch: pytest.MonkeyPatch) -> None:

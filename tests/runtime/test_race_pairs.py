@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import race_models
-from markers import marked_line
+from helpers import marked_line
 from npudsl import StreamRaceError
 from npudsl.race import npudsl_backend
 

@@ -7,17 +7,10 @@ import contextlib
 import torch
 from torch import nn
 
+from helpers import capture_graph
 from npudsl import runtime
+from npudsl.race import npudsl_backend
 from npudsl.race._timeline import runtime_op
-
-
-class _Capture:
-    def __init__(self) -> None:
-        self.graphs: list[torch.fx.GraphModule] = []
-
-    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[object]) -> object:
-        self.graphs.append(gm)
-        return gm.forward
 
 
 class Portable(nn.Module):
@@ -46,10 +39,7 @@ class Portable(nn.Module):
 
 
 def _trace(model: nn.Module) -> torch.fx.GraphModule:
-    capture = _Capture()
-    torch.compile(model, backend=capture, fullgraph=True)(torch.randn(2, 4))
-    assert len(capture.graphs) == 1
-    return capture.graphs[0]
+    return capture_graph(model, torch.randn(2, 4))
 
 
 def test_ops_trace_into_one_graph_in_program_order() -> None:
@@ -75,7 +65,7 @@ def test_false_guard_leaves_no_stream_ops() -> None:
 
 def test_compiled_equals_eager_on_cpu() -> None:
     model, x = Portable(), torch.randn(5, 4)
-    assert torch.equal(torch.compile(model, backend=_Capture(), fullgraph=True)(x), model(x))
+    assert torch.equal(torch.compile(model, backend=npudsl_backend, fullgraph=True)(x), model(x))
 
 
 def test_current_stream_follows_nesting() -> None:
