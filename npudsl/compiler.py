@@ -18,37 +18,55 @@ __all__ = ["BACKENDS", "compile_model"]
 Backend = Callable[..., Any]
 
 
-def _portable() -> Backend:
+GRAPH_OPTIONS = ("mempool", "reuse_within_graph", "clone_inputs", "clone_outputs", "share_inputs_across_graphs")
+
+
+def _portable(options: dict[str, Any]) -> Backend:
     from npudsl.race import npudsl_backend
 
     return npudsl_backend
 
 
-def _needs_torchair(target: str) -> Callable[[], Backend]:
-    def factory() -> Backend:
+def _torchair(target: str) -> Any:
+    try:
+        import torchair
+    except ImportError:
         raise NpudslError(
             f"target {target!r} needs torch_npu with torchair (an Ascend NPU and CANN); "
             "use target='portable' to run and check the model on CPU or CUDA"
-        )
+        ) from None
+    return torchair
+
+
+def _aclgraph(options: dict[str, Any]) -> Backend:
+    """torchair reduce-overhead, with the graph memory options of seed 003 (docs/contract.md)."""
+    from npudsl.graph_config import aclgraph_options, build_compiler_config
+
+    settings = aclgraph_options(**options)  # contradictions fail before anything is imported
+    torchair = _torchair("aclgraph")
+    return torchair.get_npu_backend(compiler_config=build_compiler_config(settings, factory=torchair.CompilerConfig))
+
+
+def _torchair_mode(target: str, mode: str) -> Callable[[dict[str, Any]], Backend]:
+    def factory(options: dict[str, Any]) -> Backend:
+        torchair = _torchair(target)
+        config = torchair.CompilerConfig()
+        config.mode = mode
+        return torchair.get_npu_backend(compiler_config=config)
 
     return factory
 
 
-def _not_compiled(target: str) -> Callable[[], Backend]:
-    def factory() -> Backend:
-        raise NpudslError(
-            f"target {target!r} is for `npudsl transform`; npudsl.compile supports 'portable' here"
-        )
-
-    return factory
+def _not_compiled(options: dict[str, Any]) -> Backend:
+    raise NpudslError("target 'cuda' is for `npudsl transform`; compile its output with torch.compile")
 
 
-BACKENDS: dict[str, Callable[[], Backend]] = {
+BACKENDS: dict[str, Callable[[dict[str, Any]], Backend]] = {
     "portable": _portable,
-    "aclgraph": _needs_torchair("aclgraph"),
-    "ge": _needs_torchair("ge"),
-    "npugraph_ex": _needs_torchair("npugraph_ex"),
-    "cuda": _not_compiled("cuda"),
+    "aclgraph": _aclgraph,
+    "ge": _torchair_mode("ge", "max-autotune"),
+    "npugraph_ex": _torchair_mode("npugraph_ex", "npugraph_ex"),
+    "cuda": _not_compiled,
 }
 
 
@@ -57,12 +75,18 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
 
     With ``portable``, the backend checks every captured graph for cross-stream
     races (raising :class:`~npudsl.errors.StreamRaceError`) and runs it as captured.
+    With ``aclgraph``, ``mempool``, ``reuse_within_graph``, ``clone_inputs``,
+    ``clone_outputs`` and ``share_inputs_across_graphs`` set torchair's graph
+    memory options (seed 003; see ``npudsl.graph_config.aclgraph_options``).
     """
     if target not in BACKENDS:
         raise NpudslError(f"unknown target {target!r}; choose one of {', '.join(sorted(BACKENDS))}")
     if "backend" in torch_compile_kwargs:
         raise NpudslError("npudsl.compile picks the backend from the target; do not pass backend=")
-    backend = BACKENDS[target]()
+    options = {name: torch_compile_kwargs.pop(name) for name in GRAPH_OPTIONS if name in torch_compile_kwargs}
+    if options and target != "aclgraph":
+        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to target='aclgraph' only")
+    backend = BACKENDS[target](options)
     import torch
 
     from npudsl.runtime.loader import swap_classes
