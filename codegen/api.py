@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 
 import libcst as cst
 
+from codegen import pyast
 from codegen.collect import collect
 from codegen.diagnostics import Diagnostic, InternalError, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
 from codegen.rewrite.module import ModuleRewriter
+from codegen.rewrite.spans import top_level_texts
 from codegen.targets import get_target
+from codegen.validate import validate
 
 __all__ = ["InternalError", "TransformError", "mentions_npudsl", "module_name_for", "transform_source",
            "transform_with_index"]
@@ -61,18 +63,24 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     if not mentions_npudsl(source) and not _calls_into(index, module_name):
         return source, ()
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError as exc:
         return source, (syntax_error(exc, path),)
     collection = collect(tree, source, path=path, module_name=module_name)
-    if any(d.severity is Severity.ERROR for d in collection.diagnostics):
-        return source, collection.diagnostics
+    diagnostics = collection.diagnostics + validate(collection.ir, index, target=target)
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        return source, diagnostics
     plan = lower(collection.ir, index)
+    chosen = get_target(target)
+    diagnostics += tuple(getattr(chosen, "diagnose", lambda _ir, _plan: ())(collection.ir, plan))
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        return source, diagnostics
     if not plan.functions and not plan.joins:
-        return source, collection.diagnostics
+        return source, diagnostics
     module = cst.parse_module(source)
-    rewritten = module.visit(ModuleRewriter(plan, get_target(target), collection.names))
-    return rewritten.code, collection.diagnostics
+    texts = top_level_texts(source, tree, len(module.body))
+    rewritten = module.visit(ModuleRewriter(plan, chosen, collection.names, texts))
+    return rewritten.code, diagnostics
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:

@@ -7,10 +7,12 @@ rewrite finds each function's IR again by its qualified name.
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 
 import attrs
 
-from codegen import decorator_args
+from codegen import decorator_args, signature
 from codegen.diagnostics import Diagnostic
 from codegen.ir import ModuleIR, StreamFunction
 from codegen.positions import Positions
@@ -95,7 +97,8 @@ class _Builder:
                         "decorate an nn.Module subclass that defines forward, or decorate the method itself")
             ours = []
         if ours:
-            self._build(ours, owner=node.name, name="forward", class_level=True)
+            forward = next(f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward")
+            self._build(ours, forward, owner=node.name, class_level=True)
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.visit_function(item, owner=node.name)
@@ -109,9 +112,10 @@ class _Builder:
             self._error(ours[0][1], "NPD108", f"@{ours[0][0]} cannot decorate {kind}",
                         "stream code must return its tensors; move the decorated work into a plain function")
             return
-        self._build(ours, owner=owner, name=node.name, class_level=False)
+        self._build(ours, node, owner=owner, class_level=False)
 
-    def _build(self, ours: list[tuple[str, ast.expr]], *, owner: str | None, name: str, class_level: bool) -> None:
+    def _build(self, ours: list[tuple[str, ast.expr]], fn: ast.FunctionDef, *, owner: str | None,
+               class_level: bool) -> None:
         fields: dict[str, object] = {}
         for decorator, node in ours:
             result, problems = decorator_args.parse(decorator, node, self.positions, self.path)
@@ -119,8 +123,9 @@ class _Builder:
             if result is not None:
                 self._merge(fields, decorator, result, node)
         first = self.positions.loc(ours[0][1])
-        self.functions.append(StreamFunction(owner=owner, name=name, loc=first, class_level=class_level,
-                                             **fields))
+        self.functions.append(StreamFunction(owner=owner, name=fn.name, loc=first, class_level=class_level,
+                                             inputs=signature.tensor_inputs(fn, method=owner is not None),
+                                             returns_value=signature.returns_value(fn), **fields))
 
     def _merge(self, fields: dict[str, object], decorator: str, result: object, node: ast.expr) -> None:
         key = {"on_stream": "stream", "after": "waits", "records": "records",
@@ -135,12 +140,34 @@ class _Builder:
 
     def reject_nested(self, tree: ast.Module) -> None:
         """Decorators anywhere but on top-level classes, their methods and module functions."""
-        for node in ast.walk(tree):
+        for node in _statements_breadth_first(tree):
             for decorator in getattr(node, "decorator_list", ()):
                 name = self.names.decorator(decorator)
                 if name and id(decorator) not in self._seen:
                     self._error(decorator, "NPD108", f"@{name} on a nested function or class",
                                 "decorate module-level functions, methods of module-level classes, or classes")
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    for kind in (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
+}
+
+
+def _statements_breadth_first(tree: ast.Module) -> Iterator[ast.AST]:
+    """``ast.walk``'s order restricted to statements (and handlers, cases): only they hold decorated defs.
+
+    A statement's parent is always a statement, a handler, a case or the module, so the restriction
+    keeps ``ast.walk``'s relative order (breadth first) without visiting a single expression.
+    """
+    queue: deque[ast.AST] = deque([tree])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in _BLOCK_FIELDS.get(type(node), ()):
+            queue.extend(child for child in getattr(node, name) if isinstance(child, _BLOCKS))
 
 
 def _is_generator(fn: _Function) -> bool:

@@ -12,8 +12,10 @@ from collections.abc import Iterable
 
 import attrs
 
-from codegen import naming, scan
+from codegen import naming, pyast, scan
+from codegen.ir import Loc
 from codegen.plan import EventRef
+from codegen.positions import Positions
 
 __all__ = ["CalleeInfo", "CallInfo", "RunIndex", "build_index"]
 
@@ -26,6 +28,7 @@ class CalleeInfo:
     auto: bool  # automatic fork/join
     fork: EventRef
     join: EventRef
+    params: tuple[str, ...] = ()  # the function's parameter names (a decorated class: its forward's)
 
 
 @attrs.frozen(kw_only=True)
@@ -38,6 +41,7 @@ class CallInfo:
     caller_stream: str  # the stream the caller runs on ("default" unless decorated)
     bindable: bool
     source: str | None  # where the caller's module imports the callee's class from
+    loc: Loc | None = None  # the call's position in the caller's module
 
 
 @attrs.frozen(kw_only=True)
@@ -47,6 +51,7 @@ class RunIndex:
     submodules: dict[str, dict[str, str]]  # "module:Class" -> {attribute: class name}
     calls: dict[str, tuple[CallInfo, ...]]  # callee key -> visible call sites
     imports: dict[str, dict[str, str]]  # module -> {name: "from" module spec it is imported from}
+    stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
 
     def resolve(self, module: str, owner: str | None, attr: str, *, on_self: bool) -> str | None:
         """The callee key of ``self.<attr>(...)`` (or ``attr(...)``) in ``owner``, if visible."""
@@ -82,11 +87,13 @@ class RunIndex:
 def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
     """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped."""
     trees = []
+    positions = []
     for module, source in files:
         try:
-            trees.append((module, ast.parse(source)))
+            trees.append((module, pyast.parse(source)))
         except (SyntaxError, ValueError):
             continue
+        positions.append(Positions(source))
     callees: dict[str, CalleeInfo] = {}
     classes: dict[str, list[str]] = {}
     submodules: dict[str, dict[str, str]] = {}
@@ -96,10 +103,14 @@ def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
                        submodules=submodules, calls={},
                        imports={module: scan.imported_names(tree) for module, tree in trees})
     calls: dict[str, list[CallInfo]] = {}
-    for module, tree in trees:
-        for callee, info in _collect_calls(module, tree, partial):
-            calls.setdefault(callee, []).append(info)
-    return attrs.evolve(partial, calls={k: tuple(v) for k, v in calls.items()})
+    stream_calls: dict[str, list[CallInfo]] = {}
+    for (module, tree), where in zip(trees, positions):
+        for callee, info in _collect_calls(module, tree, partial, where):
+            stream_calls.setdefault(callee, []).append(info)
+            if partial.callees[callee].auto:
+                calls.setdefault(callee, []).append(info)
+    return attrs.evolve(partial, calls={k: tuple(v) for k, v in calls.items()},
+                        stream_calls={k: tuple(v) for k, v in stream_calls.items()})
 
 
 def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, CalleeInfo],
@@ -109,15 +120,15 @@ def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, Calle
         if isinstance(node, ast.ClassDef):
             stream = scan.stream_of(node.decorator_list)
             if stream is not None:
-                found.append((node.name, "forward", True, stream))
+                found.append((node.name, "forward", True, {**stream, "params": scan.forward_params(node)}))
                 classes.setdefault(node.name, []).append(f"{module}:{node.name}.forward")
             submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
-            found.extend((node.name, fn.name, False, stream) for fn in scan.functions_of(node)
-                         if (stream := scan.stream_of(fn.decorator_list)) is not None)
+            found.extend((node.name, fn.name, False, {**stream, "params": scan.params_of(fn)})
+                         for fn in scan.functions_of(node) if (stream := scan.stream_of(fn.decorator_list)) is not None)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stream = scan.stream_of(node.decorator_list)
             if stream is not None:
-                found.append((None, node.name, False, stream))
+                found.append((None, node.name, False, {**stream, "params": scan.params_of(node)}))
     for owner, name, class_level, stream in found:
         shared = sum(1 for o, n, _, _ in found if n == name and o != owner) > 0
         key = f"{module}:{owner}.{name}" if owner else f"{module}:{name}"
@@ -130,8 +141,13 @@ def _sync_event(module: str, owner: str | None, name: str, role: str, class_leve
     return EventRef(var=var, tag=naming.event_tag(module, owner, name, role))
 
 
-def _collect_calls(module: str, tree: ast.Module, index: RunIndex) -> Iterable[tuple[str, CallInfo]]:
+def _collect_calls(module: str, tree: ast.Module, index: RunIndex,
+                   positions: Positions) -> Iterable[tuple[str, CallInfo]]:
+    """Visible calls of every stream function (automatic or not), with their positions."""
+    searched = _owners_that_may_call(module, tree, index)
     for owner, fn in scan.all_functions(tree):
+        if searched is not None and owner not in searched:
+            continue
         own = index.callees.get(f"{module}:{owner}.{fn.name}" if owner else f"{module}:{fn.name}")
         caller_stream = own.tag if own is not None else "default"
         for call, bindable in scan.calls_in(fn):
@@ -139,8 +155,27 @@ def _collect_calls(module: str, tree: ast.Module, index: RunIndex) -> Iterable[t
             if attr is None:
                 continue
             key = index.resolve(module, owner, attr, on_self=on_self)
-            if key is not None and index.callees[key].auto:
+            if key is not None:
                 qualname = f"{owner}.{fn.name}" if owner else fn.name
                 yield key, CallInfo(callee=key, module=module, caller=qualname, attr=attr, on_self=on_self,
                                     caller_stream=caller_stream, bindable=bindable,
-                                    source=index.import_source(module, key))
+                                    source=index.import_source(module, key), loc=positions.loc(call))
+
+
+def _owners_that_may_call(module: str, tree: ast.Module, index: RunIndex) -> set[str | None] | None:
+    """The classes (None: module level) whose calls can resolve at all; None when any function's can.
+
+    ``resolve`` finds ``f(...)`` only when ``module:f`` is a callee, and ``self.x(...)`` in class
+    ``C`` only through a callee ``module:C.x`` or a submodule ``x`` of ``C``: a class with neither
+    needs no walk through its calls.
+    """
+    local = [key.split(":", 1)[1] for key in index.callees if key.split(":", 1)[0] == module]
+    if any("." not in name for name in local):
+        return None
+    searched: set[str | None] = {name.split(".", 1)[0] for name in local}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name not in searched and any(
+                index.resolve(module, node.name, attr, on_self=True) is not None
+                for attr in index.submodules.get(f"{module}:{node.name}", {})):
+            searched.add(node.name)
+    return searched

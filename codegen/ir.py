@@ -87,6 +87,8 @@ class StreamFunction:
     records: tuple[Events, ...] = ()
     core_limit: CoreLimit | None = None
     keep_output: KeepOutput | None = None
+    inputs: tuple[str, ...] = ()  # parameters that may carry tensors (see ``codegen.signature``)
+    returns_value: bool = True  # some ``return`` gives a value
 
     @property
     def qualname(self) -> str:

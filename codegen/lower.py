@@ -49,7 +49,7 @@ class _UserEvents:
 
     def ref(self, owner: str | None, name: str) -> EventRef:
         var = naming.event_var(name, owner, shared=self.owners[name] > 1)
-        return EventRef(var=var, tag=naming.event_tag(self.ir.module_name, owner, name))
+        return EventRef(var=var, tag=naming.event_tag(self.ir.module_name, owner, name), user=True, name=name)
 
 
 def _lower_function(fn: StreamFunction, module: str, index: RunIndex, events: _UserEvents) -> FunctionPlan:
@@ -74,7 +74,7 @@ def _key(module: str, fn: StreamFunction) -> str:
 
 def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
     contexts: list[Context] = []
-    if fn.stream is not None and not fn.stream.is_default:
+    if fn.stream is not None:  # "default" too: a target that never switches to the main stream spells none
         contexts.append(SwitchStream(tag=fn.stream.tag, priority=fn.stream.priority, when=fn.stream.when))
     if fn.core_limit is not None:
         limit = fn.core_limit

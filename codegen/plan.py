@@ -25,6 +25,8 @@ class EventRef:
     var: str  # the module-level variable that holds the event
     tag: str  # its process-global tag
     source: str | None = None  # module to import it from, when another module defines it
+    user: bool = False  # named by @after/@records (not a fork or join of the automatic synchronization)
+    name: str = ""  # the user's event name, for user events
 
 
 @attrs.frozen(kw_only=True)

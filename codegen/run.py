@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import attrs
 
+from codegen import pyast
 from codegen.api import mentions_npudsl, module_name_for, transform_with_index
 from codegen.diagnostics import Diagnostic, Severity
 from codegen.index import RunIndex, build_index
@@ -113,6 +114,11 @@ def _transform_one(file: SourceFile, target: str) -> FileResult:
 
 
 def run(files: list[SourceFile], *, target: str, jobs: int, progress: bool = False) -> list[FileResult]:
+    with pyast.shared_trees():  # forked workers inherit the trees the index parsed
+        return _run(files, target=target, jobs=jobs, progress=progress)
+
+
+def _run(files: list[SourceFile], *, target: str, jobs: int, progress: bool) -> list[FileResult]:
     index = index_run(files)
     if jobs <= 1 or len(files) < 2 * jobs:
         _init_worker(index)

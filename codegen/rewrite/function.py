@@ -6,9 +6,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from codegen.plan import FunctionPlan
-from codegen.rewrite.build import guarded_statements, with_items_text
+from codegen.rewrite.build import guarded_statements, statements, with_items_text
 from codegen.rewrite.returns import ReturnRewriter, always_returns, contains_return, local_names
-from codegen.targets.base import Target
+from codegen.targets.base import Target, entry_lines, for_function
 
 __all__ = ["rewrite_body"]
 
@@ -18,6 +18,7 @@ _MAX_WITH_LINE = 88
 
 def rewrite_body(node: cst.FunctionDef, plan: FunctionPlan, target: Target) -> cst.FunctionDef:
     """``node`` with its body rewritten by ``plan`` (decorators are the caller's business)."""
+    target = for_function(target, plan)
     body = _statements(node.body)
     docstring = body[:1] if body and m.matches(body[0], _DOCSTRING) else []
     body = body[len(docstring):]
@@ -25,8 +26,9 @@ def rewrite_body(node: cst.FunctionDef, plan: FunctionPlan, target: Target) -> c
         body = _with_epilogue(node, body, plan, target)
     inner = guarded_statements(target, plan.prologue) + body
     items = with_items_text(target, plan.contexts)
-    outer = _join_itself(plan, target, inner, items) if plan.self_join else _wrap(items, inner)
-    new_body = [*docstring, *guarded_statements(target, plan.before), *outer]
+    joins_itself = plan.self_join is not None and guarded_statements(target, [plan.self_join])
+    outer = _join_itself(plan, target, inner, items) if joins_itself else _wrap(items, inner)
+    new_body = [*docstring, *statements(entry_lines(target, plan)), *guarded_statements(target, plan.before), *outer]
     return node.with_changes(body=cst.IndentedBlock(body=new_body, header=_header(node)))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -9,7 +11,7 @@ from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.build import statements, with_items_text
 from codegen.rewrite.returns import local_names
-from codegen.targets.base import Target
+from codegen.targets.base import Target, module_definitions, module_imports
 
 __all__ = ["finish_module"]
 
@@ -17,35 +19,55 @@ _IMPORT_LINE = m.SimpleStatementLine(body=[m.AtLeastN(m.Import() | m.ImportFrom(
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
-def finish_module(module: cst.Module, plan: ModulePlan, target: Target, names: NpudslNames) -> cst.Module:
-    body = _drop_unused_npudsl(list(module.body), names)
+def finish_module(module: cst.Module, plan: ModulePlan, target: Target, names: NpudslNames,
+                  unchanged: Mapping[int, str] | None = None) -> cst.Module:
+    """``unchanged``: id -> source text of the top-level statements the rewrite left as parsed, if known."""
+    body = _drop_unused_npudsl(list(module.body), names, unchanged or {})
     existing = {module.code_for_node(stmt).strip() for stmt in body if m.matches(stmt, _IMPORT_LINE)}
     wanted = [line for line in _imports(plan, target) if line not in existing]
     at = _after_imports(body)
-    added = statements(wanted) + _event_definitions(plan, target)
+    helpers = _helper_definitions(plan, target)
+    added = statements(wanted) + helpers + _event_definitions(plan, target, after_helpers=bool(helpers))
     return module.with_changes(body=[*body[:at], *added, *body[at:]])
 
 
 def _imports(plan: ModulePlan, target: Target) -> list[str]:
-    emits = any(p.contexts or p.before or p.prologue or p.epilogue for p in plan.functions.values()) or plan.joins
-    lines = target.imports(events=bool(plan.events)) if emits else []
+    lines = module_imports(target, plan)
+    if lines is None:
+        lines = target.imports(events=bool(plan.events)) if _emits(plan, target) else []
     if any(with_items_text(target, [c]) and c.when for p in plan.functions.values() for c in p.contexts):
         lines.append("from contextlib import nullcontext")
     by_source: dict[str, list[str]] = {}
     for event in plan.events:
-        if event.source is not None:
+        if event.source is not None and target.define_event(event) is not None:
             by_source.setdefault(event.source, []).append(event.var)
     lines += [f"from {source} import {', '.join(sorted(vars_))}" for source, vars_ in by_source.items()]
     return lines
 
 
-def _event_definitions(plan: ModulePlan, target: Target) -> list[cst.BaseStatement]:
+def _emits(plan: ModulePlan, target: Target) -> bool:
+    """Whether the module spells any step: a context the target skips (the main stream) needs no import."""
+    return bool(plan.joins) or any(with_items_text(target, p.contexts) or p.before or p.prologue or p.epilogue
+                                   for p in plan.functions.values())
+
+
+def _helper_definitions(plan: ModulePlan, target: Target) -> list[cst.BaseStatement]:
+    """The target's module-level helpers (source text, blank lines and comments kept)."""
+    parsed = cst.parse_module(module_definitions(target, plan))
+    body = list(parsed.body)
+    if body:  # the parser keeps leading blank lines and comments in the module header
+        body[0] = body[0].with_changes(leading_lines=[*parsed.header, *body[0].leading_lines])
+    return body
+
+
+def _event_definitions(plan: ModulePlan, target: Target, *, after_helpers: bool) -> list[cst.BaseStatement]:
     lines = [target.define_event(e) for e in plan.events if e.source is None]
     defined = statements(line for line in lines if line)
     if not defined:
         return []
     comment = target.module_comment()
-    leading = [cst.EmptyLine()] + ([cst.EmptyLine(comment=cst.Comment(comment))] if comment else [])
+    leading = [cst.EmptyLine()] * (2 if after_helpers else 1)
+    leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
     return [defined[0].with_changes(leading_lines=leading), *defined[1:]]
 
 
@@ -61,13 +83,14 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
     return last
 
 
-def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames) -> list[cst.BaseStatement]:
+def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames,
+                        unchanged: Mapping[int, str]) -> list[cst.BaseStatement]:
     local = set(names.aliases) | set(names.modules)
     if not local:
         return body
     used: set[str] = set()
     for stmt in body:
-        if not m.matches(stmt, _IMPORT_LINE):
+        if not m.matches(stmt, _IMPORT_LINE) and _may_name(stmt, local, unchanged):
             used |= local_names(stmt)
     out: list[cst.BaseStatement] = []
     for stmt in body:
@@ -75,6 +98,12 @@ def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames) -> li
         if kept is not None:
             out.append(kept)
     return out
+
+
+def _may_name(stmt: cst.BaseStatement, local: set[str], unchanged: Mapping[int, str]) -> bool:
+    """False only when ``stmt`` is as parsed and its source text spells none of ``local``."""
+    text = unchanged.get(id(stmt))
+    return text is None or any(name in text for name in local)
 
 
 def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from codegen.collect import DECORATORS, NpudslNames
@@ -25,22 +27,43 @@ def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
 
 
 class ModuleRewriter(cst.CSTTransformer):
-    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames) -> None:
+    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames,
+                 texts: Sequence[str] | None = None) -> None:
+        """``texts``: the source text of each top-level statement (``spans.top_level_texts``), if known."""
         super().__init__()
         self.plan = plan
         self.target = target
         self.names = names
+        self.texts = texts
         self._scopes: list[str] = []  # enclosing class and function names
+        self._planned = {*plan.functions, *(rule.caller for rule in plan.joins)}
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    def _descend(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
+        """Whether anything inside ``node`` can change: a planned function, or a decorated method to strip.
+
+        Decorators anywhere else are errors (collect's NPD108), so no rewrite reaches them.
+        """
+        prefix = ".".join(self._scopes) + "."
+        if any(name.startswith(prefix) for name in self._planned):
+            return True
+        return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock) and any(
+            isinstance(item, cst.FunctionDef) and any(is_npudsl_decorator(d, self.names) for d in item.decorators)
+            for item in node.body.body)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False  # holds no function or class: nothing to rewrite, and the node stays as parsed
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._scopes.append(node.name.value)
+        return self._descend(node)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self._scopes.pop()
         return self._strip(updated)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._scopes.append(node.name.value)
+        return self._descend(node)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         qualname = ".".join(self._scopes)
@@ -71,4 +94,6 @@ class ModuleRewriter(cst.CSTTransformer):
         return node.with_changes(decorators=kept, leading_lines=lines)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        return finish_module(updated, self.plan, self.target, self.names)
+        texts = self.texts if self.texts is not None and len(self.texts) == len(original.body) else ()
+        unchanged = {id(stmt): text for stmt, text in zip(original.body, texts)}
+        return finish_module(updated, self.plan, self.target, self.names, unchanged)

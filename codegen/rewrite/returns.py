@@ -10,49 +10,22 @@ import libcst.matchers as m
 from codegen import naming
 from codegen.plan import Step
 from codegen.rewrite.build import guarded_statements
-from codegen.targets.base import Target, is_value_step
+from codegen.rewrite.walk import has_return, names_read
+from codegen.targets.base import Target, wants_values
 
 __all__ = ["ReturnRewriter", "always_returns", "contains_return", "local_names"]
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # ``x.name`` reads ``x``, not ``name``
-        return False
-
-
 def local_names(node: cst.CSTNode) -> set[str]:
-    collector = _NameCollector()
-    node.visit(collector)
-    return collector.names
-
-
-class _ReturnFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.found = True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
+    """The names ``node`` reads or binds (``x.attr`` reads ``x`` only)."""
+    return names_read(node)
 
 
 def contains_return(node: cst.CSTNode) -> bool:
-    finder = _ReturnFinder()
-    node.visit(finder)
-    return finder.found
+    """Whether ``node`` returns, not counting nested functions and classes."""
+    return has_return(node)
 
 
 def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
@@ -67,7 +40,7 @@ def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
     return False
 
 
-class ReturnRewriter(m.MatcherDecoratableTransformer):
+class ReturnRewriter(cst.CSTTransformer):
     """Rewrites ``return x`` into ``<epilogue>; return x``, binding ``x`` to a name when a step needs it."""
 
     def __init__(self, target: Target, epilogue: Sequence[Step], taken: set[str]) -> None:
@@ -75,7 +48,13 @@ class ReturnRewriter(m.MatcherDecoratableTransformer):
         self.target = target
         self.epilogue = tuple(epilogue)
         self.taken = taken
-        self.needs_values = any(is_value_step(step) for step in epilogue)
+        self.needs_values = any(wants_values(target, step) for step in epilogue)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """Only statements hold a ``return`` line: expressions and simple statements are not entered."""
+        if isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement)):
+            return False
+        return super().on_visit(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -83,16 +62,18 @@ class ReturnRewriter(m.MatcherDecoratableTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    @m.leave(m.SimpleStatementLine(body=[m.ZeroOrMore(), m.Return()]))
-    def rewrite_line(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):  # noqa: ANN201
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,  # noqa: ANN201
+                                  updated: cst.SimpleStatementLine):
+        if not updated.body or not isinstance(updated.body[-1], cst.Return):
+            return updated
         *head, ret = updated.body
         assert isinstance(ret, cst.Return)
         bindings, value, values = self._bind(ret.value)
+        epilogue = guarded_statements(self.target, self.epilogue, values)
+        if not epilogue:  # the target spells nothing here: keep the line as written
+            return updated
         out: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=head)] if head else []
-        out += bindings + guarded_statements(self.target, self.epilogue, values)
+        out += bindings + epilogue
         out.append(updated.with_changes(body=[ret.with_changes(value=value)], leading_lines=()))
         return cst.FlattenSentinel([out[0].with_changes(leading_lines=updated.leading_lines), *out[1:]])
 

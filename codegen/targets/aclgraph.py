@@ -16,6 +16,8 @@ class AclGraph:
 
     def context(self, context: Context) -> str | None:
         if isinstance(context, SwitchStream):
+            if context.tag == "default":
+                return None  # the main stream is where the graph runs; torchair switches to side streams only
             return f"torchair.scope.npu_stream_switch({quote(context.tag)}, {context.priority})"
         if isinstance(context, LimitCores):
             return f"torchair.scope.limit_core_num({context.aicore}, {context.vector})"

@@ -29,3 +29,8 @@ def golden_path(target: str, case_id: str, result: FileResult, case_path: Path) 
     if case_path.is_dir():
         return ROOT / target / case_id / os.path.relpath(result.file.path, case_path)
     return ROOT / target / f"{case_id}.py"
+
+
+def golden_errors(target: str, case_id: str) -> Path:
+    """The expected diagnostics of a case that is an error for ``target``."""
+    return ROOT / target / f"{case_id}.err"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codegen.targets import TARGETS
-from golden.cases_util import case_inputs, golden_path, transform
+from golden.cases_util import REPO, case_inputs, golden_errors, golden_path, transform
 
 CASES = case_inputs()
 
@@ -18,16 +18,23 @@ CASES = case_inputs()
 @pytest.mark.parametrize("case_id,path", CASES, ids=[c for c, _ in CASES])
 def test_golden(target: str, case_id: str, path: Path, update_golden: bool) -> None:
     results = transform(path, target)
-    assert not any(r.has_errors for r in results), [d.format() for r in results for d in r.diagnostics]
+    errors = [d.format().replace(str(REPO) + "/", "") for r in results if r.has_errors for d in r.diagnostics]
+    if errors or (golden_errors(target, case_id)).exists():
+        _compare(golden_errors(target, case_id), "\n".join(errors) + "\n", update_golden)
+        return
     for result in results:
         expected_file = golden_path(target, case_id, result, path)
         actual = result.code if result.code is not None else result.file.source
-        if update_golden:
-            expected_file.parent.mkdir(parents=True, exist_ok=True)
-            expected_file.write_text(actual, encoding="utf-8")
-            continue
-        assert expected_file.exists(), f"missing golden {expected_file}; run pytest --update-golden"
-        assert actual == expected_file.read_text(encoding="utf-8"), f"{expected_file} differs"
+        _compare(expected_file, actual, update_golden)
+
+
+def _compare(expected_file: Path, actual: str, update: bool) -> None:
+    if update:
+        expected_file.parent.mkdir(parents=True, exist_ok=True)
+        expected_file.write_text(actual, encoding="utf-8")
+        return
+    assert expected_file.exists(), f"missing golden {expected_file}; run pytest --update-golden"
+    assert actual == expected_file.read_text(encoding="utf-8"), f"{expected_file} differs"
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -39,7 +46,10 @@ def test_second_pass_changes_nothing(target: str, case_id: str, path: Path, tmp_
         shutil.copytree(path, copy)
     else:
         shutil.copy(path, copy)
-    for result in transform(copy, target):
+    first = transform(copy, target)
+    if any(r.has_errors for r in first):
+        pytest.skip("the case is an expected error for this target (see its .err golden)")
+    for result in first:
         Path(result.file.path).write_text(result.code or result.file.source or "", encoding="utf-8")
     for result in transform(copy, target):
         assert not result.changed, f"second pass changed {result.file.path}"
@@ -63,6 +73,8 @@ _KEPT = {"existing_imports": ["npudsl.compile"]}
 @pytest.mark.parametrize("case_id,path", CASES, ids=[c for c, _ in CASES])
 def test_output_compiles_and_imports_no_npudsl(target: str, case_id: str, path: Path) -> None:
     for result in transform(path, target):
+        if result.has_errors:
+            continue
         code = result.code if result.code is not None else result.file.source or ""
         compile(code, result.file.path, "exec")
         expected = _KEPT.get(case_id, [])

@@ -1,0 +1,109 @@
+"""Transform throughput against a bare libcst round trip, on a generated corpus.
+
+    python3 bench/transform_throughput.py [--files 400] [--repeat 3] [--target aclgraph]
+
+Measures, on the same in-memory sources (reading files is not timed):
+(a) ``libcst.parse_module(src).code`` for every file, (b) ``codegen.run.run`` with
+jobs=1 on the decorated files only, (c) the same on the undecorated files only,
+(d) the whole corpus with jobs=1 and jobs=2. Prints throughputs and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as `python3 bench/<name>.py`
+
+import libcst  # noqa: E402
+
+from bench.corpus import generate  # noqa: E402
+from bench.timing import best_of  # noqa: E402
+from codegen.run import SourceFile, read_sources, run  # noqa: E402
+
+__all__ = ["Figures", "main", "measure"]
+
+DECORATED_TARGET = 0.8  # transform throughput >= 0.8 x round trip, on decorated files
+UNDECORATED_TARGET = 20.0  # transform >= 20x faster than the round trip, on undecorated files
+
+Figures = dict[str, float]
+
+
+def _round_trip(files: list[SourceFile]) -> None:
+    for file in files:
+        assert file.source is not None
+        libcst.parse_module(file.source).code
+
+
+def _transform(files: list[SourceFile], target: str, jobs: int) -> None:
+    results = run(files, target=target, jobs=jobs)
+    failed = [r.file.path for r in results if r.has_errors]
+    if failed:
+        raise SystemExit(f"transform failed on {failed[:3]}")
+
+
+def _lines(files: list[SourceFile]) -> int:
+    return sum((f.source or "").count("\n") for f in files)
+
+
+def measure(root: str, *, files: int, repeat: int, target: str) -> Figures:
+    """Generate the corpus under ``root`` and time every configuration (seconds, best of ``repeat``)."""
+    corpus = generate(root, files=files)
+    decorated = read_sources((p, corpus.root) for p in corpus.decorated)
+    undecorated = read_sources((p, corpus.root) for p in corpus.undecorated)
+    everything = decorated + undecorated
+    return {
+        "files": len(everything), "lines": _lines(everything),
+        "decorated_files": len(decorated), "decorated_lines": _lines(decorated),
+        "rt_decorated": best_of(lambda: _round_trip(decorated), repeat),
+        "tf_decorated": best_of(lambda: _transform(decorated, target, 1), repeat),
+        "rt_undecorated": best_of(lambda: _round_trip(undecorated), repeat),
+        "tf_undecorated": best_of(lambda: _transform(undecorated, target, 1), repeat),
+        "tf_all_jobs1": best_of(lambda: _transform(everything, target, 1), repeat),
+        "tf_all_jobs2": best_of(lambda: _transform(everything, target, 2), repeat),
+    }
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def report(f: Figures) -> list[str]:
+    """The printed summary: throughputs, then the ratios checked against the targets."""
+    kloc = f["decorated_lines"] / 1000
+    dec_ratio = f["rt_decorated"] / f["tf_decorated"]
+    undec_speedup = f["rt_undecorated"] / f["tf_undecorated"]
+    return [
+        f"corpus: {f['files']:.0f} files, {f['lines']:.0f} lines; "
+        f"decorated: {f['decorated_files']:.0f} files, {f['decorated_lines']:.0f} lines",
+        f"(a) libcst round trip, decorated files:   {f['rt_decorated']:.3f} s ({kloc / f['rt_decorated']:.1f} kloc/s)",
+        f"(b) transform jobs=1, decorated files:    {f['tf_decorated']:.3f} s ({kloc / f['tf_decorated']:.1f} kloc/s)",
+        f"    libcst round trip, undecorated files: {f['rt_undecorated']:.3f} s",
+        f"(c) transform jobs=1, undecorated files:  {f['tf_undecorated']:.4f} s",
+        f"(d) transform all files, jobs=1: {f['tf_all_jobs1']:.3f} s; jobs=2: {f['tf_all_jobs2']:.3f} s",
+        f"ratio decorated transform/round-trip throughput: {dec_ratio:.2f}x "
+        f"(target >= {DECORATED_TARGET}x: {_verdict(dec_ratio >= DECORATED_TARGET)})",
+        f"ratio undecorated round-trip/transform time: {undec_speedup:.1f}x "
+        f"(target >= {UNDECORATED_TARGET:.0f}x: {_verdict(undec_speedup >= UNDECORATED_TARGET)})",
+        f"ratio jobs=2 speed-up over jobs=1: {f['tf_all_jobs1'] / f['tf_all_jobs2']:.2f}x "
+        f"({os.cpu_count()} cores)",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=400, help="corpus size (a tenth decorated)")
+    parser.add_argument("--repeat", type=int, default=3, help="timings per configuration; the best is kept")
+    parser.add_argument("--target", default="aclgraph")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="npudsl-bench-") as root:
+        figures = measure(root, files=args.files, repeat=args.repeat, target=args.target)
+    print("\n".join(report(figures)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

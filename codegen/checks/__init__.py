@@ -1,0 +1,27 @@
+"""The rules of ``npudsl check``, one per module, each with a stable code (see docs/check.md)."""
+
+from __future__ import annotations
+
+from codegen.checks import (
+    core_range,
+    core_sum,
+    default_nested,
+    event_cycle,
+    event_streams,
+    no_call_site,
+    param_guard,
+    unbound_call,
+    unknown_event,
+    unlimited_stream,
+    unsynced_stream,
+    unused_record,
+)
+from codegen.checks.base import Context, Finding, Rule
+
+__all__ = ["RULES", "Context", "Finding", "Rule"]
+
+RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
+    unknown_event, event_streams, event_cycle,
+    core_range, core_sum,
+    unbound_call, no_call_site, param_guard, default_nested, unused_record, unsynced_stream, unlimited_stream,
+))

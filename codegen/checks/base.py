@@ -1,0 +1,58 @@
+"""What every rule of ``npudsl check`` shares: the context it reads, what it finds, and the diagnostic that makes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import attrs
+from attrs import validators as v
+
+from codegen.diagnostics import Diagnostic, Severity
+from codegen.index import RunIndex
+from codegen.ir import Loc, ModuleIR, StreamFunction
+from npudsl.devices import Device
+
+__all__ = ["Context", "Finding", "Rule"]
+
+
+@attrs.frozen(kw_only=True)
+class Context:
+    """One module's IR, seen with the run index, for one target and one device."""
+
+    ir: ModuleIR
+    index: RunIndex
+    target: str
+    device: Device
+
+    def key(self, fn: StreamFunction) -> str:
+        """The run-index key of ``fn``: ``module:Class.method`` or ``module:function``."""
+        return f"{self.ir.module_name}:{fn.qualname}"
+
+
+@attrs.frozen(kw_only=True)
+class Finding:
+    """One problem a rule found, before it is given the rule's code and the module's path."""
+
+    loc: Loc
+    message: str
+    hint: str
+
+
+def _code_matches_severity(rule: Rule, _attribute: attrs.Attribute, code: str) -> None:
+    warning = code.startswith("NPD5")
+    if warning != (rule.severity is Severity.WARNING):
+        raise ValueError(f"{code}: warnings use NPD5xx, errors NPD2xx/NPD3xx")
+
+
+@attrs.frozen(kw_only=True)
+class Rule:
+    """A check with a stable code: ``find`` yields its findings in one module."""
+
+    code: str = attrs.field(validator=[v.matches_re(r"NPD[235]\d\d"), _code_matches_severity])
+    severity: Severity
+    title: str
+    find: Callable[[Context], Iterable[Finding]]
+
+    def run(self, ctx: Context) -> list[Diagnostic]:
+        return [Diagnostic(path=ctx.ir.path, line=f.loc.line, col=f.loc.col, code=self.code, message=f.message,
+                           hint=f.hint, severity=self.severity) for f in self.find(ctx)]

@@ -1,0 +1,34 @@
+"""NPD301: a ``core_limit`` asks for more cube or vector cores than the device has."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from codegen.checks.base import Context, Finding, Rule
+from codegen.diagnostics import Severity
+from codegen.ir import CoreLimit
+from npudsl.devices import Device
+
+__all__ = ["RULE", "out_of_range"]
+
+
+def out_of_range(limit: CoreLimit, device: Device) -> bool:
+    return limit.aicore > device.aic or limit.vector > device.aiv
+
+
+def _find(ctx: Context) -> Iterator[Finding]:
+    device = ctx.device
+    for fn in ctx.ir.functions:
+        limit = fn.core_limit
+        if limit is None or not out_of_range(limit, device):
+            continue
+        yield Finding(
+            loc=limit.loc,
+            message=f"core_limit({limit.aicore}, {limit.vector}) on {fn.qualname} is out of range for "
+                    f"{device.describe()}",
+            hint=f"ask for 1..{device.aic} cube and 1..{device.aiv} vector cores, or check for the right "
+                 "device with --device/--cores",
+        )
+
+
+RULE = Rule(code="NPD301", severity=Severity.ERROR, title="core limit out of the device's range", find=_find)

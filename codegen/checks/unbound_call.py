@@ -1,0 +1,34 @@
+"""NPD501 (warning): a stream call whose result is used at once, so the side stream overlaps nothing there.
+
+The join waits just before the first use of the result; when the call is not
+a plain statement (``x = self.f(...)``, ``a, b = ...`` or a bare call), the use
+is the call itself, and the callee then joins before it returns everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from codegen.checks.base import Context, Finding, Rule
+from codegen.diagnostics import Severity
+
+__all__ = ["RULE"]
+
+
+def _find(ctx: Context) -> Iterator[Finding]:
+    for key, calls in ctx.index.calls.items():
+        tag = ctx.index.callees[key].tag
+        for call in calls:
+            if call.module != ctx.ir.module_name or call.bindable or call.loc is None:
+                continue
+            spelled = f"self.{call.attr}(...)" if call.on_self else f"{call.attr}(...)"
+            yield Finding(
+                loc=call.loc,
+                message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '
+                        "nothing here",
+                hint=f"bind it first (`out = {spelled}`) and use it later; the join then waits just before the "
+                     "first use",
+            )
+
+
+RULE = Rule(code="NPD501", severity=Severity.WARNING, title="stream call used at once", find=_find)

@@ -1,0 +1,40 @@
+"""NPD201: an event is waited for but never recorded in its scope, so the wait orders nothing."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from codegen.checks.base import Context, Finding, Rule
+from codegen.checks.scope import by_scope, event_uses, scope_name
+from codegen.diagnostics import Severity
+from codegen.ir import StreamFunction
+
+__all__ = ["RULE"]
+
+
+def _find(ctx: Context) -> Iterator[Finding]:
+    scopes = by_scope(ctx.ir)
+    for owner, functions in scopes.items():
+        recorded = event_uses(functions, "records")
+        for name, uses in event_uses(functions, "waits").items():
+            if name in recorded:
+                continue
+            hint = _hint(name, owner, sorted(recorded), scopes)
+            for fn, spec in uses:
+                yield Finding(loc=spec.loc, hint=hint, message=f'{fn.qualname} waits for event "{name}", but no '
+                                                                f"function in {scope_name(owner)} records it")
+
+
+def _hint(name: str, owner: str | None, recorded: list[str], scopes: dict[str | None, list[StreamFunction]]) -> str:
+    close = difflib.get_close_matches(name, recorded, n=1)
+    if close:
+        return f'did you mean "{close[0]}"?'
+    elsewhere = [o for o, fns in scopes.items() if o != owner and name in event_uses(fns, "records")]
+    if elsewhere:
+        return (f'"{name}" is recorded in {scope_name(elsewhere[0])}; event names are scoped to their class, '
+                "so record it in this one")
+    return f'add @records("{name}") to the function whose work must finish first'
+
+
+RULE = Rule(code="NPD201", severity=Severity.ERROR, title="unknown event", find=_find)

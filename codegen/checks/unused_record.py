@@ -1,0 +1,29 @@
+"""NPD505 (warning): an event recorded but never waited for in its scope: the record orders nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from codegen.checks.base import Context, Finding, Rule
+from codegen.checks.scope import by_scope, event_uses, scope_name
+from codegen.diagnostics import Severity
+
+__all__ = ["RULE"]
+
+
+def _find(ctx: Context) -> Iterator[Finding]:
+    for owner, functions in by_scope(ctx.ir).items():
+        waited = event_uses(functions, "waits")
+        for name, uses in event_uses(functions, "records").items():
+            if name in waited:
+                continue
+            for fn, spec in uses:
+                yield Finding(
+                    loc=spec.loc,
+                    message=f'{fn.qualname} records event "{name}", but no function in {scope_name(owner)} '
+                            "waits for it",
+                    hint=f'add @after("{name}") where that work is needed, or drop the record',
+                )
+
+
+RULE = Rule(code="NPD505", severity=Severity.WARNING, title="event recorded but never waited for", find=_find)

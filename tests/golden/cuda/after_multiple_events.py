@@ -1,0 +1,51 @@
+import torch
+from torch import nn
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.cuda.Event] = {}
+
+
+def _event(tag: str) -> torch.cuda.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.cuda.Event()
+    return _EVENTS[tag]
+
+
+_LEFT_DONE = functools.partial(_event, "after_multiple_events.Fan.left_done")
+_RIGHT_DONE = functools.partial(_event, "after_multiple_events.Fan.right_done")
+_BOTH_READ = functools.partial(_event, "after_multiple_events.Fan.both_read")
+_MERGED = functools.partial(_event, "after_multiple_events.Fan.merged")
+
+
+class Fan(nn.Module):
+    def left(self, x):
+        with torch.cuda.stream(_stream("a", 0)):
+            out = x * 2
+            _LEFT_DONE().record()
+            return out
+
+    def right(self, x):
+        with torch.cuda.stream(_stream("b", 0)):
+            out = x * 3
+            _RIGHT_DONE().record()
+            return out
+
+    def merge(self, left, right):
+        torch.cuda.current_stream().wait_event(_LEFT_DONE())
+        torch.cuda.current_stream().wait_event(_RIGHT_DONE())
+        out = left + right
+        _BOTH_READ().record()
+        _MERGED().record()
+        return out

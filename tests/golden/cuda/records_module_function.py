@@ -1,0 +1,39 @@
+"""Events of module-level functions are scoped to the module."""
+
+import torch
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.cuda.Event] = {}
+
+
+def _event(tag: str) -> torch.cuda.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.cuda.Event()
+    return _EVENTS[tag]
+
+
+_COPIED = functools.partial(_event, "records_module_function.copied")
+
+
+def copy_out(x):
+    with torch.cuda.stream(_stream("copy", 0)):
+        out = x.clone()
+        _COPIED().record()
+        return out
+
+
+def use(x):
+    torch.cuda.current_stream().wait_event(_COPIED())
+    return x + 1

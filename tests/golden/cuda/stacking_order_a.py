@@ -1,0 +1,54 @@
+import torch
+from torch import nn
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.cuda.Event] = {}
+
+
+def _event(tag: str) -> torch.cuda.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.cuda.Event()
+    return _EVENTS[tag]
+
+
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
+_GO = functools.partial(_event, "stacking_order_a.Ordered.go")
+_DONE = functools.partial(_event, "stacking_order_a.Ordered.done")
+
+
+class Ordered(nn.Module):
+    def start(self, x):
+        out = x + 1
+        _GO().record()
+        return out
+
+    def work(self, x):
+        caller_stream = torch.cuda.current_stream()
+        with torch.cuda.stream(_stream("s", 0)):
+            torch.cuda.current_stream().wait_event(_GO())
+            out = x * 2
+            _record_stream(out, caller_stream)
+            _DONE().record()
+            return out
+
+    def finish(self, y):
+        torch.cuda.current_stream().wait_event(_DONE())
+        return y - 1

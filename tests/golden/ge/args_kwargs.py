@@ -1,0 +1,13 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Flexible(nn.Module):
+    def run(self, *args, scale=1.0, **kwargs):
+        with (
+            torchair.scope.npu_stream_switch("side", 0),
+            torchair.scope.limit_core_num(4, 8),
+        ):
+            total = sum(args)
+            return total * scale + kwargs.get("bias", 0)

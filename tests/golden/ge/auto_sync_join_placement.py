@@ -1,0 +1,21 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Overlap(nn.Module):
+    def side(self, x):
+        with torchair.scope.npu_stream_switch("side", 0):
+            return x.exp()
+
+    def forward(self, x, flag: bool):
+        s = self.side(x)
+        a = x * 2
+        b = a + 1
+        if flag:
+            b = b + s
+        return b
+
+    def discarded(self, x):
+        self.side(x)
+        return x + 1

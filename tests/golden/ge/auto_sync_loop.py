@@ -1,0 +1,16 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Looped(nn.Module):
+    def side(self, x):
+        with torchair.scope.npu_stream_switch("side", 0):
+            return x.sin()
+
+    def forward(self, x):
+        acc = torch.zeros_like(x)
+        for step in range(3):
+            s = self.side(x)
+            x = x + step
+        return acc + x

@@ -1,0 +1,12 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Split(nn.Module):
+    def side(self, x):
+        with (
+            torchair.scope.npu_stream_switch("side", 0),
+            torchair.scope.limit_core_num(8, 16),
+        ):
+            return torch.relu(x)

@@ -1,0 +1,15 @@
+import torch
+from torch import nn
+import torchair
+from contextlib import nullcontext
+
+
+class SharedExpert(nn.Module):
+    def __init__(self, hidden, multistream=True):
+        super().__init__()
+        self.multistream = multistream
+        self.proj = nn.Linear(hidden, hidden)
+
+    def forward(self, x):
+        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
+            return self.proj(x)

@@ -1,0 +1,14 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Short(nn.Module):
+    def documented(self, x):
+        """The docstring stays first."""
+        with torchair.scope.npu_stream_switch("side", 0):
+            return x + 1
+
+    def one_liner(self, x):
+        with torchair.scope.limit_core_num(2, 4):
+            return x - 1

@@ -1,0 +1,10 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Producer(nn.Module):
+    def pair(self, x):
+        with torchair.scope.npu_stream_switch("side", 0):
+            a = x + 1
+            return a, x * 2

@@ -1,0 +1,46 @@
+"""Sixty layers share one stream and one pair of events: torchair tags are process-global."""
+
+import torch
+from torch import nn
+import torchair
+
+
+class Shared(nn.Module):
+    def forward(self, x):
+        with torchair.scope.npu_stream_switch("shared", 0):
+            return x * 0.5
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+
+    def enter(self, x):
+        out = x + 1
+        self._event_layer_in = out
+        return out
+
+    def post(self, x):
+        with torchair.scope.npu_stream_switch("post", 0):
+            x = torchair.scope.npu_wait_tensor(x, self._event_layer_in)
+            return x.tanh()
+
+    def forward(self, x):
+        x = self.enter(x)
+        p = self.post(x)
+        s = self.shared(x)
+        return x + s, p
+
+
+class Stack(nn.Module):
+    def __init__(self, depth=60):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer() for _ in range(depth))
+
+    def forward(self, x):
+        outs = []
+        for layer in self.layers:
+            x, p = layer(x)
+            outs.append(p)
+        return x, outs

@@ -1,0 +1,19 @@
+import torch
+from torch import nn
+import torchair
+
+
+class Nested(nn.Module):
+    def inner(self, x):
+        with torchair.scope.npu_stream_switch("inner", 0):
+            return x * 2
+
+    def outer(self, x):
+        with torchair.scope.npu_stream_switch("outer", 0):
+            doubled = self.inner(x)
+            own = x + 1
+            return own + doubled
+
+    def forward(self, x):
+        result = self.outer(x)
+        return result - 1

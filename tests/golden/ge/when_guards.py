@@ -1,0 +1,36 @@
+import torch
+from torch import nn
+
+import config
+import torchair
+from contextlib import nullcontext
+
+
+class Guarded(nn.Module):
+    def __init__(self, multistream=True):
+        super().__init__()
+        self.multistream = multistream
+
+    def side(self, x):
+        with (
+            torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext(),
+            torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
+        ):
+            return x * 2
+
+    def produce(self, x):
+        with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
+            out = x * 3
+            if self.multistream:
+                self._event_ready = out
+            return out
+
+    def consume(self, x):
+        if self.multistream:
+            x = torchair.scope.npu_wait_tensor(x, self._event_ready)
+        return x + 1
+
+    def forward(self, x):
+        y = self.side(x)
+        z = x - 1
+        return y + z

@@ -1,0 +1,80 @@
+"""Seed 000 (torchair multi-stream in reduce-overhead mode), written with npudsl decorators.
+
+What overlaps with what: on the main stream, ``add`` then ``mm1`` and the ``C``
+work; on stream "1", ``matmul`` (after ``add`` has finished, through the event
+``add_done``) and then ``side_sum``; on stream "2", ``late_add`` once ``matmul``
+has finished (event ``mm_done``). Every wait is placed by hand (``sync="manual"``),
+exactly as the seed does, so the transformed forward issues the seed's calls.
+"""
+
+import torch
+from torch import nn
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.npu.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.npu.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.npu.Event] = {}
+
+
+def _event(tag: str) -> torch.npu.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.npu.Event()
+    return _EVENTS[tag]
+
+
+_ADD_DONE = functools.partial(_event, "seed000.Model.add_done")
+_MM_DONE = functools.partial(_event, "seed000.Model.mm_done")
+
+
+class Model(nn.Module):
+    def add(self, in1, in2):
+        out = torch.add(in1, in2)
+        _ADD_DONE().record()
+        return out
+
+    def matmul(self, in3, in4):
+        with torch.npu.stream(_stream("1", 0)):
+            torch.npu.current_stream().wait_event(_ADD_DONE())
+            out = torch.mm(in3, in4)
+            _MM_DONE().record()
+            return out
+
+    # B is made on stream "1" and dropped on the main stream: keep its memory
+    # from being reused while stream "1" may still be writing it.
+    def side_sum(self, in3, in4):
+        caller_stream = torch.npu.current_stream()
+        with torch.npu.stream(_stream("1", 0)):
+            out = in3 + in4
+            out.record_stream(caller_stream)
+            return out
+
+    def late_add(self, in3, in4):
+        with torch.npu.stream(_stream("2", 0)):
+            torch.npu.current_stream().wait_event(_MM_DONE())
+            return torch.add(in3, in4)
+
+    def forward(self, in1, in2, in3, in4):
+        add_result = self.add(in1, in2)
+        mm_result = self.matmul(in3, in4)
+        b = self.side_sum(in3, in4)
+        mm1 = torch.mm(in3, in4)
+        del b
+        c = torch.ones(in3.shape[0], in4.shape[1], dtype=in3.dtype, device=in3.device)
+        c.add_(2)
+        add2 = self.late_add(in3, in4)
+        return add_result, mm_result, mm1, add2, c
+
+
+def example_inputs(size: int = 64) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(size, size, generator=generator) for _ in range(4))

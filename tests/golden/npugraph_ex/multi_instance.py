@@ -1,0 +1,76 @@
+"""Sixty layers share one stream and one pair of events: torchair tags are process-global."""
+
+import torch
+from torch import nn
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.npu.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.npu.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.npu.Event] = {}
+
+
+def _event(tag: str) -> torch.npu.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.npu.Event()
+    return _EVENTS[tag]
+
+
+_SHARED_FORK = functools.partial(_event, "multi_instance.Shared.forward.fork")
+_SHARED_JOIN = functools.partial(_event, "multi_instance.Shared.forward.join")
+_LAYER_IN = functools.partial(_event, "multi_instance.Layer.layer_in")
+
+
+class Shared(nn.Module):
+    def forward(self, x):
+        _SHARED_FORK().record()
+        with torch.npu.stream(_stream("shared", 0)):
+            torch.npu.current_stream().wait_event(_SHARED_FORK())
+            out = x * 0.5
+            _SHARED_JOIN().record()
+            return out
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+
+    def enter(self, x):
+        out = x + 1
+        _LAYER_IN().record()
+        return out
+
+    def post(self, x):
+        with torch.npu.stream(_stream("post", 0)):
+            torch.npu.current_stream().wait_event(_LAYER_IN())
+            return x.tanh()
+
+    def forward(self, x):
+        x = self.enter(x)
+        p = self.post(x)
+        s = self.shared(x)
+        torch.npu.current_stream().wait_event(_SHARED_JOIN())
+        return x + s, p
+
+
+class Stack(nn.Module):
+    def __init__(self, depth=60):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer() for _ in range(depth))
+
+    def forward(self, x):
+        outs = []
+        for layer in self.layers:
+            x, p = layer(x)
+            outs.append(p)
+        return x, outs

@@ -1,0 +1,24 @@
+"""One call site uses the result at once, so no call site can wait later: the callee joins itself."""
+
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class Mixed(nn.Module):
+    def side(self, x):
+        runtime.record("auto_sync_mixed_call_sites.Mixed.side.fork")
+        with runtime.stream("side", 0):
+            runtime.wait("auto_sync_mixed_call_sites.Mixed.side.fork")
+            out = x.exp()
+            runtime.record("auto_sync_mixed_call_sites.Mixed.side.join")
+        runtime.wait("auto_sync_mixed_call_sites.Mixed.side.join")
+        return out
+
+    def bound(self, x):
+        s = self.side(x)
+        return s + 1
+
+    def unpacked(self, x):
+        first, second = self.side(x).chunk(2)
+        return first + second

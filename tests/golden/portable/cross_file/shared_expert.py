@@ -1,0 +1,23 @@
+import torch
+from torch import nn
+from npudsl import runtime
+from contextlib import nullcontext
+
+
+class SharedExpert(nn.Module):
+    def __init__(self, hidden, multistream=True):
+        super().__init__()
+        self.multistream = multistream
+        self.proj = nn.Linear(hidden, hidden)
+
+    def forward(self, x):
+        if self.multistream:
+            runtime.record("shared_expert.SharedExpert.forward.fork")
+        with runtime.stream("shared", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                runtime.wait("shared_expert.SharedExpert.forward.fork")
+            out = self.proj(x)
+            if self.multistream:
+                runtime.record_stream(out, "default")
+                runtime.record("shared_expert.SharedExpert.forward.join")
+            return out

@@ -1,0 +1,16 @@
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class BackToMain(nn.Module):
+    def side(self, x):
+        with runtime.stream("side", 0):
+            out = x * 2
+            runtime.record("default_stream.BackToMain.side_done")
+            return out
+
+    def main(self, x):
+        with runtime.stream("default", 0):
+            runtime.wait("default_stream.BackToMain.side_done")
+            return x + 1

@@ -1,0 +1,42 @@
+"""Two concurrent streams that split the device's cores between them (seed 004).
+
+What overlaps with what: the side branch runs on the "side" stream, capped at 8
+cube and 16 vector cores, while the main branch runs on the main stream, capped
+at 16 cube and 32 vector cores. The two caps add up to an Atlas A2's 24 cube and
+48 vector cores, so neither stream can starve the other: a collective on one
+stream never waits for cores held by the other, which is what deadlocks
+multi-card runs when every stream may take every core.
+"""
+
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class CoreSplitBlock(nn.Module):
+    def __init__(self, hidden: int = 64) -> None:
+        super().__init__()
+        self.side_proj = nn.Linear(hidden, hidden)
+        self.main_proj = nn.Linear(hidden, hidden)
+
+    def side_branch(self, x):
+        runtime.record("core_split.CoreSplitBlock.side_branch.fork")
+        with runtime.stream("side", 0), runtime.core_limit(8, 16):
+            runtime.wait("core_split.CoreSplitBlock.side_branch.fork")
+            out = torch.relu(self.side_proj(x))
+            runtime.record("core_split.CoreSplitBlock.side_branch.join")
+            return out
+
+    def main_branch(self, x):
+        with runtime.core_limit(16, 32):
+            return torch.tanh(self.main_proj(x))
+
+    def forward(self, x):
+        side = self.side_branch(x)
+        main = self.main_branch(x)
+        runtime.wait("core_split.CoreSplitBlock.side_branch.join")
+        return main + side
+
+
+def example_inputs(tokens: int = 16, hidden: int = 64) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(tokens, hidden, generator=torch.Generator().manual_seed(0)),)

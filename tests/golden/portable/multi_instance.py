@@ -1,0 +1,51 @@
+"""Sixty layers share one stream and one pair of events: torchair tags are process-global."""
+
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class Shared(nn.Module):
+    def forward(self, x):
+        runtime.record("multi_instance.Shared.forward.fork")
+        with runtime.stream("shared", 0):
+            runtime.wait("multi_instance.Shared.forward.fork")
+            out = x * 0.5
+            runtime.record("multi_instance.Shared.forward.join")
+            return out
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+
+    def enter(self, x):
+        out = x + 1
+        runtime.record("multi_instance.Layer.layer_in")
+        return out
+
+    def post(self, x):
+        with runtime.stream("post", 0):
+            runtime.wait("multi_instance.Layer.layer_in")
+            return x.tanh()
+
+    def forward(self, x):
+        x = self.enter(x)
+        p = self.post(x)
+        s = self.shared(x)
+        runtime.wait("multi_instance.Shared.forward.join")
+        return x + s, p
+
+
+class Stack(nn.Module):
+    def __init__(self, depth=60):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer() for _ in range(depth))
+
+    def forward(self, x):
+        outs = []
+        for layer in self.layers:
+            x, p = layer(x)
+            outs.append(p)
+        return x, outs

@@ -1,0 +1,16 @@
+"""Events of module-level functions are scoped to the module."""
+
+import torch
+from npudsl import runtime
+
+
+def copy_out(x):
+    with runtime.stream("copy", 0):
+        out = x.clone()
+        runtime.record("records_module_function.copied")
+        return out
+
+
+def use(x):
+    runtime.wait("records_module_function.copied")
+    return x + 1

@@ -1,0 +1,31 @@
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class Early(nn.Module):
+    def route(self, x, skip):
+        with runtime.stream("side", 0):
+            if skip:
+                runtime.record_stream(x, "default")
+                runtime.record("returns_anywhere.Early.finished")
+                return x
+            for _ in range(2):
+                if x.sum() > 0:
+                    out = x * 2
+                    runtime.record_stream(out, "default")
+                    runtime.record("returns_anywhere.Early.finished")
+                    return out
+
+            def helper(v):
+                return v + 1  # a nested function's return is its own
+
+            x = helper(x)
+            out_1 = torch.relu(x)
+            runtime.record_stream(out_1, "default")
+            runtime.record("returns_anywhere.Early.finished")
+            return out_1
+
+    def log(self, x):
+        print(x.shape)
+        runtime.record("returns_anywhere.Early.logged")

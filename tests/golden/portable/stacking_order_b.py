@@ -1,0 +1,22 @@
+import torch
+from torch import nn
+from npudsl import runtime
+
+
+class Ordered(nn.Module):
+    def start(self, x):
+        out = x + 1
+        runtime.record("stacking_order_b.Ordered.go")
+        return out
+
+    def work(self, x):
+        with runtime.stream("s", 0), runtime.core_limit(4, 8):
+            runtime.wait("stacking_order_b.Ordered.go")
+            out = x * 2
+            runtime.record_stream(out, "default")
+            runtime.record("stacking_order_b.Ordered.done")
+            return out
+
+    def finish(self, y):
+        runtime.wait("stacking_order_b.Ordered.done")
+        return y - 1

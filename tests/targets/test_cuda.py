@@ -1,0 +1,103 @@
+"""The cuda target: torch.cuda streams and events made lazily, core limits warned about and dropped."""
+
+from __future__ import annotations
+
+from common_sources import AUTO, MANUAL
+from targets_util import diagnostics, transform, user_code
+
+AUTO_OUT = '''import torch
+import functools
+
+# Streams and events are created on first use, once per process: importing this module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+
+def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+_EVENTS: dict[str, torch.cuda.Event] = {}
+
+
+def _event(tag: str) -> torch.cuda.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.cuda.Event()
+    return _EVENTS[tag]
+
+
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
+_SHARED_FORK = functools.partial(_event, "m.Shared.forward.fork")
+_SHARED_JOIN = functools.partial(_event, "m.Shared.forward.join")
+
+
+class Shared(torch.nn.Module):
+    def forward(self, x):
+        caller_stream = torch.cuda.current_stream()
+        _SHARED_FORK().record()
+        with torch.cuda.stream(_stream("shared", 0)):
+            torch.cuda.current_stream().wait_event(_SHARED_FORK())
+            out = x * 2
+            _record_stream(out, caller_stream)
+            _SHARED_JOIN().record()
+            return out
+
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = Shared()
+
+    def forward(self, x):
+        s = self.shared(x)
+        y = x + 1
+        torch.cuda.current_stream().wait_event(_SHARED_JOIN())
+        return y + s
+'''
+
+MANUAL_OUT = '''class Block(torch.nn.Module):
+    def produce(self, x):
+        caller_stream = torch.cuda.current_stream()
+        with torch.cuda.stream(_stream("side", 1)) if self.multistream else nullcontext():
+            out = x * 2
+            if self.multistream:
+                _record_stream(out, caller_stream)
+            _READY().record()
+            return out
+
+    def consume(self, x, scale: float = 2.0):
+        caller_stream = torch.cuda.current_stream()
+        with torch.cuda.stream(_stream("late", 0)):
+            torch.cuda.current_stream().wait_event(_READY())
+            out = x * scale
+            out = out.clone()
+            _record_stream(out, caller_stream)
+            return out
+
+    def back(self, x):
+        torch.cuda.current_stream().wait_event(_READY())
+        return x + 1
+'''
+
+
+def test_automatic_fork_join_keep_output_and_helpers() -> None:
+    assert transform(AUTO, "cuda") == AUTO_OUT
+
+
+def test_switch_events_clone_guards_and_no_core_limit() -> None:
+    code = transform(MANUAL, "cuda")
+    assert user_code(code) == MANUAL_OUT
+    assert '_READY = functools.partial(_event, "m.Block.ready")\n' in code
+
+
+def test_core_limit_is_a_positioned_warning() -> None:
+    assert "7:6: NPD590 warning" in diagnostics(MANUAL, "cuda")
