@@ -105,6 +105,7 @@ DECORATED = '''from npudsl import after, core_limit, keep_output, on_stream, rec
 
 
 @on_stream("shared", {prio}, when="self.multistream")
+@core_limit(4, 8)
 @keep_output
 class SharedExpert{n}(nn.Module):
     def __init__(self, hidden: int = {hidden}, inter: int = {inter}, multistream: bool = True) -> None:
@@ -136,7 +137,7 @@ class OverlapBlock{n}(nn.Module):
     @on_stream("side", sync="manual")
     @after("normed")
     @records("side_done")
-    @core_limit(8, 16)
+    @core_limit(4, 8)
     @keep_output
     def side_branch(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.side_proj(x))

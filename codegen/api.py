@@ -13,7 +13,7 @@ from codegen.diagnostics import Diagnostic, InternalError, Severity, TransformEr
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
 from codegen.rewrite.module import ModuleRewriter
-from codegen.rewrite.spans import top_level_texts
+from codegen.rewrite.spans import statement_spans
 from codegen.targets import get_target
 from codegen.validate import validate
 
@@ -78,8 +78,7 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     if not plan.functions and not plan.joins:
         return source, diagnostics
     module = cst.parse_module(source)
-    texts = top_level_texts(source, tree, len(module.body))
-    rewritten = module.visit(ModuleRewriter(plan, chosen, collection.names, texts))
+    rewritten = module.visit(ModuleRewriter(plan, chosen, collection.names, statement_spans(source, tree)))
     return rewritten.code, diagnostics
 
 

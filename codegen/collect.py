@@ -7,12 +7,10 @@ rewrite finds each function's IR again by its qualified name.
 from __future__ import annotations
 
 import ast
-from collections import deque
-from collections.abc import Iterator
 
 import attrs
 
-from codegen import decorator_args, signature
+from codegen import decorator_args, scan, signature
 from codegen.diagnostics import Diagnostic
 from codegen.ir import ModuleIR, StreamFunction
 from codegen.positions import Positions
@@ -140,34 +138,12 @@ class _Builder:
 
     def reject_nested(self, tree: ast.Module) -> None:
         """Decorators anywhere but on top-level classes, their methods and module functions."""
-        for node in _statements_breadth_first(tree):
+        for node in scan.statements_breadth_first(tree):
             for decorator in getattr(node, "decorator_list", ()):
                 name = self.names.decorator(decorator)
                 if name and id(decorator) not in self._seen:
                     self._error(decorator, "NPD108", f"@{name} on a nested function or class",
                                 "decorate module-level functions, methods of module-level classes, or classes")
-
-
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
-
-_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
-    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
-    for kind in (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
-}
-
-
-def _statements_breadth_first(tree: ast.Module) -> Iterator[ast.AST]:
-    """``ast.walk``'s order restricted to statements (and handlers, cases): only they hold decorated defs.
-
-    A statement's parent is always a statement, a handler, a case or the module, so the restriction
-    keeps ``ast.walk``'s relative order (breadth first) without visiting a single expression.
-    """
-    queue: deque[ast.AST] = deque([tree])
-    while queue:
-        node = queue.popleft()
-        yield node
-        for name in _BLOCK_FIELDS.get(type(node), ()):
-            queue.extend(child for child in getattr(node, name) if isinstance(child, _BLOCKS))
 
 
 def _is_generator(fn: _Function) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
 import sys
@@ -118,8 +120,31 @@ def run(files: list[SourceFile], *, target: str, jobs: int, progress: bool = Fal
         return _run(files, target=target, jobs=jobs, progress=progress)
 
 
+@contextlib.contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Keep what is alive now (sources, trees, index) out of the collector's passes while files transform.
+
+    Parsing allocates many objects, so the collector runs often; each full pass would walk
+    every tree of the run again. Skipped when the caller froze objects itself.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _run(files: list[SourceFile], *, target: str, jobs: int, progress: bool) -> list[FileResult]:
     index = index_run(files)
+    with _heap_frozen():
+        return _transform_all(files, index, target=target, jobs=jobs, progress=progress)
+
+
+def _transform_all(files: list[SourceFile], index: RunIndex, *, target: str, jobs: int,
+                   progress: bool) -> list[FileResult]:
     if jobs <= 1 or len(files) < 2 * jobs:
         _init_worker(index)
         return [_report(i, len(files), progress, _transform_one(f, target)) for i, f in enumerate(files, 1)]

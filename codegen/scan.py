@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
 __all__ = [
@@ -13,11 +14,33 @@ __all__ = [
     "functions_of",
     "imported_names",
     "params_of",
+    "statements_breadth_first",
     "stream_of",
     "submodule_assignments",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    for kind in (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
+}
+
+
+def statements_breadth_first(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(tree)`` restricted to statements (and handlers, match cases), in the same order.
+
+    A statement's parent is always a statement, a handler, a case or the module, so the restriction
+    keeps ``ast.walk``'s relative order (breadth first) without visiting a single expression.
+    """
+    queue: deque[ast.AST] = deque([tree])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in _BLOCK_FIELDS.get(type(node), ()):
+            queue.extend(child for child in getattr(node, name) if isinstance(child, _BLOCKS))
 
 
 def _decorator_name(node: ast.expr) -> str | None:
@@ -71,7 +94,7 @@ def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
     for fn in functions_of(cls):
         if fn.name != "__init__":
             continue
-        for node in ast.walk(fn):
+        for node in statements_breadth_first(fn):
             if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                 continue
             cls_name = _decorator_name(node.value)

@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 
+from codegen import pyast
 from codegen.checks.pipeline import FileReport, check_file
 from codegen.diagnostics import Diagnostic, Severity
 from codegen.run import discover, index_run, read_sources
@@ -26,8 +27,9 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"npudsl check: {exc}", file=sys.stderr)
         return EXIT_USAGE
     files = read_sources(discover(args.paths))
-    index = index_run(files)
-    reports = [check_file(f, index, target=args.target, device=device) for f in files]
+    with pyast.shared_trees():
+        index = index_run(files)
+        reports = [check_file(f, index, target=args.target, device=device) for f in files]
     diagnostics = [d for r in reports for d in r.diagnostics]
     for diagnostic in diagnostics:
         print(_render(diagnostic, args.format))

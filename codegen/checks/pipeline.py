@@ -6,11 +6,11 @@ own diagnostics) without the rewrite; nothing is written.
 
 from __future__ import annotations
 
-import ast
 import traceback
 
 import attrs
 
+from codegen import pyast
 from codegen.api import mentions_npudsl, syntax_error
 from codegen.collect import collect
 from codegen.diagnostics import Diagnostic, Severity
@@ -48,7 +48,7 @@ def check_source(source: str, *, path: str, module_name: str, index: RunIndex, t
     if not mentions_npudsl(source) and not any(c.module == module_name for cs in index.calls.values() for c in cs):
         return ()
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError as exc:
         return (syntax_error(exc, path),)
     collection = collect(tree, source, path=path, module_name=module_name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
@@ -10,11 +11,17 @@ from codegen.ir import Guard
 from codegen.plan import Context, Step
 from codegen.targets.base import Target
 
-__all__ = ["guarded_statements", "statements", "with_items_text"]
+__all__ = ["guarded_statements", "parse_statement", "statements", "with_items_text"]
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_statement(text: str) -> cst.BaseStatement:
+    """``cst.parse_statement``, remembered: generated lines repeat, and libcst nodes are immutable."""
+    return cst.parse_statement(text)
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:
-    return [cst.parse_statement(line + "\n") for line in lines]
+    return [parse_statement(line + "\n") for line in lines]
 
 
 def guarded_statements(target: Target, steps: Sequence[Step], values: tuple[str, ...] = ()) -> list[cst.BaseStatement]:
@@ -39,7 +46,7 @@ def _flush(lines: list[str], guard: Guard | None) -> list[cst.BaseStatement]:
     if guard is None:
         return statements(lines)
     body = "".join(f"    {line}\n" for line in lines)
-    return [cst.parse_statement(f"if {guard.dotted}:\n{body}")]
+    return [parse_statement(f"if {guard.dotted}:\n{body}")]
 
 
 def with_items_text(target: Target, contexts: Sequence[Context]) -> list[str]:

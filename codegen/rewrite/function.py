@@ -6,7 +6,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codegen.plan import FunctionPlan
-from codegen.rewrite.build import guarded_statements, statements, with_items_text
+from codegen.rewrite.build import guarded_statements, parse_statement, statements, with_items_text
 from codegen.rewrite.returns import ReturnRewriter, always_returns, contains_return, local_names
 from codegen.targets.base import Target, entry_lines, for_function
 
@@ -62,7 +62,7 @@ def _wrap(items: list[str], inner: list[cst.BaseStatement]) -> list[cst.BaseStat
     one_line = f"with {', '.join(items)}:\n    pass\n"
     if len(one_line.splitlines()[0]) + 8 > _MAX_WITH_LINE and len(items) > 1:
         one_line = "with (\n" + "".join(f"    {item},\n" for item in items) + "):\n    pass\n"
-    with_node = cst.parse_statement(one_line)
+    with_node = parse_statement(one_line)
     assert isinstance(with_node, cst.With)
     return [with_node.with_changes(body=cst.IndentedBlock(body=inner))]
 

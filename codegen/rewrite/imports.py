@@ -11,11 +11,11 @@ from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.build import statements, with_items_text
 from codegen.rewrite.returns import local_names
+from codegen.rewrite.walk import children
 from codegen.targets.base import Target, module_definitions, module_imports
 
 __all__ = ["finish_module"]
 
-_IMPORT_LINE = m.SimpleStatementLine(body=[m.AtLeastN(m.Import() | m.ImportFrom(), n=1)])
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
@@ -23,7 +23,7 @@ def finish_module(module: cst.Module, plan: ModulePlan, target: Target, names: N
                   unchanged: Mapping[int, str] | None = None) -> cst.Module:
     """``unchanged``: id -> source text of the top-level statements the rewrite left as parsed, if known."""
     body = _drop_unused_npudsl(list(module.body), names, unchanged or {})
-    existing = {module.code_for_node(stmt).strip() for stmt in body if m.matches(stmt, _IMPORT_LINE)}
+    existing = {module.code_for_node(stmt).strip() for stmt in body if _is_import_line(stmt)}
     wanted = [line for line in _imports(plan, target) if line not in existing]
     at = _after_imports(body)
     helpers = _helper_definitions(plan, target)
@@ -76,7 +76,7 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
     at = 1 if body and m.matches(body[0], _DOCSTRING) else 0
     last = at
     for i, stmt in enumerate(body[at:], start=at):
-        if m.matches(stmt, _IMPORT_LINE):
+        if _is_import_line(stmt):
             last = i + 1
         elif not isinstance(stmt, (cst.If, cst.Try)):
             break
@@ -90,20 +90,33 @@ def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames,
         return body
     used: set[str] = set()
     for stmt in body:
-        if not m.matches(stmt, _IMPORT_LINE) and _may_name(stmt, local, unchanged):
-            used |= local_names(stmt)
+        if not _is_import_line(stmt):
+            used |= _names_in(stmt, local, unchanged)
     out: list[cst.BaseStatement] = []
     for stmt in body:
-        kept = _trim_line(stmt, local - used) if m.matches(stmt, _IMPORT_LINE) else stmt
+        kept = _trim_line(stmt, local - used) if _is_import_line(stmt) else stmt
         if kept is not None:
             out.append(kept)
     return out
 
 
-def _may_name(stmt: cst.BaseStatement, local: set[str], unchanged: Mapping[int, str]) -> bool:
-    """False only when ``stmt`` is as parsed and its source text spells none of ``local``."""
-    text = unchanged.get(id(stmt))
-    return text is None or any(name in text for name in local)
+def _is_import_line(stmt: cst.BaseStatement) -> bool:
+    """A line holding imports and nothing else."""
+    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body)
+
+
+def _names_in(node: cst.CSTNode, local: set[str], unchanged: Mapping[int, str]) -> set[str]:
+    """``local_names(node)``, skipping statements left as parsed whose text spells none of ``local``."""
+    text = unchanged.get(id(node))
+    if text is not None:
+        return local_names(node) if any(name in text for name in local) else set()
+    if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
+        found = set().union(*(local_names(child) for child in children(node) if child is not node.body))
+        for member in node.body.body:
+            found |= _names_in(member, local, unchanged)
+        return found
+    return local_names(node)
 
 
 def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:

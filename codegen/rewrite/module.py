@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from codegen.collect import DECORATORS, NpudslNames
@@ -11,6 +9,7 @@ from codegen.plan import ModulePlan
 from codegen.rewrite.function import rewrite_body
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.joins import place_joins
+from codegen.rewrite.spans import Spans
 from codegen.targets.base import Target
 
 __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
@@ -27,14 +26,13 @@ def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
 
 
 class ModuleRewriter(cst.CSTTransformer):
-    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames,
-                 texts: Sequence[str] | None = None) -> None:
-        """``texts``: the source text of each top-level statement (``spans.top_level_texts``), if known."""
+    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames, spans: Spans | None = None) -> None:
+        """``spans``: where the statements lie in the source, if known (it spares walking unchanged ones)."""
         super().__init__()
         self.plan = plan
         self.target = target
         self.names = names
-        self.texts = texts
+        self.spans = spans
         self._scopes: list[str] = []  # enclosing class and function names
         self._planned = {*plan.functions, *(rule.caller for rule in plan.joins)}
 
@@ -94,6 +92,5 @@ class ModuleRewriter(cst.CSTTransformer):
         return node.with_changes(decorators=kept, leading_lines=lines)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        texts = self.texts if self.texts is not None and len(self.texts) == len(original.body) else ()
-        unchanged = {id(stmt): text for stmt, text in zip(original.body, texts)}
+        unchanged = self.spans.texts_by_id(original) if self.spans is not None else {}
         return finish_module(updated, self.plan, self.target, self.names, unchanged)

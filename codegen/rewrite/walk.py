@@ -15,6 +15,7 @@ import libcst as cst
 __all__ = ["children", "has_return", "names_read"]
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_IS_NODE: dict[type, bool] = {}
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -24,14 +25,32 @@ def _fields(kind: type) -> tuple[str, ...]:
     return found
 
 
+# Nodes that hold no name and no statement: whitespace, punctuation, operators, literals.
+_LEAVES = (
+    cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comment,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+    cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Semicolon, cst.Colon, cst.AssignEqual, cst.ImportStar,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+    cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis,
+)
+
+
+def _is_node(kind: type) -> bool:
+    """A node type that may hold a name or a statement (remembered: ABC checks are slow in a hot loop)."""
+    found = _IS_NODE.get(kind)
+    if found is None:
+        found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _LEAVES)
+    return found
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The direct children of ``node`` (in no particular order)."""
+    """The direct children of ``node`` that may hold a name or a statement, in no particular order."""
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_node(type(value)):
             yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (item for item in value if isinstance(item, cst.CSTNode))
+        elif type(value) in (list, tuple):
+            yield from (item for item in value if _is_node(type(item)))
 
 
 def names_read(node: cst.CSTNode) -> set[str]:
@@ -40,9 +59,10 @@ def names_read(node: cst.CSTNode) -> set[str]:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
+        kind = type(current)
+        if kind is cst.Name:
             found.add(current.value)
-        elif isinstance(current, cst.Attribute):
+        elif kind is cst.Attribute:
             stack.append(current.value)
         else:
             stack.extend(children(current))

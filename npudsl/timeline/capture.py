@@ -1,0 +1,69 @@
+"""Load an example file, pick its model, transform it for ``portable`` and capture its FX graph."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+import types
+from typing import Any
+
+import torch
+import torch.fx
+
+from npudsl.errors import NpudslError
+
+__all__ = ["capture_graph", "load_example", "pick_model"]
+
+
+def load_example(path: str) -> types.ModuleType:
+    """Import ``path`` as a module of its own name (registered, so it can be transformed in-process)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    existing = sys.modules.get(name)
+    if existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") != os.path.abspath(path):
+        name = f"npudsl_timeline_{name}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise NpudslError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _no_arguments(cls: type) -> bool:
+    params = list(inspect.signature(cls).parameters.values())
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+def pick_model(module: types.ModuleType, name: str | None = None) -> torch.nn.Module:
+    """``name``'s instance, or by default the last ``nn.Module`` class of the file built without arguments."""
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, torch.nn.Module) and c.__module__ == module.__name__]
+    if name is not None:
+        chosen = [c for c in classes if c.__name__ == name]
+    else:
+        ordered = sorted(classes, key=lambda c: inspect.getsourcelines(c)[1])
+        chosen = [c for c in ordered if _no_arguments(c)][-1:]
+    if not chosen:
+        wanted = f"class {name}" if name else "an nn.Module class whose constructor needs no arguments"
+        raise NpudslError(f"{module.__file__}: no {wanted}; pass --model NAME")
+    return chosen[0]()
+
+
+def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[torch.fx.GraphModule, list[Any]]:
+    """The FX graph ``torch.compile(fullgraph=True)`` captures for ``model(*inputs)``, and the graph's inputs."""
+    from npudsl.runtime.loader import swap_classes
+
+    swap_classes(model, "portable")
+    graphs: list[tuple[torch.fx.GraphModule, list[Any]]] = []
+
+    def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        graphs.append((gm, list(example_inputs)))
+        return gm.forward
+
+    torch._dynamo.reset()
+    with torch.no_grad():
+        torch.compile(model, backend=backend, fullgraph=True)(*inputs)
+    return graphs[0]
