@@ -123,6 +123,8 @@ class _Builder:
         first = self.positions.loc(ours[0][1])
         self.functions.append(StreamFunction(owner=owner, name=fn.name, loc=first, class_level=class_level,
                                              inputs=signature.tensor_inputs(fn, method=owner is not None),
+                                             required_inputs=signature.required_tensor_inputs(
+                                                 fn, method=owner is not None),
                                              returns_value=signature.returns_value(fn), **fields))
 
     def _merge(self, fields: dict[str, object], decorator: str, result: object, node: ast.expr) -> None:

@@ -88,6 +88,7 @@ class StreamFunction:
     core_limit: CoreLimit | None = None
     keep_output: KeepOutput | None = None
     inputs: tuple[str, ...] = ()  # parameters that may carry tensors (see ``codegen.signature``)
+    required_inputs: tuple[str, ...] = ()  # those of them without a default: tensors at every call
     returns_value: bool = True  # some ``return`` gives a value
 
     @property

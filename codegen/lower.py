@@ -63,9 +63,19 @@ def _lower_function(fn: StreamFunction, module: str, index: RunIndex, events: _U
         return plan
     callee = index.callees[_key(module, fn)]
     self_join = None if index.joins_at_call_site(callee.key) else Wait(event=callee.join, when=guard)
+    inputs = _kept_inputs(fn, guard)
     return attrs.evolve(plan, before=(Record(event=callee.fork, when=guard),),
-                        prologue=(Wait(event=callee.fork, when=guard), *plan.prologue),
+                        prologue=(Wait(event=callee.fork, when=guard), *inputs, *plan.prologue),
                         epilogue=(*plan.epilogue, Record(event=callee.join, when=guard)), self_join=self_join)
+
+
+def _kept_inputs(fn: StreamFunction, guard: Guard | None) -> tuple[Step, ...]:
+    """The caller's stream may reuse an input's memory as soon as it stops using it, while this stream
+    still reads it: record the required tensor inputs for this stream."""
+    assert fn.stream is not None
+    if not fn.required_inputs:
+        return ()
+    return (KeepAlive(stream=fn.stream.tag, when=guard, tensors=fn.required_inputs),)
 
 
 def _key(module: str, fn: StreamFunction) -> str:

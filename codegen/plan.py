@@ -57,10 +57,12 @@ class Wait:
 
 @attrs.frozen(kw_only=True)
 class KeepAlive:
-    """``record_stream`` each returned tensor for the stream that consumes it."""
+    """``record_stream`` tensors for the stream that consumes them: the named ``tensors``, or, when
+    none are named, each returned tensor."""
 
     stream: str
     when: Guard | None
+    tensors: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["returns_value", "tensor_inputs"]
+__all__ = ["required_tensor_inputs", "returns_value", "tensor_inputs"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "None"})
@@ -19,6 +19,15 @@ def tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     pairs = list(zip(positional, defaults))[1 if method else 0:] + list(zip(args.kwonlyargs, args.kw_defaults))
     return tuple(arg.arg for arg, default in pairs if not _scalar(arg, default))
+
+
+def required_tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
+    """The tensor inputs that have no default, so every call passes a value (never a default None)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    required = positional[1 if method else 0:len(positional) - len(args.defaults)]
+    required += [arg for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is None]
+    return tuple(arg.arg for arg in required if not _scalar(arg, None))
 
 
 def _scalar(arg: ast.arg, default: ast.expr | None) -> bool:

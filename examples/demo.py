@@ -1,58 +1,61 @@
-"""The main job: run the transformed MoE decoder on the CPU and show which op ran on which stream.
+"""The main job: compile the MoE decoder whole with npudsl on the CPU and show which op ran on which stream.
 
-``make demo`` first writes ``out/aclgraph/moe_decoder.py`` with ``npudsl transform``;
-this script loads that generated code with the CPU stand-in for torchair, runs two
-decoder layers, prints the stream of every op and torchair call in issue order,
-and checks the result against the decorated model run eagerly.
+``make demo`` first writes the aclgraph code of ``examples/moe_decoder.py`` to
+``out/aclgraph/`` with ``npudsl transform``. This script then compiles the same
+example with ``npudsl.compile`` (portable target, ``fullgraph=True``): the race
+checker runs on the captured graph, the graph's ops are listed with their
+streams, and the result is compared with the undecorated model's.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import torch
 
-from npudsl.testing import torchair_stub
+import npudsl
+from npudsl.race._timeline import runtime_op
+from npudsl.timeline.capture import capture_graph, load_example
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "out" / "aclgraph" / "moe_decoder.py"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _print_schedule(log: torchair_stub.CallLog) -> None:
-    print(f"{'#':>3}  {'stream':<8} call")
-    for i, call in enumerate(log.calls, 1):
-        detail = f" {call.args[0]}" if call.args and isinstance(call.args[0], str) else ""
-        print(f"{i:>3}  {call.stream:<8} {call.name}{detail}")
+def _print_schedule(gm: torch.fx.GraphModule) -> set[str]:
+    """Each op of the graph with the stream it is issued on; returns the streams seen."""
+    streams, seen = ["default"], {"default"}
+    print(f"{'#':>3}  {'stream':<8} op")
+    for i, node in enumerate((n for n in gm.graph.nodes if n.op in ("call_function", "call_method")), 1):
+        op = runtime_op(node)
+        if op == "stream_enter":
+            streams.append(node.args[0])
+            seen.add(node.args[0])
+        name = f"npudsl.{op}{tuple(a for a in node.args if not isinstance(a, torch.fx.Node))}" if op \
+            else getattr(node.target, "__name__", str(node.target))
+        print(f"{i:>3}  {streams[-1]:<8} {name}")
+        if op == "stream_exit":
+            streams.pop()
+    return seen
 
 
 def main() -> int:
     if not GENERATED.exists():
         print(f"{GENERATED} is missing: run `make demo`", file=sys.stderr)
         return 2
-    decorated = _load(ROOT / "examples" / "moe_decoder.py", "moe_decoder")
-    (x,) = decorated.example_inputs()
+    print(f"npudsl transform wrote {GENERATED.relative_to(ROOT)} (target aclgraph)\n")
+    example = load_example(str(ROOT / "examples" / "moe_decoder.py"))
+    (x,) = example.example_inputs()
     torch.manual_seed(0)
-    expected = decorated.MoEDecoder(layers=2)(x)
-    with torchair_stub.installed(log_ops=True) as log:
-        generated = _load(GENERATED, "moe_decoder_aclgraph")
-        torch.manual_seed(0)
-        model = generated.MoEDecoder(layers=2)
-        log.calls.clear()
-        actual = model(x)
-    _print_schedule(log)
-    streams = sorted({c.stream for c in log.calls})
+    undecorated = example.MoEDecoder(layers=2, multistream=False)
+    expected = undecorated(x)
+    torch.manual_seed(0)
+    model = example.MoEDecoder(layers=2)
+    gm, _ = capture_graph(model, (x,))
+    streams = _print_schedule(gm)
+    actual = npudsl.compile(model, fullgraph=True)(x)  # raises StreamRaceError on an unsafe schedule
     same = torch.equal(expected, actual)
-    print(f"\n{len(log.calls)} calls on streams {streams}; output equals the eager model: {same}")
+    print(f"\nstreams {sorted(streams)}; race check passed; output equals the single-stream model: {same}")
     return 0 if same else 1
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from codegen.ir import Guard
-from codegen.plan import Context, Step
+from codegen.plan import Context, KeepAlive, Step
 from codegen.targets.base import Target
 
 __all__ = ["guarded_statements", "parse_statement", "statements", "with_items_text"]
@@ -30,7 +30,7 @@ def guarded_statements(target: Target, steps: Sequence[Step], values: tuple[str,
     group: list[str] = []
     guard: Guard | None = None
     for step in steps:
-        lines = target.statements(step, values)
+        lines = target.statements(step, _values_of(step, values))
         if step.when != guard and group:
             out.extend(_flush(group, guard))
             group = []
@@ -38,6 +38,10 @@ def guarded_statements(target: Target, steps: Sequence[Step], values: tuple[str,
         group.extend(lines)
     out.extend(_flush(group, guard))
     return out
+
+
+def _values_of(step: Step, values: tuple[str, ...]) -> tuple[str, ...]:
+    return step.tensors if isinstance(step, KeepAlive) and step.tensors else values
 
 
 def _flush(lines: list[str], guard: Guard | None) -> list[cst.BaseStatement]:

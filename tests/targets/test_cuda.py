@@ -46,6 +46,7 @@ class Shared(torch.nn.Module):
         _SHARED_FORK().record()
         with torch.cuda.stream(_stream("shared", 0)):
             torch.cuda.current_stream().wait_event(_SHARED_FORK())
+            _record_stream(x, _stream("shared"))
             out = x * 2
             _record_stream(out, caller_stream)
             _SHARED_JOIN().record()

@@ -82,6 +82,7 @@ AUTO_OUT = '''class Shared(torch.nn.Module):
         _SHARED_FORK().record()
         with torch.npu.stream(_stream("shared", 0)):
             torch.npu.current_stream().wait_event(_SHARED_FORK())
+            x.record_stream(_stream("shared"))
             out = x * 2
             out.record_stream(caller_stream)
             _SHARED_JOIN().record()

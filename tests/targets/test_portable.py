@@ -81,6 +81,7 @@ class Shared(torch.nn.Module):
         runtime.record("m.Shared.forward.fork")
         with runtime.stream("shared", 0):
             runtime.wait("m.Shared.forward.fork")
+            runtime.record_stream(x, "shared")
             out = x * 2
             runtime.record_stream(out, "default")
             runtime.record("m.Shared.forward.join")

@@ -12,6 +12,7 @@ class Overlap(nn.Module):
         torchair.ops.npu_tagged_event_record(_SIDE_FORK)
         with torchair.scope.npu_stream_switch("side", 0):
             torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "side")
             out = x.exp()
             torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
             return out

@@ -14,6 +14,7 @@ class Lonely(nn.Module):
         torchair.ops.npu_tagged_event_record(_SIMPLE_FORK)
         with torchair.scope.npu_stream_switch("side", 0):
             torchair.ops.npu_tagged_event_wait(_SIMPLE_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "side")
             y = x + 1
             out = y * 2
             torchair.ops.npu_tagged_event_record(_SIMPLE_JOIN)
@@ -25,6 +26,7 @@ class Lonely(nn.Module):
         try:
             with torchair.scope.npu_stream_switch("side", 0):
                 torchair.ops.npu_tagged_event_wait(_BRANCHING_FORK)
+                torchair.ops.npu_record_tagged_stream(x, "side")
                 if x.sum() > 0:
                     torchair.ops.npu_tagged_event_record(_BRANCHING_JOIN)
                     return x

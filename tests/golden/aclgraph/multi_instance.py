@@ -15,6 +15,7 @@ class Shared(nn.Module):
         torchair.ops.npu_tagged_event_record(_SHARED_FORK)
         with torchair.scope.npu_stream_switch("shared", 0):
             torchair.ops.npu_tagged_event_wait(_SHARED_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "shared")
             out = x * 0.5
             torchair.ops.npu_tagged_event_record(_SHARED_JOIN)
             return out

@@ -14,6 +14,7 @@ class Nested(nn.Module):
         torchair.ops.npu_tagged_event_record(_INNER_FORK)
         with torchair.scope.npu_stream_switch("inner", 0):
             torchair.ops.npu_tagged_event_wait(_INNER_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "inner")
             out = x * 2
             torchair.ops.npu_tagged_event_record(_INNER_JOIN)
             return out
@@ -22,6 +23,7 @@ class Nested(nn.Module):
         torchair.ops.npu_tagged_event_record(_OUTER_FORK)
         with torchair.scope.npu_stream_switch("outer", 0):
             torchair.ops.npu_tagged_event_wait(_OUTER_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "outer")
             doubled = self.inner(x)
             own = x + 1
             torchair.ops.npu_tagged_event_wait(_INNER_JOIN)

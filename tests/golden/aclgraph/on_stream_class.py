@@ -16,6 +16,7 @@ class Expert(nn.Module):
         torchair.ops.npu_tagged_event_record(_EXPERT_FORK)
         with torchair.scope.npu_stream_switch("expert", 0):
             torchair.ops.npu_tagged_event_wait(_EXPERT_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "expert")
             out = self.proj(x)
             torchair.ops.npu_tagged_event_record(_EXPERT_JOIN)
             return out

@@ -25,6 +25,7 @@ class Guarded(nn.Module):
         ):
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+                torchair.ops.npu_record_tagged_stream(x, "side")
             out = x * 2
             if self.multistream:
                 torchair.ops.npu_record_tagged_stream(out, "default")

@@ -25,6 +25,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _SIDE_FORK = functools.partial(_event, "auto_sync_mixed_call_sites.Mixed.side.fork")
 _SIDE_JOIN = functools.partial(_event, "auto_sync_mixed_call_sites.Mixed.side.join")
 
@@ -34,6 +41,7 @@ class Mixed(nn.Module):
         _SIDE_FORK().record()
         with torch.cuda.stream(_stream("side", 0)):
             torch.cuda.current_stream().wait_event(_SIDE_FORK())
+            _record_stream(x, _stream("side"))
             out = x.exp()
             _SIDE_JOIN().record()
         torch.cuda.current_stream().wait_event(_SIDE_JOIN())

@@ -23,6 +23,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _SIMPLE_FORK = functools.partial(_event, "auto_sync_no_call_site.Lonely.simple.fork")
 _SIMPLE_JOIN = functools.partial(_event, "auto_sync_no_call_site.Lonely.simple.join")
 _BRANCHING_FORK = functools.partial(_event, "auto_sync_no_call_site.Lonely.branching.fork")
@@ -34,6 +41,7 @@ class Lonely(nn.Module):
         _SIMPLE_FORK().record()
         with torch.cuda.stream(_stream("side", 0)):
             torch.cuda.current_stream().wait_event(_SIMPLE_FORK())
+            _record_stream(x, _stream("side"))
             y = x + 1
             out = y * 2
             _SIMPLE_JOIN().record()
@@ -45,6 +53,7 @@ class Lonely(nn.Module):
         try:
             with torch.cuda.stream(_stream("side", 0)):
                 torch.cuda.current_stream().wait_event(_BRANCHING_FORK())
+                _record_stream(x, _stream("side"))
                 if x.sum() > 0:
                     _BRANCHING_JOIN().record()
                     return x

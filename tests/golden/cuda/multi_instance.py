@@ -25,6 +25,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _SHARED_FORK = functools.partial(_event, "multi_instance.Shared.forward.fork")
 _SHARED_JOIN = functools.partial(_event, "multi_instance.Shared.forward.join")
 _LAYER_IN = functools.partial(_event, "multi_instance.Layer.layer_in")
@@ -35,6 +42,7 @@ class Shared(nn.Module):
         _SHARED_FORK().record()
         with torch.cuda.stream(_stream("shared", 0)):
             torch.cuda.current_stream().wait_event(_SHARED_FORK())
+            _record_stream(x, _stream("shared"))
             out = x * 0.5
             _SHARED_JOIN().record()
             return out

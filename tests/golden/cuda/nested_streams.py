@@ -23,6 +23,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _INNER_FORK = functools.partial(_event, "nested_streams.Nested.inner.fork")
 _INNER_JOIN = functools.partial(_event, "nested_streams.Nested.inner.join")
 _OUTER_FORK = functools.partial(_event, "nested_streams.Nested.outer.fork")
@@ -34,6 +41,7 @@ class Nested(nn.Module):
         _INNER_FORK().record()
         with torch.cuda.stream(_stream("inner", 0)):
             torch.cuda.current_stream().wait_event(_INNER_FORK())
+            _record_stream(x, _stream("inner"))
             out = x * 2
             _INNER_JOIN().record()
             return out
@@ -42,6 +50,7 @@ class Nested(nn.Module):
         _OUTER_FORK().record()
         with torch.cuda.stream(_stream("outer", 0)):
             torch.cuda.current_stream().wait_event(_OUTER_FORK())
+            _record_stream(x, _stream("outer"))
             doubled = self.inner(x)
             own = x + 1
             torch.cuda.current_stream().wait_event(_INNER_JOIN())

@@ -23,6 +23,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _EXPERT_FORK = functools.partial(_event, "on_stream_class.Expert.forward.fork")
 _EXPERT_JOIN = functools.partial(_event, "on_stream_class.Expert.forward.join")
 
@@ -36,6 +43,7 @@ class Expert(nn.Module):
         _EXPERT_FORK().record()
         with torch.cuda.stream(_stream("expert", 0)):
             torch.cuda.current_stream().wait_event(_EXPERT_FORK())
+            _record_stream(x, _stream("expert"))
             out = self.proj(x)
             _EXPERT_JOIN().record()
             return out

@@ -50,6 +50,7 @@ class Guarded(nn.Module):
         with torch.cuda.stream(_stream("side", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.cuda.current_stream().wait_event(_SIDE_FORK())
+                _record_stream(x, _stream("side"))
             out = x * 2
             if self.multistream:
                 _record_stream(out, caller_stream)

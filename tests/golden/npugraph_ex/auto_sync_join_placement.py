@@ -32,6 +32,7 @@ class Overlap(nn.Module):
         _SIDE_FORK().record()
         with torch.npu.stream(_stream("side", 0)):
             torch.npu.current_stream().wait_event(_SIDE_FORK())
+            x.record_stream(_stream("side"))
             out = x.exp()
             _SIDE_JOIN().record()
             return out

@@ -34,6 +34,7 @@ class Lonely(nn.Module):
         _SIMPLE_FORK().record()
         with torch.npu.stream(_stream("side", 0)):
             torch.npu.current_stream().wait_event(_SIMPLE_FORK())
+            x.record_stream(_stream("side"))
             y = x + 1
             out = y * 2
             _SIMPLE_JOIN().record()
@@ -45,6 +46,7 @@ class Lonely(nn.Module):
         try:
             with torch.npu.stream(_stream("side", 0)):
                 torch.npu.current_stream().wait_event(_BRANCHING_FORK())
+                x.record_stream(_stream("side"))
                 if x.sum() > 0:
                     _BRANCHING_JOIN().record()
                     return x

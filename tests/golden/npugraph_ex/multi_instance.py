@@ -35,6 +35,7 @@ class Shared(nn.Module):
         _SHARED_FORK().record()
         with torch.npu.stream(_stream("shared", 0)):
             torch.npu.current_stream().wait_event(_SHARED_FORK())
+            x.record_stream(_stream("shared"))
             out = x * 0.5
             _SHARED_JOIN().record()
             return out

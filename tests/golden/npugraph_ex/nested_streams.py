@@ -34,6 +34,7 @@ class Nested(nn.Module):
         _INNER_FORK().record()
         with torch.npu.stream(_stream("inner", 0)):
             torch.npu.current_stream().wait_event(_INNER_FORK())
+            x.record_stream(_stream("inner"))
             out = x * 2
             _INNER_JOIN().record()
             return out
@@ -42,6 +43,7 @@ class Nested(nn.Module):
         _OUTER_FORK().record()
         with torch.npu.stream(_stream("outer", 0)):
             torch.npu.current_stream().wait_event(_OUTER_FORK())
+            x.record_stream(_stream("outer"))
             doubled = self.inner(x)
             own = x + 1
             torch.npu.current_stream().wait_event(_INNER_JOIN())

@@ -36,6 +36,7 @@ class Expert(nn.Module):
         _EXPERT_FORK().record()
         with torch.npu.stream(_stream("expert", 0)):
             torch.npu.current_stream().wait_event(_EXPERT_FORK())
+            x.record_stream(_stream("expert"))
             out = self.proj(x)
             _EXPERT_JOIN().record()
             return out

@@ -61,6 +61,7 @@ class Guarded(nn.Module):
         ):
             if self.multistream:
                 torch.npu.current_stream().wait_event(_SIDE_FORK())
+                x.record_stream(_stream("side"))
             out = x * 2
             if self.multistream:
                 out.record_stream(caller_stream)

@@ -8,6 +8,7 @@ class Overlap(nn.Module):
         runtime.record("auto_sync_join_placement.Overlap.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_join_placement.Overlap.side.fork")
+            runtime.record_stream(x, "side")
             out = x.exp()
             runtime.record("auto_sync_join_placement.Overlap.side.join")
             return out

@@ -8,6 +8,7 @@ class Looped(nn.Module):
         runtime.record("auto_sync_loop.Looped.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_loop.Looped.side.fork")
+            runtime.record_stream(x, "side")
             out = x.sin()
             runtime.record("auto_sync_loop.Looped.side.join")
             return out

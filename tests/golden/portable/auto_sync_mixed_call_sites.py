@@ -10,6 +10,7 @@ class Mixed(nn.Module):
         runtime.record("auto_sync_mixed_call_sites.Mixed.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_mixed_call_sites.Mixed.side.fork")
+            runtime.record_stream(x, "side")
             out = x.exp()
             runtime.record("auto_sync_mixed_call_sites.Mixed.side.join")
         runtime.wait("auto_sync_mixed_call_sites.Mixed.side.join")

@@ -8,6 +8,7 @@ class Lonely(nn.Module):
         runtime.record("auto_sync_no_call_site.Lonely.simple.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_no_call_site.Lonely.simple.fork")
+            runtime.record_stream(x, "side")
             y = x + 1
             out = y * 2
             runtime.record("auto_sync_no_call_site.Lonely.simple.join")
@@ -19,6 +20,7 @@ class Lonely(nn.Module):
         try:
             with runtime.stream("side", 0):
                 runtime.wait("auto_sync_no_call_site.Lonely.branching.fork")
+                runtime.record_stream(x, "side")
                 if x.sum() > 0:
                     runtime.record("auto_sync_no_call_site.Lonely.branching.join")
                     return x

@@ -8,6 +8,7 @@ class AtOnce(nn.Module):
         runtime.record("auto_sync_used_at_once.AtOnce.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_used_at_once.AtOnce.side.fork")
+            runtime.record_stream(x, "side")
             out = x.cos()
             runtime.record("auto_sync_used_at_once.AtOnce.side.join")
         runtime.wait("auto_sync_used_at_once.AtOnce.side.join")

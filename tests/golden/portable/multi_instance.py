@@ -10,6 +10,7 @@ class Shared(nn.Module):
         runtime.record("multi_instance.Shared.forward.fork")
         with runtime.stream("shared", 0):
             runtime.wait("multi_instance.Shared.forward.fork")
+            runtime.record_stream(x, "shared")
             out = x * 0.5
             runtime.record("multi_instance.Shared.forward.join")
             return out

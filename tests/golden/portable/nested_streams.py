@@ -8,6 +8,7 @@ class Nested(nn.Module):
         runtime.record("nested_streams.Nested.inner.fork")
         with runtime.stream("inner", 0):
             runtime.wait("nested_streams.Nested.inner.fork")
+            runtime.record_stream(x, "inner")
             out = x * 2
             runtime.record("nested_streams.Nested.inner.join")
             return out
@@ -16,6 +17,7 @@ class Nested(nn.Module):
         runtime.record("nested_streams.Nested.outer.fork")
         with runtime.stream("outer", 0):
             runtime.wait("nested_streams.Nested.outer.fork")
+            runtime.record_stream(x, "outer")
             doubled = self.inner(x)
             own = x + 1
             runtime.wait("nested_streams.Nested.inner.join")

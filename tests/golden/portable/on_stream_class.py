@@ -12,6 +12,7 @@ class Expert(nn.Module):
         runtime.record("on_stream_class.Expert.forward.fork")
         with runtime.stream("expert", 0):
             runtime.wait("on_stream_class.Expert.forward.fork")
+            runtime.record_stream(x, "expert")
             out = self.proj(x)
             runtime.record("on_stream_class.Expert.forward.join")
             return out

@@ -20,6 +20,7 @@ class Guarded(nn.Module):
         ):
             if self.multistream:
                 runtime.wait("when_guards.Guarded.side.fork")
+                runtime.record_stream(x, "side")
             out = x * 2
             if self.multistream:
                 runtime.record_stream(out, "default")

@@ -20,6 +20,7 @@ class SharedExpert(nn.Module):
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+                torchair.ops.npu_record_tagged_stream(x, "shared")
             out = self.proj(x)
             if self.multistream:
                 torchair.ops.npu_record_tagged_stream(out, "default")

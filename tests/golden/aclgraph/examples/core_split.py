@@ -30,6 +30,7 @@ class CoreSplitBlock(nn.Module):
             torchair.scope.limit_core_num(8, 16),
         ):
             torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_FORK)
+            torchair.ops.npu_record_tagged_stream(x, "side")
             out = torch.relu(self.side_proj(x))
             torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_JOIN)
             return out

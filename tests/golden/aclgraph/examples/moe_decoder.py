@@ -34,6 +34,7 @@ class SharedExpert(nn.Module):
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+                torchair.ops.npu_record_tagged_stream(x, "shared")
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:

@@ -48,6 +48,7 @@ class SharedExpert(nn.Module):
         with torch.cuda.stream(_stream("shared", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                _record_stream(x, _stream("shared"))
             out = self.proj(x)
             if self.multistream:
                 _record_stream(out, caller_stream)

@@ -33,6 +33,13 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
+    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
+    the block alive until capture ends. Traced code always records."""
+    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+        tensor.record_stream(stream)
+
+
 _SIDE_BRANCH_FORK = functools.partial(_event, "core_split.CoreSplitBlock.side_branch.fork")
 _SIDE_BRANCH_JOIN = functools.partial(_event, "core_split.CoreSplitBlock.side_branch.join")
 
@@ -47,6 +54,7 @@ class CoreSplitBlock(nn.Module):
         _SIDE_BRANCH_FORK().record()
         with torch.cuda.stream(_stream("side", 0)):
             torch.cuda.current_stream().wait_event(_SIDE_BRANCH_FORK())
+            _record_stream(x, _stream("side"))
             out = torch.relu(self.side_proj(x))
             _SIDE_BRANCH_JOIN().record()
             return out

@@ -62,6 +62,7 @@ class SharedExpert(nn.Module):
         with torch.cuda.stream(_stream("shared", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                _record_stream(x, _stream("shared"))
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:

@@ -41,6 +41,7 @@ class SharedExpert(nn.Module):
         with torch.npu.stream(_stream("shared", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.npu.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                x.record_stream(_stream("shared"))
             out = self.proj(x)
             if self.multistream:
                 out.record_stream(caller_stream)

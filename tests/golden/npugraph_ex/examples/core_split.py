@@ -62,6 +62,7 @@ class CoreSplitBlock(nn.Module):
         _SIDE_BRANCH_FORK().record()
         with torch.npu.stream(_stream("side", 0)), _core_limit(8, 16):
             torch.npu.current_stream().wait_event(_SIDE_BRANCH_FORK())
+            x.record_stream(_stream("side"))
             out = torch.relu(self.side_proj(x))
             _SIDE_BRANCH_JOIN().record()
             return out

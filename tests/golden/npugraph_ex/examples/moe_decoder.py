@@ -55,6 +55,7 @@ class SharedExpert(nn.Module):
         with torch.npu.stream(_stream("shared", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.npu.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                x.record_stream(_stream("shared"))
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:

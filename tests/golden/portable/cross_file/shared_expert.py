@@ -16,6 +16,7 @@ class SharedExpert(nn.Module):
         with runtime.stream("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 runtime.wait("shared_expert.SharedExpert.forward.fork")
+                runtime.record_stream(x, "shared")
             out = self.proj(x)
             if self.multistream:
                 runtime.record_stream(out, "default")

@@ -23,6 +23,7 @@ class CoreSplitBlock(nn.Module):
         runtime.record("core_split.CoreSplitBlock.side_branch.fork")
         with runtime.stream("side", 0), runtime.core_limit(8, 16):
             runtime.wait("core_split.CoreSplitBlock.side_branch.fork")
+            runtime.record_stream(x, "side")
             out = torch.relu(self.side_proj(x))
             runtime.record("core_split.CoreSplitBlock.side_branch.join")
             return out

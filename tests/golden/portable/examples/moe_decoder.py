@@ -30,6 +30,7 @@ class SharedExpert(nn.Module):
         with runtime.stream("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 runtime.wait("moe_decoder.SharedExpert.forward.fork")
+                runtime.record_stream(x, "shared")
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:
