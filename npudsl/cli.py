@@ -37,12 +37,19 @@ def _parser() -> argparse.ArgumentParser:
     device.add_argument("--cores", metavar="AIC,AIV")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--target", default="aclgraph", choices=sorted(TARGETS))
+    schedule = commands.add_parser("schedule", add_help=False,
+                                   help="draw an example's schedule as an SVG timeline (see `npudsl schedule -h`)")
+    schedule.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        if args.command == "schedule":
+            from npudsl.timeline.cli import main as schedule
+
+            return schedule(args.rest)
     except SystemExit as exit_:
         return EXIT_OK if exit_.code == 0 else EXIT_USAGE
     missing = [p for p in args.paths if not os.path.exists(p)]

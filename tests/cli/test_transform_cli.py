@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from xml.etree import ElementTree
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,11 @@ def test_parallel_jobs_give_the_same_result(tmp_path: Path) -> None:
     assert main(["transform", str(tmp_path), "-o", str(tmp_path / "j2"), "--jobs", "2"]) == 0
     for i in range(6):
         assert (tmp_path / "j1" / f"m{i}.py").read_text() == (tmp_path / "j2" / f"m{i}.py").read_text()
+
+
+def test_schedule_subcommand_writes_a_picture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "core_split.svg"
+    assert main(["schedule", str(REPO / "examples" / "core_split.py"), "-o", str(out)]) == 0
+    assert ElementTree.parse(out).getroot().tag.endswith("svg")
+    assert "predicted saving" in capsys.readouterr().out
+    assert main(["schedule"]) == 2
