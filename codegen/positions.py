@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from codegen.ir import Loc
 
 __all__ = ["Positions"]
+
+# Python ends lines only at these; str.splitlines() also splits at form feeds and other separators.
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class Positions:
     """Turns ``ast`` byte offsets into character columns (they differ on non-ASCII lines)."""
 
     def __init__(self, source: str) -> None:
-        self._lines = source.splitlines()
+        self._lines = _LINE_END.split(source)
 
     def loc(self, node: ast.AST) -> Loc:
         line = getattr(node, "lineno", 1)

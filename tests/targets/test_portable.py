@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from common_sources import AUTO
 from targets_util import transform
 
 SWITCH = '''
@@ -47,29 +48,6 @@ class Block(torch.nn.Module):
         with runtime.stream("default", 0):
             runtime.wait("m.Block.ready")
             return x + 1
-'''
-
-AUTO = '''
-import torch
-from npudsl import keep_output, on_stream
-
-
-@on_stream("shared")
-@keep_output
-class Shared(torch.nn.Module):
-    def forward(self, x):
-        return x * 2
-
-
-class Layer(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.shared = Shared()
-
-    def forward(self, x):
-        s = self.shared(x)
-        y = x + 1
-        return y + s
 '''
 
 AUTO_OUT = '''import torch
