@@ -71,7 +71,7 @@ def _transform(args: argparse.Namespace) -> int:
         return _internal(results)
     changed = [r for r in results if r.changed]
     if args.output:
-        _write_tree(changed, args.output)
+        _write_tree([r for r in results if not r.has_errors], args.output)
     elif args.in_place:
         for result in changed:
             write_atomic(result.file.path, result.code or "")
@@ -98,11 +98,12 @@ def _internal(results: list[FileResult]) -> int:
     return EXIT_USAGE
 
 
-def _write_tree(changed: list[FileResult], out: str) -> None:
-    for result in changed:
+def _write_tree(results: list[FileResult], out: str) -> None:
+    """Every result under ``out`` (unchanged files too, so ``out`` is a complete tree)."""
+    for result in results:
         file = result.file
         relative = os.path.basename(file.path) if file.root == file.path else os.path.relpath(file.path, file.root)
-        write_atomic(os.path.join(out, relative), result.code or "")
+        write_atomic(os.path.join(out, relative), result.code if result.code is not None else file.source or "")
 
 
 def _print_diffs(changed: list[FileResult]) -> None:

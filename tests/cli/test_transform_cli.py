@@ -43,7 +43,7 @@ def test_output_tree_keeps_relative_paths(tree: Path) -> None:
     out = tree / "out"
     assert main(["transform", str(tree / "pkg"), "-o", str(out)]) == 0
     assert "npu_tagged_event_wait" in (out / "seed000.py").read_text()
-    assert not (out / "plain.py").exists()  # unchanged files are not copied
+    assert (out / "plain.py").read_text() == PLAIN  # every result, so OUT is a complete tree
     assert main(["transform", str(SEED), "-o", str(tree / "single")]) == 0
     assert (tree / "single" / "seed000.py").exists()
 
@@ -68,6 +68,8 @@ def test_a_file_with_an_error_is_never_written(tree: Path, capsys: pytest.Captur
     bad.write_text(BROKEN)
     assert main(["transform", str(tree / "pkg"), "--in-place"]) == 1
     assert bad.read_text() == BROKEN
+    assert main(["transform", str(tree / "pkg"), "-o", str(tree / "out")]) == 1
+    assert not (tree / "out" / "bad.py").exists() and (tree / "out" / "plain.py").exists()
     err = capsys.readouterr().err
     assert f"{bad}:4:12: NPD102 stream tag 1 is not" in err
     assert "import torchair" in (tree / "pkg" / "seed000.py").read_text()  # the good file still transforms
