@@ -5,15 +5,12 @@ from __future__ import annotations
 import os
 import re
 
-import libcst as cst
-
 from codegen import pyast
 from codegen.collect import collect
 from codegen.diagnostics import Diagnostic, InternalError, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
-from codegen.rewrite.module import ModuleRewriter
-from codegen.rewrite.spans import statement_spans
+from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
 
@@ -77,9 +74,7 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
         return source, diagnostics
     if not plan.functions and not plan.joins:
         return source, diagnostics
-    module = cst.parse_module(source)
-    rewritten = module.visit(ModuleRewriter(plan, chosen, collection.names, statement_spans(source, tree)))
-    return rewritten.code, diagnostics
+    return rewrite_source(source, tree, plan, chosen, collection.names), diagnostics
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
 
+import attrs
 import libcst as cst
 import libcst.matchers as m
 
@@ -11,7 +12,7 @@ from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.build import statements, with_items_text
 from codegen.rewrite.returns import local_names
-from codegen.rewrite.walk import children
+from codegen.rewrite.segments import Statement, Style
 from codegen.targets.base import Target, module_definitions, module_imports
 
 __all__ = ["finish_module"]
@@ -19,16 +20,22 @@ __all__ = ["finish_module"]
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
-def finish_module(module: cst.Module, plan: ModulePlan, target: Target, names: NpudslNames,
-                  unchanged: Mapping[int, str] | None = None) -> cst.Module:
-    """``unchanged``: id -> source text of the top-level statements the rewrite left as parsed, if known."""
-    body = _drop_unused_npudsl(list(module.body), names, unchanged or {})
-    existing = {module.code_for_node(stmt).strip() for stmt in body if _is_import_line(stmt)}
+def finish_module(body: list[Statement], plan: ModulePlan, target: Target, names: NpudslNames,
+                  style: Style) -> str:
+    """The text of the module's statements: unused npudsl imports dropped, the target's imports, helpers
+    and events added after the import block.
+
+    A statement left unparsed spells no npudsl name, and is an import line only if it neither
+    imports from npudsl nor holds a ``;`` (``codegen.rewrite.splice`` parses every other one).
+    """
+    body = _drop_unused_npudsl(body, names)
+    texts = [stmt.code(style) for stmt in body]
+    existing = {text.strip() for stmt, text in zip(body, texts) if stmt.unit.imports}
     wanted = [line for line in _imports(plan, target) if line not in existing]
-    at = _after_imports(body)
     helpers = _helper_definitions(plan, target)
     added = statements(wanted) + helpers + _event_definitions(plan, target, after_helpers=bool(helpers))
-    return module.with_changes(body=[*body[:at], *added, *body[at:]])
+    at = _after_imports(body)
+    return "".join([*texts[:at], style.code(added), *texts[at:]])
 
 
 def _imports(plan: ModulePlan, target: Target) -> list[str]:
@@ -71,52 +78,36 @@ def _event_definitions(plan: ModulePlan, target: Target, *, after_helpers: bool)
     return [defined[0].with_changes(leading_lines=leading), *defined[1:]]
 
 
-def _after_imports(body: list[cst.BaseStatement]) -> int:
+def _after_imports(body: list[Statement]) -> int:
     """Index just after the leading docstring and import block."""
-    at = 1 if body and m.matches(body[0], _DOCSTRING) else 0
+    first = body[0].node if body else None
+    at = 1 if first is not None and m.matches(first, _DOCSTRING) else 0
     last = at
     for i, stmt in enumerate(body[at:], start=at):
-        if _is_import_line(stmt):
+        if stmt.unit.imports:
             last = i + 1
-        elif not isinstance(stmt, (cst.If, cst.Try)):
+        elif not isinstance(stmt.unit.node, (ast.If, ast.Try)):
             break
     return last
 
 
-def _drop_unused_npudsl(body: list[cst.BaseStatement], names: NpudslNames,
-                        unchanged: Mapping[int, str]) -> list[cst.BaseStatement]:
+def _drop_unused_npudsl(body: list[Statement], names: NpudslNames) -> list[Statement]:
     local = set(names.aliases) | set(names.modules)
     if not local:
         return body
     used: set[str] = set()
     for stmt in body:
-        if not _is_import_line(stmt):
-            used |= _names_in(stmt, local, unchanged)
-    out: list[cst.BaseStatement] = []
+        if stmt.node is not None and not stmt.unit.imports:
+            used |= local_names(stmt.node)
+    out: list[Statement] = []
     for stmt in body:
-        kept = _trim_line(stmt, local - used) if _is_import_line(stmt) else stmt
-        if kept is not None:
-            out.append(kept)
+        if stmt.unit.imports and stmt.node is not None:
+            trimmed = _trim_line(stmt.node, local - used)
+            if trimmed is None:
+                continue
+            stmt = attrs.evolve(stmt, node=trimmed)
+        out.append(stmt)
     return out
-
-
-def _is_import_line(stmt: cst.BaseStatement) -> bool:
-    """A line holding imports and nothing else."""
-    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body)
-
-
-def _names_in(node: cst.CSTNode, local: set[str], unchanged: Mapping[int, str]) -> set[str]:
-    """``local_names(node)``, skipping statements left as parsed whose text spells none of ``local``."""
-    text = unchanged.get(id(node))
-    if text is not None:
-        return local_names(node) if any(name in text for name in local) else set()
-    if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
-        found = set().union(*(local_names(child) for child in children(node) if child is not node.body))
-        for member in node.body.body:
-            found |= _names_in(member, local, unchanged)
-        return found
-    return local_names(node)
 
 
 def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:

@@ -1,4 +1,4 @@
-"""The libcst transformer that applies a module's plan: functions, call-site joins, imports, events."""
+"""The libcst transformer that applies a module's plan to top-level statements: functions, call-site joins."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import libcst as cst
 from codegen.collect import DECORATORS, NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.function import rewrite_body
-from codegen.rewrite.imports import finish_module
 from codegen.rewrite.joins import place_joins
-from codegen.rewrite.spans import Spans
 from codegen.targets.base import Target
 
 __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
@@ -26,13 +24,11 @@ def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
 
 
 class ModuleRewriter(cst.CSTTransformer):
-    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames, spans: Spans | None = None) -> None:
-        """``spans``: where the statements lie in the source, if known (it spares walking unchanged ones)."""
+    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames) -> None:
         super().__init__()
         self.plan = plan
         self.target = target
         self.names = names
-        self.spans = spans
         self._scopes: list[str] = []  # enclosing class and function names
         self._planned = {*plan.functions, *(rule.caller for rule in plan.joins)}
 
@@ -91,6 +87,3 @@ class ModuleRewriter(cst.CSTTransformer):
         lines = [*node.leading_lines, *moved] if not kept else list(node.leading_lines)
         return node.with_changes(decorators=kept, leading_lines=lines)
 
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        unchanged = self.spans.texts_by_id(original) if self.spans is not None else {}
-        return finish_module(updated, self.plan, self.target, self.names, unchanged)

@@ -1,0 +1,99 @@
+"""Rewrite a module by parsing with libcst only the top-level statements that the plan can change.
+
+The other statements are kept as their source text (see :mod:`codegen.rewrite.segments`),
+so a module costs an ``ast`` parse (already done by the index) plus a libcst parse and
+print of its decorated classes and functions, instead of a libcst round trip of all of it.
+A statement is parsed on its own after a probe that sets libcst's default indentation and
+newline to the whole module's, so each node is the one a parse of the whole module gives.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Collection, Sequence
+
+import libcst as cst
+
+from codegen.collect import NpudslNames
+from codegen.plan import ModulePlan
+from codegen.rewrite.imports import finish_module
+from codegen.rewrite.module import ModuleRewriter
+from codegen.rewrite.segments import Statement, Style, Unit, layout
+from codegen.targets.base import Target
+
+__all__ = ["rewrite_source"]
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, target: Target, names: NpudslNames) -> str:
+    """The module ``source`` (``tree`` is its ``ast``) rewritten by ``plan``, as a libcst round trip would print it."""
+    style = _style(source)
+    if not source.endswith(("\n", "\r")):  # libcst parses as if the newline were there, and drops it at the end
+        return rewrite_source(source + style.newline, tree, plan, target, names)[:-len(style.newline)]
+    shape = layout(source, tree)
+    rewriter = ModuleRewriter(plan, target, names)
+    chosen = _to_parse(shape.units, plan, names)
+    body = [Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
+            for i, unit in enumerate(shape.units)]
+    return shape.header + finish_module(body, plan, target, names, style) + _footer(shape.footer, style)
+
+
+def _style(source: str) -> Style:
+    """The indentation and newline libcst takes as the module's defaults: the first indent, the first newline."""
+    found = _NEWLINE.search(source)
+    return Style(indent=_first_indent(source), newline=found.group() if found else "\n")
+
+
+def _first_indent(source: str) -> str:
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.INDENT:
+            return token.string
+    return "    "
+
+
+def _to_parse(units: Sequence[Unit], plan: ModulePlan, names: NpudslNames) -> set[int]:
+    """The units that can change, or whose names or form the module-level edits need."""
+    local = [*names.aliases, *names.modules]
+    tops = {qualname.split(".")[0] for qualname in [*plan.functions, *(rule.caller for rule in plan.joins)]}
+    chosen = {i for i, unit in enumerate(units) if _needed(unit, local, tops)}
+    first = next((i for i, unit in enumerate(units) if not unit.imports), None)
+    if first is not None and len(units[first].nodes) == 1 and isinstance(units[first].node, ast.Expr):
+        chosen.add(first)  # may be the docstring the new imports go after
+    return chosen
+
+
+def _needed(unit: Unit, local: Collection[str], tops: Collection[str]) -> bool:
+    """Imports: those unused npudsl names may leave (``finish_module`` also drops a trailing ``;``).
+
+    Other statements: those that spell an npudsl name (a decorator to strip, or a use that
+    keeps its import), or hold a planned function or call site.
+    """
+    if unit.imports:
+        return bool(local) and ("npudsl" in unit.text or ";" in unit.text)
+    if any(name in unit.text for name in local):
+        return True
+    if isinstance(unit.node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return unit.node.name in tops
+    return any(name in unit.text for name in tops)  # e.g. a class defined under ``if``
+
+
+def _footer(text: str, style: Style) -> str:
+    """The module footer as libcst prints it (its round trip loses blank lines there, so ours does too)."""
+    if not text:
+        return ""
+    lines = cst.parse_module("pass" + style.newline + text).footer
+    return cst.Module(body=[], header=lines, default_indent=style.indent, default_newline=style.newline).code \
+        if lines else ""
+
+
+def _parse(unit: Unit, style: Style) -> cst.BaseStatement:
+    probe = f"if 1:{style.newline}{style.indent}pass{style.newline}pass{style.newline}"
+    module = cst.parse_module(probe + unit.text)
+    if len(module.body) != 3 or module.footer:
+        raise ValueError(f"libcst parsed {len(module.body) - 2} statements in a unit: {unit.text[:60]!r}")
+    return module.body[2]
+
