@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 
+import attrs
+
 from codegen import pyast
-from codegen.collect import collect
+from codegen.collect import NpudslNames, collect
 from codegen.diagnostics import Diagnostic, InternalError, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
+from codegen.plan import ModulePlan
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
+from npudsl.devices import DEFAULT_DEVICE, Device
 
-__all__ = ["InternalError", "TransformError", "mentions_npudsl", "module_name_for", "transform_source",
+__all__ = ["Analysis", "InternalError", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
            "transform_with_index"]
 
 _NPUDSL = re.compile(r"\bnpudsl\b")
@@ -54,27 +59,48 @@ def syntax_error(exc: SyntaxError, path: str) -> Diagnostic:
                       message=f"syntax error: {exc.msg}", hint="fix the Python syntax first")
 
 
-def transform_with_index(source: str, *, path: str, module_name: str, index: RunIndex,
-                         target: str) -> tuple[str, tuple[Diagnostic, ...]]:
-    """(code, diagnostics) for one module of a run; the code is the input unchanged when there are errors."""
+@attrs.frozen(kw_only=True)
+class Analysis:
+    """The front half of a transform: everything but the rewrite (what ``npudsl check`` reports)."""
+
+    diagnostics: tuple[Diagnostic, ...] = ()
+    tree: ast.Module | None = None
+    names: NpudslNames | None = None
+    plan: ModulePlan | None = None  # None when an error stops the file
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
+            device: Device = DEFAULT_DEVICE) -> Analysis:
+    """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
     if not mentions_npudsl(source) and not _calls_into(index, module_name):
-        return source, ()
+        return Analysis()
     try:
         tree = pyast.parse(source)
     except SyntaxError as exc:
-        return source, (syntax_error(exc, path),)
+        return Analysis(diagnostics=(syntax_error(exc, path),))
     collection = collect(tree, source, path=path, module_name=module_name)
-    diagnostics = collection.diagnostics + validate(collection.ir, index, target=target)
-    if any(d.severity is Severity.ERROR for d in diagnostics):
-        return source, diagnostics
+    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device))
+    if found.has_errors:
+        return found
     plan = lower(collection.ir, index)
-    chosen = get_target(target)
-    diagnostics += tuple(getattr(chosen, "diagnose", lambda _ir, _plan: ())(collection.ir, plan))
-    if any(d.severity is Severity.ERROR for d in diagnostics):
-        return source, diagnostics
-    if not plan.functions and not plan.joins:
-        return source, diagnostics
-    return rewrite_source(source, tree, plan, chosen, collection.names), diagnostics
+    diagnose = getattr(get_target(target), "diagnose", lambda _ir, _plan: ())
+    diagnostics = found.diagnostics + tuple(diagnose(collection.ir, plan))
+    return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan)
+
+
+def transform_with_index(source: str, *, path: str, module_name: str, index: RunIndex,
+                         target: str) -> tuple[str, tuple[Diagnostic, ...]]:
+    """(code, diagnostics) for one module of a run; the code is the input unchanged when there are errors."""
+    found = analyze(source, path=path, module_name=module_name, index=index, target=target)
+    plan = found.plan
+    if found.has_errors or plan is None or not (plan.functions or plan.joins):
+        return source, found.diagnostics
+    assert found.tree is not None and found.names is not None
+    return rewrite_source(source, found.tree, plan, get_target(target), found.names), found.diagnostics
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:

@@ -1,7 +1,7 @@
 """``npudsl check`` on one file: what ``transform`` would report for it, with the cores of the chosen device.
 
-The front half of the transform (parse, collect, validate, lower, the target's
-own diagnostics) without the rewrite; nothing is written.
+The front half of the transform (``codegen.api.analyze``) without the rewrite;
+nothing is written.
 """
 
 from __future__ import annotations
@@ -10,15 +10,10 @@ import traceback
 
 import attrs
 
-from codegen import pyast
-from codegen.api import mentions_npudsl, syntax_error
-from codegen.collect import collect
-from codegen.diagnostics import Diagnostic, Severity
+from codegen.api import analyze
+from codegen.diagnostics import Diagnostic
 from codegen.index import RunIndex
-from codegen.lower import lower
 from codegen.run import SourceFile
-from codegen.targets import get_target
-from codegen.validate import validate
 from npudsl.devices import Device
 
 __all__ = ["FileReport", "check_file", "check_source"]
@@ -45,17 +40,5 @@ def check_file(file: SourceFile, index: RunIndex, *, target: str, device: Device
 
 def check_source(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
                  device: Device) -> tuple[Diagnostic, ...]:
-    if not mentions_npudsl(source) and not any(c.module == module_name for cs in index.calls.values() for c in cs):
-        return ()
-    try:
-        tree = pyast.parse(source)
-    except SyntaxError as exc:
-        return (syntax_error(exc, path),)
-    collection = collect(tree, source, path=path, module_name=module_name)
-    found = collection.diagnostics + validate(collection.ir, index, target=target, device=device)
-    if any(d.severity is Severity.ERROR for d in found):
-        return found
-    diagnose = getattr(get_target(target), "diagnose", None)
-    if diagnose is None:
-        return found
-    return found + tuple(diagnose(collection.ir, lower(collection.ir, index)))
+    return analyze(source, path=path, module_name=module_name, index=index, target=target,
+                   device=device).diagnostics
