@@ -15,7 +15,7 @@ import os
 import attrs
 
 from npudsl.errors import NpudslError
-from npudsl.timeline.capture import capture_graph, load_example, pick_model
+from npudsl.timeline.capture import capture_graph, load_example, pick_model, single_process_group
 from npudsl.timeline.cost import flop_cost, measured_cost
 from npudsl.timeline.simulate import Schedule, simulate
 from npudsl.timeline.svg import render
@@ -40,8 +40,9 @@ def picture(path: str, *, model: str | None = None, measured: bool = False) -> P
     if not callable(make_inputs):
         raise NpudslError(f"{path}: defines no example_inputs(); the picture needs inputs to capture a graph")
     instance = pick_model(module, model)
-    gm, inputs = capture_graph(instance, tuple(make_inputs()))
-    cost, unit, note = (measured_cost(gm, inputs), "us", _MEASURED) if measured else (flop_cost, "units", _MODEL)
+    with single_process_group(module):
+        gm, inputs = capture_graph(instance, tuple(make_inputs()))
+        cost, unit, note = (measured_cost(gm, inputs), "us", _MEASURED) if measured else (flop_cost, "units", _MODEL)
     schedule = simulate(gm.graph, cost)
     title = f"{os.path.basename(path)}: {type(instance).__name__}"
     return Picture(schedule=schedule, svg=render(schedule, title=title, unit=unit, note=note), unit=unit)

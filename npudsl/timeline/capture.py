@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import os
+import socket
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -14,7 +17,7 @@ import torch.fx
 
 from npudsl.errors import NpudslError
 
-__all__ = ["capture_graph", "load_example", "pick_model"]
+__all__ = ["capture_graph", "load_example", "pick_model", "single_process_group"]
 
 
 def load_example(path: str) -> types.ModuleType:
@@ -67,3 +70,23 @@ def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[torc
     with torch.no_grad():
         torch.compile(model, backend=backend, fullgraph=True)(*inputs)
     return graphs[0]
+
+
+@contextlib.contextmanager
+def single_process_group(module: types.ModuleType) -> Iterator[None]:
+    """A one-rank gloo group while ``module``'s model is captured, when it uses ``torch.distributed``
+    and no group exists: its collectives then trace like any op (the picture needs no other rank)."""
+    import torch.distributed as dist
+
+    uses = any(value is dist for value in vars(module).values())
+    if not uses or not dist.is_available() or dist.is_initialized():
+        yield
+        return
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()

@@ -40,3 +40,14 @@ def test_a_file_without_example_inputs_is_refused(tmp_path: Path) -> None:
         handle.write("import torch\n\nclass M(torch.nn.Module):\n    pass\n")
     with pytest.raises(NpudslError, match="example_inputs"):
         picture(path)
+
+
+@pytest.mark.parametrize("name,streams", [("seed000", ["default", "1", "2"]), ("core_split", ["default", "side"]),
+                                          ("distributed_overlap", ["default", "comm"])])
+def test_every_example_is_pictured(name: str, streams: list[str]) -> None:
+    """The distributed example is captured in a one-rank gloo group that the tool opens and closes."""
+    import torch.distributed as dist
+
+    result = picture(os.path.join(ROOT, "examples", f"{name}.py"))
+    assert list(result.schedule.streams) == streams
+    assert not dist.is_initialized()
