@@ -34,7 +34,7 @@ import torchair
 _GRAD_READY = torchair.ops.npu_create_tagged_event(tag="distributed_overlap.OverlapStep.grad_ready")
 _REDUCED = torchair.ops.npu_create_tagged_event(tag="distributed_overlap.OverlapStep.reduced")
 
-__all__ = ["OverlapStep", "main", "single_stream"]
+__all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
 WORLD = 2
 FEATURES = 64
@@ -75,6 +75,11 @@ class OverlapStep(nn.Module):
         reduced = self.all_reduce(self.local_grad(x))
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
+
+
+def example_inputs() -> tuple[torch.Tensor, ...]:
+    """Rank 0's input (for ``npudsl schedule``, which captures one rank)."""
+    return (_inputs(0),)
 
 
 def single_stream(model: OverlapStep, rank: int) -> torch.Tensor:

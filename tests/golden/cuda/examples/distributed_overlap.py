@@ -61,7 +61,7 @@ def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
 _GRAD_READY = functools.partial(_event, "distributed_overlap.OverlapStep.grad_ready")
 _REDUCED = functools.partial(_event, "distributed_overlap.OverlapStep.reduced")
 
-__all__ = ["OverlapStep", "main", "single_stream"]
+__all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
 WORLD = 2
 FEATURES = 64
@@ -103,6 +103,11 @@ class OverlapStep(nn.Module):
         reduced = self.all_reduce(self.local_grad(x))
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
+
+
+def example_inputs() -> tuple[torch.Tensor, ...]:
+    """Rank 0's input (for ``npudsl schedule``, which captures one rank)."""
+    return (_inputs(0),)
 
 
 def single_stream(model: OverlapStep, rank: int) -> torch.Tensor:
