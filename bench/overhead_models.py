@@ -45,6 +45,7 @@ class HandSharedExpert(nn.Module):
         runtime.record(_FORK)
         with runtime.stream("shared", 0):
             runtime.wait(_FORK)
+            runtime.record_stream(x, "shared")  # the main stream may reuse x while this stream reads it
             out = _mlp(x, self.gate_up, self.down)
             runtime.record_stream(out, "default")
             runtime.record(_JOIN)

@@ -58,7 +58,7 @@ def per_call(model: Any, x: torch.Tensor, calls: int, repeat: int) -> float:
         return best_of(loop, repeat, time.perf_counter) / calls * 1e6
 
 
-def _models(hidden: int, inter: int) -> dict[str, torch.nn.Module]:
+def build_models(hidden: int, inter: int) -> dict[str, torch.nn.Module]:
     transformed = build(DecoratedBlock, hidden, inter)
     swap_classes(transformed, "portable")
     return {"hand": build(HandBlock, hidden, inter), "transformed": transformed,
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=16)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    models, x = _models(args.hidden, 2 * args.hidden), inputs(args.tokens, args.hidden)
+    models, x = build_models(args.hidden, 2 * args.hidden), inputs(args.tokens, args.hidden)
     hand = graph_signature(models["hand"], x)
     same = {name: graph_signature(models[name], x) == hand for name in ("transformed", "untransformed")}
     print(f"compiled graphs ({len(hand)} nodes): transformed == hand-written: {same['transformed']}; "
