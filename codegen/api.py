@@ -10,7 +10,7 @@ import attrs
 
 from codegen import pyast
 from codegen.collect import NpudslNames, collect
-from codegen.diagnostics import Diagnostic, InternalError, Severity, TransformError
+from codegen.diagnostics import Diagnostic, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
 from codegen.plan import ModulePlan
@@ -19,7 +19,7 @@ from codegen.targets import get_target
 from codegen.validate import validate
 from npudsl.devices import DEFAULT_DEVICE, Device
 
-__all__ = ["Analysis", "InternalError", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
+__all__ = ["Analysis", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
            "transform_with_index"]
 
 _NPUDSL = re.compile(r"\bnpudsl\b")

@@ -6,7 +6,7 @@ import enum
 
 import attrs
 
-__all__ = ["Diagnostic", "InternalError", "Severity", "TransformError"]
+__all__ = ["Diagnostic", "Severity", "TransformError"]
 
 
 class Severity(enum.Enum):
@@ -48,7 +48,3 @@ class TransformError(Exception):
     def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
         self.diagnostics = diagnostics
         super().__init__("\n".join(d.format() for d in diagnostics))
-
-
-class InternalError(Exception):
-    """A bug in npudsl, not in the user's input."""
