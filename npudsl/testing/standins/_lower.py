@@ -1,0 +1,199 @@
+"""Rewrite the stand-in torchair / npugraph_ex ops of a captured graph into npudsl's runtime ops.
+
+The race checker (:mod:`npudsl.race`) reads ``torch.ops.npudsl.*``. This pass maps
+each stand-in op onto them, in place, the way torchair itself reads the graph:
+
+| stand-in op | runtime ops |
+| --- | --- |
+| ``scope_enter`` with ``_user_stream_label`` / its ``scope_exit`` | ``stream_enter(label, priority)`` / ``stream_exit(label)`` |
+| ``scope_enter`` with ``_op_aicore_num`` / its ``scope_exit`` | ``core_limit_enter(aicore, vector)`` / ``core_limit_exit()`` |
+| any other ``scope_enter`` (``super_kernel``) / its ``scope_exit`` | nothing |
+| ``tagged_event_record(tag)`` / ``tagged_event_wait(tag)`` | ``event_record(tag)`` / ``event_wait(tag)`` |
+| ``record_tagged_stream[_](t, tag)`` | ``record_stream(t, tag)`` |
+| ``t = record()`` | ``event_record("record.<t>")`` where it stands |
+| ``wait([t, ...])`` | ``event_wait`` of each token's event; a tensor that is no token gets ``event_record`` right after its producer, as torchair's ``apply_event_record`` pass inserts ``record`` there |
+| ``wait_tensor(self, dep)`` | ``event_record`` right after ``dep``'s producer, ``event_wait`` where the wait stands; uses of the result read ``self`` |
+
+``wait_tensor`` is mapped as a wait of the whole stream at that point. GE orders
+only the consumers of ``self`` after it, so the mapping is exact for those on
+the waiting stream, and lenient for other work there that reads none of them.
+
+Targets: ``aclgraph`` rejects ``wait_tensor`` (its kernel raises outside GE);
+``ge`` rejects the tagged-event ops and ``record_tagged_stream`` (their GE
+converters raise). GE plans memory itself, so for ``ge`` every cross-stream
+read gets a ``record_stream`` for the reader's stream (the checker's free rule is
+about the caching allocator). GE also orders data edges: with
+``data_edges="engine"`` (the default) every cross-stream read gets an
+``event_record`` after its producer and an ``event_wait`` before its first reader
+on each stream; ``"explicit"`` leaves those out, so that only the waits the code
+states order anything (stricter than GE: it checks that the code says each
+cross-stream dependency itself).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import torch
+import torch.fx
+
+from npudsl.runtime._ops import OPS
+from npudsl.testing.standins._device import StandinError
+from npudsl.testing.standins._ops import op_name
+
+__all__ = ["lower"]
+
+_NOT_IN = {
+    ("aclgraph", "wait_tensor"): "npu_wait_tensor is GE only: its kernel raises outside max-autotune",
+    ("ge", "tagged_event_record"): "tagged events have no GE converter",
+    ("ge", "tagged_event_wait"): "tagged events have no GE converter",
+    ("ge", "record_tagged_stream"): "npu_record_tagged_stream has no GE converter",
+    ("ge", "record_tagged_stream_"): "npu_record_tagged_stream has no GE converter",
+}
+
+
+def _source(node: torch.fx.Node) -> torch.fx.Node:
+    while node.op == "call_function" and node.target is operator.getitem:
+        node = node.args[0]
+    return node
+
+
+class _Lowering:
+    def __init__(self, graph: torch.fx.Graph, target: str) -> None:
+        self.graph, self.target = graph, target
+        self.scopes: list[tuple[str, str]] = []  # ("stream", label) | ("core", "") | ("other", "")
+        self.stream_of: dict[torch.fx.Node, str] = {}
+        self.recorded: dict[torch.fx.Node, str] = {}  # token or producer -> its event
+
+    @property
+    def stream(self) -> str:
+        return next((label for kind, label in reversed(self.scopes) if kind == "stream"), "default")
+
+    def emit(self, op: str, args: tuple[Any, ...], like: torch.fx.Node) -> torch.fx.Node:
+        node = self.graph.call_function(OPS[op].default, args)
+        node.meta["stack_trace"] = like.meta.get("stack_trace")
+        return node
+
+    def replace(self, node: torch.fx.Node, op: str | None, *args: Any) -> None:
+        if op is not None:
+            with self.graph.inserting_before(node):
+                self.emit(op, args, node)
+        self.graph.erase_node(node)
+
+    def visit(self, node: torch.fx.Node) -> None:
+        self.stream_of[node] = self.stream
+        found = op_name(node.target) if node.op == "call_function" else None
+        if found is None:
+            return
+        reason = _NOT_IN.get((self.target, found[1]))
+        if reason is not None:
+            raise StandinError(f"target {self.target!r}: {reason} (graph node {node.name})")
+        getattr(self, found[1].rstrip("_"))(node, *node.args)
+
+    def scope_enter(self, node: torch.fx.Node, keys: list[str], values: list[str], *_: Any) -> None:
+        attrs = dict(zip(keys, values))
+        if "_user_stream_label" in attrs:
+            label = attrs["_user_stream_label"]
+            self.scopes.append(("stream", label))
+            self.replace(node, "stream_enter", label, int(attrs.get("_user_stream_priority", 0)))
+        elif "_op_aicore_num" in attrs:
+            self.scopes.append(("core", ""))
+            self.replace(node, "core_limit_enter", int(attrs["_op_aicore_num"]), int(attrs["_op_vectorcore_num"]))
+        else:
+            self.scopes.append(("other", ""))
+            self.replace(node, None)
+
+    def scope_exit(self, node: torch.fx.Node, *_: Any) -> None:
+        if not self.scopes:
+            raise StandinError(f"scope_exit without scope_enter (graph node {node.name})")
+        kind, label = self.scopes.pop()
+        if kind == "stream":
+            self.replace(node, "stream_exit", label)
+        else:
+            self.replace(node, "core_limit_exit" if kind == "core" else None)
+
+    def tagged_event_record(self, node: torch.fx.Node, tag: str, *_: Any) -> None:
+        self.replace(node, "event_record", tag)
+
+    def tagged_event_wait(self, node: torch.fx.Node, tag: str, *_: Any) -> None:
+        self.replace(node, "event_wait", tag)
+
+    def record_tagged_stream(self, node: torch.fx.Node, tensor: torch.fx.Node, tag: str) -> None:
+        self.replace(node, "record_stream", tensor, tag)
+
+    def record_after(self, tensor: torch.fx.Node) -> str:
+        """The event recorded right after ``tensor``'s producer (inputs: after the last input)."""
+        producer = _source(tensor)
+        if producer not in self.recorded:
+            inputs = [n for n in self.graph.nodes if n.op in ("placeholder", "get_attr")]
+            anchor = inputs[-1] if producer.op in ("placeholder", "get_attr") else producer
+            self.recorded[producer] = f"after.{producer.name}"
+            with self.graph.inserting_after(anchor):
+                self.emit("event_record", (self.recorded[producer],), producer)
+        return self.recorded[producer]
+
+    def wait_tensor(self, node: torch.fx.Node, tensor: torch.fx.Node, dependency: torch.fx.Node) -> None:
+        event = self.record_after(dependency)
+        node.replace_all_uses_with(tensor)
+        self.replace(node, "event_wait", event)
+
+    def record(self, node: torch.fx.Node, *_: Any) -> None:
+        self.recorded[node] = f"record.{node.name}"
+        with self.graph.inserting_before(node):
+            self.emit("event_record", (self.recorded[node],), node)
+
+    def wait(self, node: torch.fx.Node, tensors: list[torch.fx.Node]) -> None:
+        for tensor in tensors:
+            event = self.recorded.get(tensor) or self.record_after(tensor)
+            with self.graph.inserting_before(node):
+                self.emit("event_wait", (event,), node)
+        self.graph.erase_node(node)
+        for token in tensors:
+            if op_name(token.target) is not None and not token.users:
+                self.graph.erase_node(token)
+
+
+def _reads(node: torch.fx.Node) -> list[torch.fx.Node]:
+    """The producers whose tensors ``node`` reads (a kernel: not a runtime op, a getitem or the output)."""
+    if node.op not in ("call_function", "call_method", "call_module") or node.target is operator.getitem:
+        return []
+    if node.op == "call_function" and any(node.target in (p, p.default) for p in OPS.values()):
+        return []
+    return [_source(n) for n in node.all_input_nodes if _source(n).op not in ("placeholder", "get_attr")]
+
+
+def _sync_data_edges(walk: _Lowering, order: bool) -> None:
+    """What GE does for a data edge between streams: keep the tensor for the reader and (``order``) order it."""
+    synced: set[tuple[torch.fx.Node, str]] = set()
+    for node in list(walk.graph.nodes):
+        reader = walk.stream_of.get(node)
+        for producer in _reads(node):
+            made = walk.stream_of.get(producer)
+            if reader is None or made is None or made == reader or (producer, reader) in synced:
+                continue
+            synced.add((producer, reader))
+            event = walk.record_after(producer) if order else None
+            with walk.graph.inserting_before(node):
+                if event is not None:
+                    walk.emit("event_wait", (event,), node)
+                walk.emit("record_stream", (producer, reader), node)
+
+
+def lower(gm: torch.fx.GraphModule, target: str, *, data_edges: str | None = None) -> torch.fx.GraphModule:
+    """Rewrite ``gm`` in place for ``target`` (see the module docstring) and return it.
+
+    ``data_edges`` (``ge`` only): ``"engine"`` (the default) or ``"explicit"``.
+    """
+    if data_edges not in (None, "engine", "explicit") or (data_edges is not None and target != "ge"):
+        raise ValueError(f"data_edges is 'engine' or 'explicit', for target 'ge' only (not {data_edges!r})")
+    walk = _Lowering(gm.graph, target)
+    for node in list(gm.graph.nodes):
+        walk.visit(node)
+    if walk.scopes:
+        raise StandinError(f"scope_enter never closed in this graph: {walk.scopes[-1]}")
+    if target == "ge":
+        _sync_data_edges(walk, order=data_edges != "explicit")
+    gm.graph.lint()
+    gm.recompile()
+    return gm
