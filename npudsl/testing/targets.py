@@ -44,7 +44,10 @@ class _RecordStream(ast.NodeTransformer):
 
 
 def load(source: str, target: str, name: str = "generated") -> types.ModuleType:
-    """Execute ``source`` as module ``name`` (call it under ``standins.installed(target)``)."""
+    """Execute ``source`` as module ``name``, registered in ``sys.modules`` (the caller removes it).
+
+    Call it under ``standins.installed(target)``.
+    """
     filename = f"<{name}.py>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     tree = ast.parse(source, filename)
@@ -54,7 +57,11 @@ def load(source: str, target: str, name: str = "generated") -> types.ModuleType:
     module.__file__ = filename
     module.__dict__[_RECORD_STREAM] = standins.record_stream
     sys.modules[name] = module
-    exec(compile(tree, filename, "exec"), module.__dict__)  # noqa: S102 (the code under test)
+    try:
+        exec(compile(tree, filename, "exec"), module.__dict__)  # noqa: S102 (the code under test)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module
 
 
