@@ -12,8 +12,10 @@ from codegen import pyast
 from codegen.collect import NpudslNames, collect
 from codegen.diagnostics import Diagnostic, Severity, TransformError
 from codegen.index import RunIndex, build_index
+from codegen.hygiene import ModuleNames
 from codegen.lower import lower
 from codegen.plan import ModulePlan
+from codegen.positions import Positions
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
@@ -46,7 +48,8 @@ def module_name_for(path: str) -> str:
 def transform_source(source: str, *, path: str, target: str = "aclgraph", module_name: str | None = None) -> str:
     """Transform one module on its own; raise :class:`TransformError` on errors."""
     module_name = module_name or module_name_for(path)
-    index = build_index([(module_name, source)])
+    packages = [module_name] if os.path.basename(path) == "__init__.py" else []
+    index = build_index([(module_name, source)], packages=packages)
     code, diagnostics = transform_with_index(source, path=path, module_name=module_name, index=index, target=target)
     errors = tuple(d for d in diagnostics if d.severity is Severity.ERROR)
     if errors:
@@ -67,6 +70,7 @@ class Analysis:
     tree: ast.Module | None = None
     names: NpudslNames | None = None
     plan: ModulePlan | None = None  # None when an error stops the file
+    module_names: ModuleNames | None = None  # the hygienic names the plan's generated code uses
 
     @property
     def has_errors(self) -> bool:
@@ -83,13 +87,16 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
     collection = collect(tree, source, path=path, module_name=module_name)
-    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device))
+    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device, tree=tree))
     if found.has_errors:
         return found
-    plan = lower(collection.ir, index)
-    diagnose = getattr(get_target(target), "diagnose", lambda _ir, _plan: ())
-    diagnostics = found.diagnostics + tuple(diagnose(collection.ir, plan))
-    return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan)
+    module_names = ModuleNames(tree)
+    chosen = get_target(target)
+    plan, planned = lower(collection.ir, index, tree, Positions(source), module_names, event_sync=chosen.event_sync)
+    diagnose = getattr(chosen, "diagnose", lambda _ir, _plan: ())
+    diagnostics = found.diagnostics + planned + tuple(diagnose(collection.ir, plan))
+    return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan,
+                    module_names=module_names)
 
 
 def transform_with_index(source: str, *, path: str, module_name: str, index: RunIndex,
@@ -97,11 +104,12 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     """(code, diagnostics) for one module of a run; the code is the input unchanged when there are errors."""
     found = analyze(source, path=path, module_name=module_name, index=index, target=target)
     plan = found.plan
-    if found.has_errors or plan is None or not (plan.functions or plan.joins):
+    if found.has_errors or plan is None or not (plan.functions or plan.callers):
         return source, found.diagnostics
-    assert found.tree is not None and found.names is not None
-    return rewrite_source(source, found.tree, plan, get_target(target), found.names), found.diagnostics
+    assert found.tree is not None and found.names is not None and found.module_names is not None
+    spelling = get_target(target).spelling(found.module_names)
+    return rewrite_source(source, found.tree, plan, spelling, found.names), found.diagnostics
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:
-    return any(call.module == module_name for calls in index.calls.values() for call in calls)
+    return any(call.module == module_name for calls in index.stream_calls.values() for call in calls)

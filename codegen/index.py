@@ -13,9 +13,12 @@ from collections.abc import Iterable
 import attrs
 
 from codegen import naming, pyast, scan
+from codegen.flow.callsites import find_calls
 from codegen.ir import Loc
 from codegen.plan import EventRef
+from codegen.hygiene import identifiers
 from codegen.positions import Positions
+from codegen.signature import Signature, is_static, signature_of
 
 __all__ = ["CalleeInfo", "CallInfo", "RunIndex", "build_index"]
 
@@ -29,6 +32,18 @@ class CalleeInfo:
     fork: EventRef
     join: EventRef
     params: tuple[str, ...] = ()  # the function's parameter names (a decorated class: its forward's)
+    signature: Signature = Signature(params=())
+    join_kw: str = "join"  # the keyword by which a caller that joins says so (``join=False``)
+    class_level: bool = False  # a decorated class: the key names its forward
+    static: bool = False  # a staticmethod
+
+    @property
+    def module(self) -> str:
+        return self.key.split(":", 1)[0]
+
+    @property
+    def qualname(self) -> str:
+        return self.key.split(":", 1)[1]
 
 
 @attrs.frozen(kw_only=True)
@@ -36,11 +51,9 @@ class CallInfo:
     callee: str
     module: str
     caller: str  # qualname of the calling function
-    attr: str
-    on_self: bool
+    spelled: str  # the call as written, up to its arguments (``self.shared``), for messages
     caller_stream: str  # the stream the caller runs on ("default" unless decorated)
-    bindable: bool
-    source: str | None  # where the caller's module imports the callee's class from
+    bindable: bool  # a plain statement binds (or drops) the result, so the caller can join later
     loc: Loc | None = None  # the call's position in the caller's module
 
 
@@ -53,39 +66,16 @@ class RunIndex:
     imports: dict[str, dict[str, str]]  # module -> {name: "from" module spec it is imported from}
     stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
 
-    def resolve(self, module: str, owner: str | None, attr: str, *, on_self: bool) -> str | None:
-        """The callee key of ``self.<attr>(...)`` (or ``attr(...)``) in ``owner``, if visible."""
-        if not on_self:
-            key = f"{module}:{attr}"
-            return key if key in self.callees else None
-        key = f"{module}:{owner}.{attr}"
-        if key in self.callees:
-            return key
-        cls = self.submodules.get(f"{module}:{owner}", {}).get(attr)
-        local = f"{module}:{cls}.forward"
-        if local in self.callees:
-            return local
-        keys = self.classes.get(cls or "", ())
-        return keys[0] if len(keys) == 1 and cls in self.imports.get(module, {}) else None
+    packages: frozenset[str] = frozenset()  # modules that are packages (``__init__.py``)
 
-    def import_source(self, module: str, key: str) -> str | None:
-        """How ``module`` imports the module that defines ``key`` (None: it is the same module)."""
-        callee_module, qualname = key.split(":", 1)
-        if callee_module == module:
-            return None
-        return self.imports.get(module, {}).get(qualname.split(".", 1)[0])
-
-    def joins_at_call_site(self, key: str) -> bool:
-        sites = self.calls.get(key, ())
-        return bool(sites) and all(site.bindable for site in sites)
-
-    def consumer_streams(self, key: str) -> tuple[str, ...]:
-        streams = sorted({site.caller_stream for site in self.calls.get(key, ())})
-        return tuple(streams) or ("default",)
+    def package_of(self, module: str) -> str:
+        """The package that relative imports in ``module`` resolve against."""
+        return module if module in self.packages else module.rpartition(".")[0]
 
 
-def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
-    """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped."""
+def build_index(files: Iterable[tuple[str, str]], *, packages: Iterable[str] = ()) -> RunIndex:
+    """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped. ``packages`` names the
+    modules that are a package's ``__init__.py`` (relative imports resolve against them)."""
     trees = []
     positions = []
     for module, source in files:
@@ -101,7 +91,8 @@ def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
         _collect_definitions(module, tree, callees, classes, submodules)
     partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
                        submodules=submodules, calls={},
-                       imports={module: scan.imported_names(tree) for module, tree in trees})
+                       imports={module: scan.imported_names(tree) for module, tree in trees},
+                       packages=frozenset(packages))
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
     for (module, tree), where in zip(trees, positions):
@@ -115,67 +106,51 @@ def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
 
 def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, CalleeInfo],
                          classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> None:
-    found: list[tuple[str | None, str, bool, dict[str, object]]] = []
+    found: list[tuple[str | None, ast.FunctionDef | ast.AsyncFunctionDef, bool, dict[str, object]]] = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             stream = scan.stream_of(node.decorator_list)
-            if stream is not None:
-                found.append((node.name, "forward", True, {**stream, "params": scan.forward_params(node)}))
+            forward = next((fn for fn in scan.functions_of(node) if fn.name == "forward"), None)
+            if stream is not None and forward is not None:
+                found.append((node.name, forward, True, stream))
                 classes.setdefault(node.name, []).append(f"{module}:{node.name}.forward")
             submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
-            found.extend((node.name, fn.name, False, {**stream, "params": scan.params_of(fn)})
+            found.extend((node.name, fn, False, stream)
                          for fn in scan.functions_of(node) if (stream := scan.stream_of(fn.decorator_list)) is not None)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stream = scan.stream_of(node.decorator_list)
             if stream is not None:
-                found.append((None, node.name, False, {**stream, "params": scan.params_of(node)}))
-    for owner, name, class_level, stream in found:
-        shared = sum(1 for o, n, _, _ in found if n == name and o != owner) > 0
-        key = f"{module}:{owner}.{name}" if owner else f"{module}:{name}"
-        callees[key] = CalleeInfo(key=key, fork=_sync_event(module, owner, name, "fork", class_level, shared),
-                                  join=_sync_event(module, owner, name, "join", class_level, shared), **stream)
+                found.append((None, node, False, stream))
+    taken = set(identifiers(tree)) if found else set()
+    for owner, fn, class_level, stream in found:
+        shared = sum(1 for o, f, _, _ in found if f.name == fn.name and o != owner) > 0
+        key = f"{module}:{owner}.{fn.name}" if owner else f"{module}:{fn.name}"
+        signature = signature_of(fn, method=owner is not None)
+        fork, join = (_sync_event(module, owner, fn.name, role, class_level, shared, taken) for role in ("fork", "join"))
+        callees[key] = CalleeInfo(key=key, fork=fork, join=join, params=scan.params_of(fn), signature=signature,
+                                  join_kw=_join_keyword(fn), class_level=class_level,
+                                  static=owner is not None and is_static(fn), **stream)
 
 
-def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool) -> EventRef:
-    var = naming.sync_var(owner, name, role, class_level=class_level, shared=shared)
+def _join_keyword(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """``join``, unless the function already binds or reads that name."""
+    return naming.fresh_name("join", {*scan.params_of(fn), *(n.id for n in ast.walk(fn) if isinstance(n, ast.Name))})
+
+
+def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool,
+                taken: set[str]) -> EventRef:
+    """The fork or join event of a stream function; its variable is fresh in the module (``taken`` grows)."""
+    var = naming.fresh_name(naming.sync_var(owner, name, role, class_level=class_level, shared=shared), taken)
+    taken.add(var)
     return EventRef(var=var, tag=naming.event_tag(module, owner, name, role))
 
 
 def _collect_calls(module: str, tree: ast.Module, index: RunIndex,
                    positions: Positions) -> Iterable[tuple[str, CallInfo]]:
-    """Visible calls of every stream function (automatic or not), with their positions."""
-    searched = _owners_that_may_call(module, tree, index)
-    for owner, fn in scan.all_functions(tree):
-        if searched is not None and owner not in searched:
-            continue
-        own = index.callees.get(f"{module}:{owner}.{fn.name}" if owner else f"{module}:{fn.name}")
-        caller_stream = own.tag if own is not None else "default"
-        for call, bindable in scan.calls_in(fn):
-            on_self, attr = scan.callee_name(call)
-            if attr is None:
-                continue
-            key = index.resolve(module, owner, attr, on_self=on_self)
-            if key is not None:
-                qualname = f"{owner}.{fn.name}" if owner else fn.name
-                yield key, CallInfo(callee=key, module=module, caller=qualname, attr=attr, on_self=on_self,
-                                    caller_stream=caller_stream, bindable=bindable,
-                                    source=index.import_source(module, key), loc=positions.loc(call))
-
-
-def _owners_that_may_call(module: str, tree: ast.Module, index: RunIndex) -> set[str | None] | None:
-    """The classes (None: module level) whose calls can resolve at all; None when any function's can.
-
-    ``resolve`` finds ``f(...)`` only when ``module:f`` is a callee, and ``self.x(...)`` in class
-    ``C`` only through a callee ``module:C.x`` or a submodule ``x`` of ``C``: a class with neither
-    needs no walk through its calls.
-    """
-    local = [key.split(":", 1)[1] for key in index.callees if key.split(":", 1)[0] == module]
-    if any("." not in name for name in local):
-        return None
-    searched: set[str | None] = {name.split(".", 1)[0] for name in local}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name not in searched and any(
-                index.resolve(module, node.name, attr, on_self=True) is not None
-                for attr in index.submodules.get(f"{module}:{node.name}", {})):
-            searched.add(node.name)
-    return searched
+    """Resolved calls of every stream function (automatic or not), with their positions."""
+    for site in find_calls(module, tree, index):
+        own = index.callees.get(f"{module}:{site.caller}")
+        info = CallInfo(callee=site.key, module=module, caller=site.caller, spelled=site.spelled,
+                        caller_stream=own.tag if own is not None else "default", bindable=site.bindable,
+                        loc=positions.loc(site.call))
+        yield site.key, info

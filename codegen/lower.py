@@ -1,46 +1,62 @@
-"""Lower: the IR of one module, seen with the run index, -> a target-independent plan."""
+"""Lower: the IR of one module, seen with the run index, -> a target-independent plan.
+
+Each stream function (the *callee*) is planned here; the calls of stream functions (the *callers*)
+are planned by :mod:`codegen.flow.planner` on the dataflow of each caller.
+
+The callee's protocol, the same whoever calls it: it forks from its caller's stream (the caller's
+stream records ``<fn>.fork``, its own stream waits for it), runs, and records ``<fn>.join``. A caller
+that joins by itself passes ``join=False``; any other caller (one outside the run, a lambda, a
+``functools.partial``) leaves ``join=True``, and the callee then keeps its tensors alive for the
+streams that read them and waits for its own stream before it returns: safe, with no overlap.
+"""
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 
 import attrs
 
-from codegen import naming
-from codegen.index import CallInfo, RunIndex
+from codegen import naming, scan
+from codegen.diagnostics import Diagnostic
+from codegen.flow.callers import plan_callers
+from codegen.flow.exprs import bound_names
+from codegen.hygiene import ModuleNames, identifiers
+from codegen.index import RunIndex
 from codegen.ir import Guard, ModuleIR, StreamFunction
 from codegen.plan import (
+    CALLER,
+    Assign,
+    CallerPlan,
     Clone,
+    Cond,
     Context,
     EventRef,
     FunctionPlan,
-    JoinRule,
     KeepAlive,
     LimitCores,
     ModulePlan,
     Record,
     Step,
+    StreamWait,
     SwitchStream,
+    Value,
     Wait,
 )
+from codegen.positions import Positions
 
-__all__ = ["lower"]
-
-
-def lower(ir: ModuleIR, index: RunIndex) -> ModulePlan:
-    events = _UserEvents(ir)
-    functions = {fn.qualname: _lower_function(fn, ir.module_name, index, events) for fn in ir.functions}
-    joins = tuple(_join_rule(call, index) for calls in index.calls.values() for call in calls
-                  if call.module == ir.module_name and index.joins_at_call_site(call.callee))
-    return ModulePlan(functions=functions, joins=joins, events=_events_used(functions, joins))
+__all__ = ["UserEvents", "lower", "lower_function"]
 
 
 @attrs.define(eq=False)
-class _UserEvents:
-    """User event names are scoped to their class; a variable is qualified only when two classes share a name."""
+class UserEvents:
+    """User event names are scoped to their class; a variable is qualified only when two classes share a name,
+    and is fresh against every name of the module and every other event."""
 
     ir: ModuleIR
+    taken: set[str]
     owners: Counter[str] = attrs.field(init=False)
+    chosen: dict[tuple[str | None, str], str] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
         pairs = {(fn.owner, name) for fn in self.ir.functions for spec in (*fn.waits, *fn.records)
@@ -48,87 +64,116 @@ class _UserEvents:
         self.owners = Counter(name for _, name in pairs)
 
     def ref(self, owner: str | None, name: str) -> EventRef:
-        var = naming.event_var(name, owner, shared=self.owners[name] > 1)
-        return EventRef(var=var, tag=naming.event_tag(self.ir.module_name, owner, name), user=True, name=name)
+        key = (owner, name)
+        if key not in self.chosen:
+            wanted = naming.event_var(name, owner, shared=self.owners[name] > 1)
+            self.chosen[key] = naming.fresh_name(wanted, self.taken)
+            self.taken.add(self.chosen[key])
+        return EventRef(var=self.chosen[key], tag=naming.event_tag(self.ir.module_name, owner, name), user=True,
+                        name=name)
 
 
-def _lower_function(fn: StreamFunction, module: str, index: RunIndex, events: _UserEvents) -> FunctionPlan:
-    guard = fn.stream.when if fn.stream else None
-    waits = tuple(Wait(event=events.ref(fn.owner, name), when=spec.when) for spec in fn.waits for name in spec.names)
-    records = tuple(Record(event=events.ref(fn.owner, name), when=spec.when)
+def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *,
+          event_sync: bool) -> tuple[ModulePlan, tuple[Diagnostic, ...]]:
+    """The plan of a module: its stream functions (callees) and the functions that call them (callers)."""
+    own = {e.var for c in index.callees.values() if c.module == ir.module_name for e in (c.fork, c.join)}
+    events = UserEvents(ir, taken=set(identifiers(tree)) | own)
+    nodes = scan.functions_by_qualname(tree)
+    functions = {fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events,
+                                             event_sync=event_sync) for fn in ir.functions}
+    callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
+    plan = ModulePlan(functions=functions, callers=callers.plans, events=_events_used(functions, callers.plans),
+                      imports=callers.imports)
+    return plan, callers.diagnostics
+
+
+def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan]) -> tuple[EventRef, ...]:
+    """Every event the module's steps name, in first-use order (one per variable)."""
+    steps = [s for p in functions.values() for s in (*p.before, *p.prologue, *p.epilogue, *p.self_join)]
+    steps += [s for p in callers.values() for found in p.steps.values() for s in found]
+    seen: dict[str, EventRef] = {}
+    for step in steps:
+        if isinstance(step, (Record, Wait, StreamWait)):
+            seen.setdefault(step.event.var, step.event)
+    return tuple(seen.values())
+
+
+def lower_function(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
+                   index: RunIndex, events: UserEvents, *, event_sync: bool) -> FunctionPlan:
+    """The plan of one decorated function. ``event_sync``: the target orders streams with events (all but GE)."""
+    waits = tuple(Wait(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
+                  for spec in fn.waits for name in spec.names)
+    records = tuple(Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
                     for spec in fn.records for name in spec.names)
-    plan = FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits,
-                        epilogue=(*_keep_output(fn, module, index), *records))
-    if not fn.auto_sync:
+    clone = (Clone(when=Cond.of(_when(fn.keep_output.when))),) if fn.keep_output and fn.keep_output.clone else ()
+    plan = FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
+    side = fn.stream is not None and not fn.stream.is_default
+    if not side:
         return plan
-    callee = index.callees[_key(module, fn)]
-    self_join = None if index.joins_at_call_site(callee.key) else Wait(event=callee.join, when=guard)
-    inputs = _kept_inputs(fn, guard)
+    entry, guard = _guard(fn, node)
+    plan = attrs.evolve(plan, entry=entry, contexts=_contexts(fn, guard))
+    if not (fn.auto_sync and event_sync):
+        keep = Cond.of(guard)
+        return _with_lifetime(plan, fn, index, module, keep)
+    callee = index.callees[f"{module}:{fn.qualname}"]
+    unaware = Cond.of(guard, callee.join_kw)
+    plan = _with_lifetime(plan, fn, index, module, unaware)
     return attrs.evolve(plan, before=(Record(event=callee.fork, when=guard),),
-                        prologue=(Wait(event=callee.fork, when=guard), *inputs, *plan.prologue),
-                        epilogue=(*plan.epilogue, Record(event=callee.join, when=guard)), self_join=self_join)
+                        prologue=(Wait(event=callee.fork, when=guard), *plan.prologue),
+                        epilogue=(*plan.epilogue, Record(event=callee.join, when=guard)),
+                        self_join=(Wait(event=callee.join, when=unaware),), join_kw=callee.join_kw)
 
 
-def _kept_inputs(fn: StreamFunction, guard: Guard | None) -> tuple[Step, ...]:
-    """The caller's stream may reuse an input's memory as soon as it stops using it, while this stream
-    still reads it: record the required tensor inputs for this stream."""
+def _when(guard: Guard | None) -> str | None:
+    return guard.dotted if guard is not None else None
+
+
+def _guard(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[Step, ...], Cond | None]:
+    """The stream guard, read once into a local when the body may rebind what it reads."""
     assert fn.stream is not None
-    if not fn.required_inputs:
-        return ()
-    return (KeepAlive(stream=fn.stream.tag, when=guard, tensors=fn.required_inputs),)
+    when = fn.stream.when
+    if when is None:
+        return (), None
+    if not _may_rebind(node, when):
+        return (), Cond.of(when.dotted)
+    name = naming.fresh_name(naming.snake(when.dotted.rsplit(".", 1)[-1]), set(identifiers(node)))
+    return (Assign(name=name, value=when.dotted),), Cond.of(name)
 
 
-def _key(module: str, fn: StreamFunction) -> str:
-    return f"{module}:{fn.qualname}"
+def _may_rebind(node: ast.FunctionDef | ast.AsyncFunctionDef, when: Guard) -> bool:
+    """Whether the body assigns the guard's root, or an attribute along its path (``self.flag = ...``)."""
+    prefixes = {".".join(when.dotted.split(".")[:i]) for i in range(1, when.dotted.count(".") + 2)}
+    for stmt in node.body:
+        if when.root in bound_names(stmt):
+            return True
+        for sub in ast.walk(stmt):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [getattr(sub, "target", None)] \
+                if isinstance(sub, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(t is not None and ast.unparse(t) in prefixes for t in targets):
+                return True
+    return False
 
 
-def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
+def _with_lifetime(plan: FunctionPlan, fn: StreamFunction, index: RunIndex, module: str,
+                   when: Cond | None) -> FunctionPlan:
+    """The inputs are kept alive for this stream, the returned tensors for the caller's."""
+    assert fn.stream is not None
+    callee = index.callees.get(f"{module}:{fn.qualname}")
+    inputs = tuple(Value(name=p.name, tensor=p.tensor) for p in (callee.signature.tensor_params if callee else ()))
+    keep_in = (KeepAlive(stream=fn.stream.tag, when=when, values=inputs),) if inputs else ()
+    keep_out = (KeepAlive(stream=CALLER, when=when),) if fn.returns_value else ()
+    clones = tuple(s for s in plan.epilogue if isinstance(s, Clone))
+    rest = tuple(s for s in plan.epilogue if not isinstance(s, Clone))
+    return attrs.evolve(plan, prologue=(*keep_in, *plan.prologue), epilogue=(*clones, *keep_out, *rest))
+
+
+def _contexts(fn: StreamFunction, guard: Cond | None = None) -> tuple[Context, ...]:
     contexts: list[Context] = []
     if fn.stream is not None:  # "default" too: a target that never switches to the main stream spells none
-        contexts.append(SwitchStream(tag=fn.stream.tag, priority=fn.stream.priority, when=fn.stream.when))
+        when = guard if guard is not None else Cond.of(_when(fn.stream.when))
+        contexts.append(SwitchStream(tag=fn.stream.tag, priority=fn.stream.priority, when=when))
     if fn.core_limit is not None:
         limit = fn.core_limit
-        contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=limit.when))
+        contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(limit.when))))
     return tuple(contexts)
 
-
-def _keep_output(fn: StreamFunction, module: str, index: RunIndex) -> tuple[Step, ...]:
-    keep = fn.keep_output
-    if keep is None:
-        return ()
-    steps: list[Step] = [Clone(when=keep.when)] if keep.clone else []
-    if fn.stream is not None and not fn.stream.is_default:
-        when = keep.when or fn.stream.when
-        consumers = index.consumer_streams(_key(module, fn))
-        steps.extend(KeepAlive(stream=s, when=when) for s in consumers if s != fn.stream.tag)
-    return tuple(steps)
-
-
-def _join_rule(call: CallInfo, index: RunIndex) -> JoinRule:
-    callee = index.callees[call.callee]
-    event = attrs.evolve(callee.join, source=call.source)
-    guard = _guard_at_call_site(callee.when, call)
-    return JoinRule(caller=call.caller, attr=call.attr, on_self=call.on_self, wait=Wait(event=event, when=guard))
-
-
-def _guard_at_call_site(when: str | None, call: CallInfo) -> Guard | None:
-    """The callee's ``when`` as the caller spells it (``self.x`` of a submodule is ``self.<attr>.x``)."""
-    if when is None:
-        return None
-    root, _, rest = when.partition(".")
-    if root != "self":
-        return Guard(dotted=when)
-    is_method = call.callee.endswith(f".{call.attr}")
-    receiver = "self" if is_method or not call.on_self else f"self.{call.attr}"
-    return Guard(dotted=f"{receiver}.{rest}" if rest else receiver)
-
-
-def _events_used(functions: dict[str, FunctionPlan], joins: tuple[JoinRule, ...]) -> tuple[EventRef, ...]:
-    seen: dict[str, EventRef] = {}
-    for plan in functions.values():
-        for step in (*plan.before, *plan.prologue, *plan.epilogue):
-            if isinstance(step, (Record, Wait)):
-                seen.setdefault(step.event.var, step.event)
-    for rule in joins:
-        seen.setdefault(rule.wait.event.var, rule.wait.event)
-    return tuple(seen.values())

@@ -5,13 +5,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["event_tag", "event_var", "fresh_name", "sync_var", "upper_snake"]
+__all__ = ["event_tag", "event_var", "fresh_name", "snake", "sync_var", "upper_snake"]
+
+
+# Word boundaries: ``fooBar``, ``HTTPServer``, ``DeepseekV2``; a capital that is not followed by a lower-case
+# letter stays with the word before it (``MoE``, ``LongcatFlashMoE``).
+_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z][0-9])")
 
 
 def upper_snake(name: str) -> str:
-    """``MoELayer`` -> ``MOE_LAYER``; ``shared_expert`` -> ``SHARED_EXPERT``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
-    return re.sub(r"[^A-Za-z0-9]+", "_", spaced).strip("_").upper()
+    """``MoELayer`` -> ``MOE_LAYER``; ``LongcatFlashMoE`` -> ``LONGCAT_FLASH_MOE``; ``shared_expert`` ->
+    ``SHARED_EXPERT``."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", _WORDS.sub("_", name)).strip("_").upper()
+
+
+def snake(name: str) -> str:
+    """``multiStream`` -> ``multi_stream``: a local variable named after a dotted name's last part."""
+    return upper_snake(name).lower() or "flag"
 
 
 def event_var(event: str, owner: str | None, *, shared: bool) -> str:

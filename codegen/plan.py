@@ -1,23 +1,66 @@
-"""The lowered plan: target-independent steps that each target spells in its own API."""
+"""The lowered plan: target-independent steps that each target spells in its own API.
+
+A stream function (the *callee*) gets a :class:`FunctionPlan`: contexts around its body, steps
+before, at the start and at every exit. A function that calls stream functions (the *caller*)
+gets a :class:`CallerPlan`: steps placed before and after its statements, edits of the calls.
+"""
 
 from __future__ import annotations
 
-import attrs
+import ast
 
-from codegen.ir import Guard, StreamFunction
+import attrs
+from attrs import validators as v
+
+from codegen.ir import StreamFunction
+from codegen.signature import Tensorness
 
 __all__ = [
+    "CALLER",
+    "Assign",
+    "CallEdit",
+    "CallerPlan",
     "Clone",
+    "Cond",
+    "Context",
+    "CurrentStream",
     "EventRef",
+    "ForkWait",
     "FunctionPlan",
-    "JoinRule",
     "KeepAlive",
     "LimitCores",
     "ModulePlan",
     "Record",
+    "Step",
+    "StreamWait",
     "SwitchStream",
+    "Value",
     "Wait",
 ]
+
+_DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+CALLER = "<caller>"  # in a callee's steps: the stream it was called on
+
+
+@attrs.frozen
+class Cond:
+    """A condition read at run time: every term (a dotted name) holds."""
+
+    terms: tuple[str, ...] = attrs.field(validator=[v.min_len(1), v.deep_iterable(v.matches_re(_DOTTED))])
+
+    @property
+    def text(self) -> str:
+        return " and ".join(self.terms)
+
+    @staticmethod
+    def of(*parts: Cond | str | None) -> Cond | None:
+        """The conjunction of ``parts`` (None and repeats dropped); None when nothing is left."""
+        terms: list[str] = []
+        for part in parts:
+            for term in (part.terms if isinstance(part, Cond) else (part,) if part else ()):
+                if term not in terms:
+                    terms.append(term)
+        return Cond(tuple(terms)) if terms else None
 
 
 @attrs.frozen(kw_only=True)
@@ -30,59 +73,105 @@ class EventRef:
 
 
 @attrs.frozen(kw_only=True)
+class CurrentStream:
+    """The stream the code runs on at this point: ``tag`` when its function is on stream ``tag`` and
+    ``when`` holds, else the main stream (targets that name streams by tag need a static answer)."""
+
+    tag: str = "default"
+    when: Cond | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Value:
+    """A value to keep alive: a name, and whether it is surely a tensor (else walked and checked)."""
+
+    name: str
+    tensor: Tensorness = Tensorness.MAYBE
+
+
+@attrs.frozen(kw_only=True)
 class SwitchStream:
     tag: str
     priority: int
-    when: Guard | None
+    when: Cond | None
 
 
 @attrs.frozen(kw_only=True)
 class LimitCores:
-    aicore: int
-    vector: int
-    when: Guard | None
+    aicore: int | str  # a count, or a dotted name read at call time
+    vector: int | str
+    when: Cond | None
 
 
 @attrs.frozen(kw_only=True)
 class Record:
     event: EventRef
-    when: Guard | None
+    when: Cond | None
 
 
 @attrs.frozen(kw_only=True)
 class Wait:
     event: EventRef
-    when: Guard | None
+    when: Cond | None
+
+
+@attrs.frozen(kw_only=True)
+class StreamWait:
+    """Stream ``stream`` (or the current one, when ``switch`` does not hold) waits for ``event``."""
+
+    event: EventRef
+    stream: str
+    priority: int = 0
+    switch: Cond | None = None
+    when: Cond | None
 
 
 @attrs.frozen(kw_only=True)
 class KeepAlive:
-    """``record_stream`` tensors for the stream that consumes them: the named ``tensors``, or, when
-    none are named, each returned tensor."""
+    """``record_stream`` each value for the stream that reads it (no values named: the returned ones)."""
 
-    stream: str
-    when: Guard | None
-    tensors: tuple[str, ...] = ()
+    stream: str | CurrentStream  # a tag, CALLER, or the current stream
+    when: Cond | None
+    values: tuple[Value, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
 class Clone:
     """Replace each returned tensor by a clone."""
 
-    when: Guard | None
+    when: Cond | None
+
+
+@attrs.frozen(kw_only=True)
+class ForkWait:
+    """GE: the consumers of ``tensor`` wait for the producer of ``dependency`` (one control edge)."""
+
+    tensor: str
+    dependency: str
+    when: Cond | None
+
+
+@attrs.frozen(kw_only=True)
+class Assign:
+    """``name = value``: a flag that says a call forked, or an argument evaluated once before a call."""
+
+    name: str
+    value: str
+    when: Cond | None = None
 
 
 Context = SwitchStream | LimitCores
-Step = Record | Wait | KeepAlive | Clone
+Step = Record | Wait | StreamWait | KeepAlive | Clone | ForkWait | Assign
 
 
 @attrs.frozen(kw_only=True)
 class FunctionPlan:
     """How one decorated function is rewritten.
 
-    ``before`` runs on the caller's stream, ``contexts`` wrap the body, ``prologue``
-    starts it, ``epilogue`` ends it at every return (it sees the returned values),
-    and ``self_join`` runs on the caller's stream once the contexts are left.
+    ``before`` runs on the caller's stream, ``contexts`` wrap the body, ``prologue`` starts it,
+    ``epilogue`` ends it at every return (it sees the returned values), and ``self_join`` runs on the
+    caller's stream once the contexts are left. ``join_kw``: the keyword-only parameter by which a
+    caller that joins by itself says so (``join=False``).
     """
 
     fn: StreamFunction
@@ -90,21 +179,35 @@ class FunctionPlan:
     contexts: tuple[Context, ...] = ()
     prologue: tuple[Step, ...] = ()
     epilogue: tuple[Step, ...] = ()
-    self_join: Wait | None = None
+    self_join: tuple[Step, ...] = ()
+    join_kw: str | None = None
+    entry: tuple[Step, ...] = ()  # first of all: values the steps read more than once, read once
+    caller_var: str = "caller_stream"  # the local that holds the caller's stream, where a target needs one
 
 
 @attrs.frozen(kw_only=True)
-class JoinRule:
-    """In ``caller``, a call of ``self.<attr>(...)`` (or ``attr(...)``) is joined by ``wait``."""
+class CallEdit:
+    """How one call is rewritten: ``join_kw=False`` added, arguments bound to names first."""
 
-    caller: str
-    attr: str
-    on_self: bool
-    wait: Wait
+    join_kw: str | None = None
+    hoisted: tuple[tuple[int | str, str], ...] = ()  # (positional index or keyword, name)
+
+
+Anchor = tuple[str, ast.AST, str]  # ("before" | "after", statement, "") or ("end", node, block field)
+
+
+@attrs.frozen(kw_only=True)
+class CallerPlan:
+    """Steps placed in a function that calls stream functions, keyed by where they go."""
+
+    steps: dict[Anchor, tuple[Step, ...]]
+    start: tuple[Step, ...] = ()
+    calls: dict[ast.Call, CallEdit] = attrs.Factory(dict)
 
 
 @attrs.frozen(kw_only=True)
 class ModulePlan:
     functions: dict[str, FunctionPlan]  # by qualname
-    joins: tuple[JoinRule, ...]
+    callers: dict[str, CallerPlan]  # by qualname
     events: tuple[EventRef, ...]  # every event the module uses, in first-use order
+    imports: tuple[str, ...] = ()  # extra imports the call sites need (a callee's module, for its guard)

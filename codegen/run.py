@@ -83,15 +83,17 @@ def _read(path: str) -> tuple[str | None, Diagnostic | None]:
 
 
 def index_run(files: list[SourceFile]) -> RunIndex:
-    """Index decorated files, then the files that name one of their classes (their call sites)."""
+    """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
+    packages = [f.module for f in files if os.path.basename(f.path) == "__init__.py"]
     decorated = [(f.module, f.source) for f in files if f.source is not None and mentions_npudsl(f.source)]
-    first = build_index(decorated)
-    if not first.classes:
+    first = build_index(decorated, packages=packages)
+    defined = {key.split(":", 1)[1].split(".", 1)[0] for key in first.callees}
+    if not defined:
         return first
-    names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(first.classes))) + r")\b")
+    names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
     callers = [(f.module, f.source) for f in files
                if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)]
-    return build_index(decorated + callers) if callers else first
+    return build_index(decorated + callers, packages=packages) if callers else first
 
 
 _WORKER_INDEX: RunIndex | None = None

@@ -10,7 +10,9 @@ __all__ = [
     "all_functions",
     "callee_name",
     "calls_in",
+    "dotted_name",
     "forward_params",
+    "functions_by_qualname",
     "functions_of",
     "imported_names",
     "params_of",
@@ -79,6 +81,11 @@ def functions_of(cls: ast.ClassDef) -> list[_Function]:
     return [node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
+def functions_by_qualname(tree: ast.Module) -> dict[str, _Function]:
+    """Top-level functions and methods by qualname (a decorated class's forward is ``Class.forward``)."""
+    return {f"{owner}.{fn.name}" if owner else fn.name: fn for owner, fn in all_functions(tree)}
+
+
 def all_functions(tree: ast.Module) -> Iterator[tuple[str | None, _Function]]:
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
@@ -89,7 +96,7 @@ def all_functions(tree: ast.Module) -> Iterator[tuple[str | None, _Function]]:
 
 
 def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
-    """``self.attr = SomeClass(...)`` in ``__init__``: {attr: "SomeClass"}."""
+    """``self.attr = SomeClass(...)`` (or ``mod.SomeClass(...)``) in ``__init__``: {attr: "SomeClass"}."""
     found: dict[str, str] = {}
     for fn in functions_of(cls):
         if fn.name != "__init__":
@@ -97,11 +104,20 @@ def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
         for node in statements_breadth_first(fn):
             if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                 continue
-            cls_name = _decorator_name(node.value)
+            cls_name = dotted_name(node.value.func)
             for target in node.targets:
                 if _is_self_attr(target) and cls_name is not None:
                     found[target.attr] = cls_name  # type: ignore[union-attr]
     return found
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _is_self_attr(node: ast.expr) -> bool:

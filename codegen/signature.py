@@ -1,42 +1,152 @@
-"""What a decorated body's signature and returns say, for targets that order through tensors (GE)."""
+"""What a decorated function's signature says: its parameters, which of them may carry tensors, its returns.
+
+Tensor-ness comes from annotations where they exist: ``Tensor`` is a tensor, ``int``/``bool``/a class of
+the user's (attention metadata, a config) is not, ``Optional[Tensor]``, containers and unannotated
+parameters may hold tensors, so generated code checks them at trace time (free under dynamo).
+"""
 
 from __future__ import annotations
 
 import ast
+import enum
 
-__all__ = ["required_tensor_inputs", "returns_value", "tensor_inputs"]
+import attrs
+
+__all__ = [
+    "NO_DEFAULT",
+    "Param",
+    "ParamKind",
+    "Signature",
+    "Tensorness",
+    "annotation_tensorness",
+    "is_static",
+    "required_tensor_inputs",
+    "returns_value",
+    "signature_of",
+    "tensor_inputs",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "None"})
+_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "None", "complex"})
+_TENSORS = frozenset({"Tensor", "torch.Tensor"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+NO_DEFAULT = "<no default>"
+UNKNOWN_DEFAULT = "<unknown default>"
+
+
+class Tensorness(enum.Enum):
+    TENSOR = "tensor"  # annotated Tensor: always a tensor
+    MAYBE = "maybe"  # unannotated, Optional, a container: walked and checked at trace time
+    NO = "no"  # a scalar or another class: never passed to a stream call
+
+
+class ParamKind(enum.Enum):
+    POSITIONAL_ONLY = "positional_only"
+    POSITIONAL = "positional"
+    VAR_POSITIONAL = "var_positional"
+    KEYWORD_ONLY = "keyword_only"
+    VAR_KEYWORD = "var_keyword"
+
+
+@attrs.frozen(kw_only=True)
+class Param:
+    name: str
+    kind: ParamKind
+    tensor: Tensorness
+    default: object = NO_DEFAULT  # a literal value, NO_DEFAULT, or UNKNOWN_DEFAULT (an expression)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default != NO_DEFAULT
+
+
+@attrs.frozen(kw_only=True)
+class Signature:
+    """The parameters after the receiver (``self``/``cls``; a staticmethod has none)."""
+
+    params: tuple[Param, ...]
+    receiver: str | None = None
+
+    def get(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def tensor_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.tensor is not Tensorness.NO)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+
+def is_static(fn: _Function) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def signature_of(fn: _Function, *, method: bool) -> Signature:
+    """``fn``'s parameters; ``method``: it is defined in a class (a staticmethod then has no receiver)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    params = [_param(a, d, ParamKind.POSITIONAL_ONLY if i < len(args.posonlyargs) else ParamKind.POSITIONAL)
+              for i, (a, d) in enumerate(zip(positional, defaults))]
+    if args.vararg:
+        params.append(_param(args.vararg, None, ParamKind.VAR_POSITIONAL))
+    params += [_param(a, d, ParamKind.KEYWORD_ONLY) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg:
+        params.append(_param(args.kwarg, None, ParamKind.VAR_KEYWORD))
+    receiver = None
+    if method and not is_static(fn) and params and params[0].kind in (ParamKind.POSITIONAL_ONLY,
+                                                                       ParamKind.POSITIONAL):
+        receiver = params.pop(0).name
+    return Signature(params=tuple(params), receiver=receiver)
+
+
+def _param(arg: ast.arg, default: ast.expr | None, kind: ParamKind) -> Param:
+    tensor = annotation_tensorness(arg.annotation)
+    if default is not None and tensor is Tensorness.MAYBE and _literal(default) not in (None, UNKNOWN_DEFAULT):
+        tensor = Tensorness.NO  # an unannotated flag with a literal default (``scale=2.0``)
+    value = NO_DEFAULT if default is None else _literal(default)
+    return Param(name=arg.arg, kind=kind, tensor=tensor, default=value)
+
+
+def _literal(node: ast.expr) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNKNOWN_DEFAULT
+
+
+def annotation_tensorness(annotation: ast.expr | None) -> Tensorness:
+    if annotation is None:
+        return Tensorness.MAYBE
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return Tensorness.MAYBE
+    text = ast.unparse(annotation)
+    if text in _TENSORS:
+        return Tensorness.TENSOR
+    if text in _SCALARS or (isinstance(annotation, ast.Constant) and annotation.value is None):
+        return Tensorness.NO
+    if isinstance(annotation, (ast.Name, ast.Attribute)) and text not in ("Any", "typing.Any", "object"):
+        return Tensorness.NO  # a class of the user's (metadata, config): its tensors outlive the call
+    if isinstance(annotation, ast.BinOp) and all(
+            annotation_tensorness(side) is Tensorness.NO for side in (annotation.left, annotation.right)):
+        return Tensorness.NO  # ``int | None``
+    return Tensorness.MAYBE
 
 
 def tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
-    """Parameters that may carry tensors: not the receiver, ``*args``/``**kwargs``, scalar annotations
-    or literal (non-None) defaults."""
-    args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    pairs = list(zip(positional, defaults))[1 if method else 0:] + list(zip(args.kwonlyargs, args.kw_defaults))
-    return tuple(arg.arg for arg, default in pairs if not _scalar(arg, default))
+    """Parameters that may carry tensors (``*args``/``**kwargs`` included: they are walked)."""
+    return tuple(p.name for p in signature_of(fn, method=method).tensor_params)
 
 
 def required_tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
-    """The tensor inputs that have no default, so every call passes a value (never a default None)."""
-    args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    required = positional[1 if method else 0:len(positional) - len(args.defaults)]
-    required += [arg for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is None]
-    return tuple(arg.arg for arg in required if not _scalar(arg, None))
-
-
-def _scalar(arg: ast.arg, default: ast.expr | None) -> bool:
-    annotation = arg.annotation
-    if isinstance(annotation, ast.Name) and annotation.id in _SCALARS:
-        return True
-    if isinstance(annotation, ast.Constant) and annotation.value in _SCALARS:
-        return True
-    return isinstance(default, ast.Constant) and default.value is not None
+    """The tensor inputs without a default that are not ``*args``/``**kwargs``."""
+    return tuple(p.name for p in signature_of(fn, method=method).tensor_params
+                 if not p.has_default and p.kind not in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD))
 
 
 def returns_value(fn: _Function) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from codegen.checks import RULES, Context
 from codegen.diagnostics import Diagnostic
 from codegen.index import RunIndex
@@ -11,11 +13,12 @@ from npudsl.devices import DEFAULT_DEVICE, Device
 __all__ = ["validate"]
 
 
-def validate(ir: ModuleIR, index: RunIndex, *, target: str, device: Device = DEFAULT_DEVICE) -> tuple[Diagnostic, ...]:
+def validate(ir: ModuleIR, index: RunIndex, *, target: str, device: Device = DEFAULT_DEVICE,
+             tree: ast.Module | None = None) -> tuple[Diagnostic, ...]:
     """Every diagnostic the rules find in ``ir``, by position; errors stop the transform of this file.
 
     ``device`` bounds the core limits (``transform`` uses the default profile).
     """
-    ctx = Context(ir=ir, index=index, target=target, device=device)
+    ctx = Context(ir=ir, index=index, target=target, device=device, tree=tree)
     found = [d for rule in RULES for d in rule.run(ctx)]
     return tuple(sorted(found, key=lambda d: (d.line, d.col, d.code)))

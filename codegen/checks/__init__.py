@@ -8,8 +8,8 @@ from codegen.checks import (
     default_nested,
     event_cycle,
     event_streams,
+    guard_root,
     no_call_site,
-    param_guard,
     unbound_call,
     unknown_event,
     unlimited_stream,
@@ -21,7 +21,7 @@ from codegen.checks.base import Context, Finding, Rule
 __all__ = ["RULES", "Context", "Finding", "Rule"]
 
 RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
-    unknown_event, event_streams, event_cycle,
+    unknown_event, event_streams, event_cycle, guard_root,
     core_range, core_sum,
-    unbound_call, no_call_site, param_guard, default_nested, unused_record, unsynced_stream, unlimited_stream,
+    unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream,
 ))

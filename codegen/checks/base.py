@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable
 
 import attrs
@@ -23,6 +24,7 @@ class Context:
     index: RunIndex
     target: str
     device: Device
+    tree: ast.Module | None = None  # the module's ``ast``, for rules that read more than the decorators
 
     def key(self, fn: StreamFunction) -> str:
         """The run-index key of ``fn``: ``module:Class.method`` or ``module:function``."""

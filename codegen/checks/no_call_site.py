@@ -1,8 +1,8 @@
 """NPD502 (warning): an automatic stream function with no visible call site joins itself and overlaps nothing.
 
-Call sites are visible when they are ``self.<method>(...)`` in the same class,
-``self.<submodule>(...)`` of a decorated class in any file of the run, or a
-call of a module-level stream function in its own module.
+A call site joins the callee when a plain statement binds (or drops) its result
+and it resolves to the callee (see ``codegen.flow.callees``): ``self.<method>(...)``,
+``self.<submodule>(...)``, a module-level function here or imported, ``Class(...)(x)``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
             loc=fn.stream.loc,
             message=f'{fn.qualname} has no visible call site, so it waits for stream "{fn.stream.tag}" before '
                     "it returns and overlaps nothing",
-            hint="call it from a method of the same class (self.name(...)) or as a submodule, in a file of this "
-                 'run; or place the waits yourself with sync="manual"',
+            hint="bind its result in a caller of this run (out = self.name(...)), as a method of the same class, a "
+                 'submodule, or an imported function; or place the waits yourself with sync="manual"',
         )
 
 

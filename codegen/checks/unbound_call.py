@@ -21,7 +21,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         for call in calls:
             if call.module != ctx.ir.module_name or call.bindable or call.loc is None:
                 continue
-            spelled = f"self.{call.attr}(...)" if call.on_self else f"{call.attr}(...)"
+            spelled = call.spelled
             yield Finding(
                 loc=call.loc,
                 message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '

@@ -1,4 +1,4 @@
-"""Build statements from target text, grouping guarded ones under one ``if``."""
+"""Build statements from a target's spelling, grouping guarded ones under one ``if``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from codegen.ir import Guard
-from codegen.plan import Context, KeepAlive, Step
-from codegen.targets.base import Target
+from codegen.plan import Context, Step
+from codegen.targets.base import Spelling, indent
 
 __all__ = ["guarded_statements", "parse_statement", "statements", "with_items_text"]
 
@@ -21,44 +20,39 @@ def parse_statement(text: str) -> cst.BaseStatement:
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:
-    return [parse_statement(line + "\n") for line in lines]
+    return [parse_statement(line.rstrip("\n") + "\n") for line in lines]
 
 
-def guarded_statements(target: Target, steps: Sequence[Step], values: tuple[str, ...] = ()) -> list[cst.BaseStatement]:
-    """The steps' statements in order; consecutive steps under the same guard share one ``if``."""
-    out: list[cst.BaseStatement] = []
-    group: list[str] = []
-    guard: Guard | None = None
-    for step in steps:
-        lines = target.statements(step, _values_of(step, values))
-        if step.when != guard and group:
-            out.extend(_flush(group, guard))
-            group = []
-        guard = step.when
-        group.extend(lines)
-    out.extend(_flush(group, guard))
+def guarded_statements(spelling: Spelling, steps: Sequence[Step], values: tuple[str, ...] = (),
+                       caller: str = "caller_stream") -> list[cst.BaseStatement]:
+    """The steps' statements in order. Consecutive steps under the same condition share one ``if``; a step
+    whose condition adds terms to its neighbours' nests inside theirs (``if g:`` ... ``if join:``)."""
+    items = [(step.when.terms if step.when else (), lines) for step in steps
+             if (lines := spelling.statements(step, values, caller))]
+    return statements(_nested(items, 0))
+
+
+def _nested(items: list[tuple[tuple[str, ...], list[str]]], depth: int) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        terms, lines = items[i]
+        if len(terms) <= depth:
+            out += lines
+            i += 1
+            continue
+        j = i
+        while j < len(items) and len(items[j][0]) > depth and items[j][0][depth] == terms[depth]:
+            j += 1
+        group = items[i:j]
+        if all(t[depth:] == terms[depth:] for t, _ in group):  # one condition for all: ``if a and b:``
+            out.append(f"if {' and '.join(terms[depth:])}:\n{indent([x for _, ls in group for x in ls])}")
+        else:
+            out.append(f"if {terms[depth]}:\n{indent(_nested(group, depth + 1))}")
+        i = j
     return out
 
 
-def _values_of(step: Step, values: tuple[str, ...]) -> tuple[str, ...]:
-    return step.tensors if isinstance(step, KeepAlive) and step.tensors else values
-
-
-def _flush(lines: list[str], guard: Guard | None) -> list[cst.BaseStatement]:
-    if not lines:
-        return []
-    if guard is None:
-        return statements(lines)
-    body = "".join(f"    {line}\n" for line in lines)
-    return [parse_statement(f"if {guard.dotted}:\n{body}")]
-
-
-def with_items_text(target: Target, contexts: Sequence[Context]) -> list[str]:
+def with_items_text(spelling: Spelling, contexts: Sequence[Context]) -> list[str]:
     """Each context's ``with`` item, guarded ones falling back to ``nullcontext()``."""
-    items = []
-    for context in contexts:
-        text = target.context(context)
-        if text is None:
-            continue
-        items.append(f"{text} if {context.when.dotted} else nullcontext()" if context.when else text)
-    return items
+    return [item for item in (spelling.with_item(c) for c in contexts) if item is not None]

@@ -10,72 +10,62 @@ import libcst.matchers as m
 
 from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
-from codegen.rewrite.build import statements, with_items_text
+from codegen.rewrite.build import statements
 from codegen.rewrite.returns import local_names
 from codegen.rewrite.segments import Statement, Style
-from codegen.targets.base import Target, module_definitions, module_imports
+from codegen.targets.base import Spelling
 
 __all__ = ["finish_module"]
 
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
-def finish_module(body: list[Statement], plan: ModulePlan, target: Target, names: NpudslNames,
+def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, names: NpudslNames,
                   style: Style) -> str:
-    """The text of the module's statements: unused npudsl imports dropped, the target's imports, helpers
-    and events added after the import block.
+    """The text of the module's statements: unused npudsl imports dropped, the imports, helpers and events
+    the spelled code uses added after the import block.
 
     A statement left unparsed spells no npudsl name, and is an import line only if it neither
     imports from npudsl nor holds a ``;`` (``codegen.rewrite.splice`` parses every other one).
     """
     body = _drop_unused_npudsl(body, names)
     texts = [stmt.code(style) for stmt in body]
+    events = _event_definitions(plan, spelling)
     existing = {text.strip() for stmt, text in zip(body, texts) if stmt.unit.imports}
-    wanted = [line for line in _imports(plan, target) if line not in existing]
-    helpers = _helper_definitions(plan, target)
-    added = statements(wanted) + helpers + _event_definitions(plan, target, after_helpers=bool(helpers))
+    wanted = [line for line in _imports(plan, spelling) if line not in existing]
+    helpers = _helper_definitions(spelling)
+    if events:
+        comment = spelling.event_comment()
+        leading = [cst.EmptyLine()] * (2 if helpers else 1)
+        leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
+        events[0] = events[0].with_changes(leading_lines=leading)
+    added = statements(wanted) + helpers + events
     at = _after_imports(body)
     return "".join([*texts[:at], style.code(added), *texts[at:]])
 
 
-def _imports(plan: ModulePlan, target: Target) -> list[str]:
-    lines = module_imports(target, plan)
-    if lines is None:
-        lines = target.imports(events=bool(plan.events)) if _emits(plan, target) else []
-    if any(with_items_text(target, [c]) and c.when for p in plan.functions.values() for c in p.contexts):
-        lines.append("from contextlib import nullcontext")
+def _imports(plan: ModulePlan, spelling: Spelling) -> list[str]:
+    lines = [*spelling.import_lines(), *plan.imports]
     by_source: dict[str, list[str]] = {}
     for event in plan.events:
-        if event.source is not None and target.define_event(event) is not None:
+        if event.source is not None and spelling.events_are_variables:
             by_source.setdefault(event.source, []).append(event.var)
     lines += [f"from {source} import {', '.join(sorted(vars_))}" for source, vars_ in by_source.items()]
     return lines
 
 
-def _emits(plan: ModulePlan, target: Target) -> bool:
-    """Whether the module spells any step: a context the target skips (the main stream) needs no import."""
-    return bool(plan.joins) or any(with_items_text(target, p.contexts) or p.before or p.prologue or p.epilogue
-                                   for p in plan.functions.values())
-
-
-def _helper_definitions(plan: ModulePlan, target: Target) -> list[cst.BaseStatement]:
-    """The target's module-level helpers (source text, blank lines and comments kept)."""
-    parsed = cst.parse_module(module_definitions(target, plan))
+def _helper_definitions(spelling: Spelling) -> list[cst.BaseStatement]:
+    """The spelling's module-level helpers (source text, blank lines and comments kept)."""
+    parsed = cst.parse_module(spelling.helper_source())
     body = list(parsed.body)
     if body:  # the parser keeps leading blank lines and comments in the module header
         body[0] = body[0].with_changes(leading_lines=[*parsed.header, *body[0].leading_lines])
     return body
 
 
-def _event_definitions(plan: ModulePlan, target: Target, *, after_helpers: bool) -> list[cst.BaseStatement]:
-    lines = [target.define_event(e) for e in plan.events if e.source is None]
-    defined = statements(line for line in lines if line)
-    if not defined:
-        return []
-    comment = target.module_comment()
-    leading = [cst.EmptyLine()] * (2 if after_helpers else 1)
-    leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
-    return [defined[0].with_changes(leading_lines=leading), *defined[1:]]
+def _event_definitions(plan: ModulePlan, spelling: Spelling) -> list[cst.BaseStatement]:
+    lines = [spelling.define_event(e) for e in plan.events if e.source is None]
+    return statements(line for line in lines if line)
 
 
 def _after_imports(body: list[Statement]) -> int:

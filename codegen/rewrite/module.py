@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+import ast
+
 from codegen.collect import DECORATORS, NpudslNames
 from codegen.plan import ModulePlan
+from codegen.rewrite.callsites import apply_caller_plan
 from codegen.rewrite.function import rewrite_body
-from codegen.rewrite.joins import place_joins
-from codegen.targets.base import Target
+from codegen.targets.base import Spelling
 
 __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
 
@@ -24,13 +26,15 @@ def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
 
 
 class ModuleRewriter(cst.CSTTransformer):
-    def __init__(self, plan: ModulePlan, target: Target, names: NpudslNames) -> None:
+    def __init__(self, plan: ModulePlan, spelling: Spelling, names: NpudslNames,
+                 functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
         super().__init__()
         self.plan = plan
-        self.target = target
+        self.spelling = spelling
         self.names = names
+        self.functions = functions  # the ``ast`` of each top-level function and method, by qualname
         self._scopes: list[str] = []  # enclosing class and function names
-        self._planned = {*plan.functions, *(rule.caller for rule in plan.joins)}
+        self._planned = {*plan.functions, *plan.callers}
 
     def _descend(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
         """Whether anything inside ``node`` can change: a planned function, or a decorated method to strip.
@@ -62,13 +66,12 @@ class ModuleRewriter(cst.CSTTransformer):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         qualname = ".".join(self._scopes)
         self._scopes.pop()
-        rules = [rule for rule in self.plan.joins if rule.caller == qualname]
-        if rules and isinstance(updated.body, cst.IndentedBlock):
-            body = place_joins(updated.body.body, rules, self.target)
-            updated = updated.with_changes(body=updated.body.with_changes(body=body))
+        caller = self.plan.callers.get(qualname)
+        if caller is not None:
+            updated = apply_caller_plan(updated, self.functions[qualname], caller, self.spelling)
         plan = self.plan.functions.get(qualname)
         if plan is not None:
-            updated = rewrite_body(updated, plan, self.target)
+            updated = rewrite_body(updated, plan, self.spelling)
         return self._strip(updated)
 
     def _strip(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:

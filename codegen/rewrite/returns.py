@@ -11,7 +11,7 @@ from codegen import naming
 from codegen.plan import Step
 from codegen.rewrite.build import guarded_statements
 from codegen.rewrite.walk import has_return, names_read
-from codegen.targets.base import Target, wants_values
+from codegen.targets.base import Spelling, wants_values
 
 __all__ = ["ReturnRewriter", "always_returns", "contains_return", "local_names"]
 
@@ -43,12 +43,13 @@ def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
 class ReturnRewriter(cst.CSTTransformer):
     """Rewrites ``return x`` into ``<epilogue>; return x``, binding ``x`` to a name when a step needs it."""
 
-    def __init__(self, target: Target, epilogue: Sequence[Step], taken: set[str]) -> None:
+    def __init__(self, spelling: Spelling, epilogue: Sequence[Step], taken: set[str], caller: str) -> None:
         super().__init__()
-        self.target = target
+        self.spelling = spelling
         self.epilogue = tuple(epilogue)
         self.taken = taken
-        self.needs_values = any(wants_values(target, step) for step in epilogue)
+        self.caller = caller
+        self.needs_values = any(wants_values(step) for step in epilogue)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         """Only statements hold a ``return`` line: expressions and simple statements are not entered."""
@@ -69,7 +70,7 @@ class ReturnRewriter(cst.CSTTransformer):
         *head, ret = updated.body
         assert isinstance(ret, cst.Return)
         bindings, value, values = self._bind(ret.value)
-        epilogue = guarded_statements(self.target, self.epilogue, values)
+        epilogue = guarded_statements(self.spelling, self.epilogue, values, self.caller)
         if not epilogue:  # the target spells nothing here: keep the line as written
             return updated
         out: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=head)] if head else []

@@ -22,24 +22,25 @@ from codegen.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter
 from codegen.rewrite.segments import Statement, Style, Unit, layout
-from codegen.targets.base import Target
+from codegen.scan import functions_by_qualname
+from codegen.targets.base import Spelling
 
 __all__ = ["rewrite_source"]
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
-def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, target: Target, names: NpudslNames) -> str:
+def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Spelling, names: NpudslNames) -> str:
     """The module ``source`` (``tree`` is its ``ast``) rewritten by ``plan``, as a libcst round trip would print it."""
     style = _style(source)
     if not source.endswith(("\n", "\r")):  # libcst parses as if the newline were there, and drops it at the end
-        return rewrite_source(source + style.newline, tree, plan, target, names)[:-len(style.newline)]
+        return rewrite_source(source + style.newline, tree, plan, spelling, names)[:-len(style.newline)]
     shape = layout(source, tree)
-    rewriter = ModuleRewriter(plan, target, names)
+    rewriter = ModuleRewriter(plan, spelling, names, functions_by_qualname(tree))
     chosen = _to_parse(shape.units, plan, names)
     body = [Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
             for i, unit in enumerate(shape.units)]
-    return shape.header + finish_module(body, plan, target, names, style) + _footer(shape.footer, style)
+    return shape.header + finish_module(body, plan, spelling, names, style) + _footer(shape.footer, style)
 
 
 def _style(source: str) -> Style:
@@ -58,7 +59,7 @@ def _first_indent(source: str) -> str:
 def _to_parse(units: Sequence[Unit], plan: ModulePlan, names: NpudslNames) -> set[int]:
     """The units that can change, or whose names or form the module-level edits need."""
     local = [*names.aliases, *names.modules]
-    tops = {qualname.split(".")[0] for qualname in [*plan.functions, *(rule.caller for rule in plan.joins)]}
+    tops = {qualname.split(".")[0] for qualname in [*plan.functions, *plan.callers]}
     chosen = {i for i, unit in enumerate(units) if _needed(unit, local, tops)}
     first = next((i for i, unit in enumerate(units) if not unit.imports), None)
     if first is not None and len(units[first].nodes) == 1 and isinstance(units[first].node, ast.Expr):

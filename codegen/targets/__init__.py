@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from codegen.targets.aclgraph import AclGraph
-from codegen.targets.base import Target
+from codegen.targets.base import Spelling, Target
 from codegen.targets.cuda import Cuda
 from codegen.targets.ge import Ge
 from codegen.targets.npugraph_ex import NpuGraphEx
 from codegen.targets.portable import Portable
 
-__all__ = ["TARGETS", "Target", "get_target"]
+__all__ = ["TARGETS", "Spelling", "Target", "get_target"]
 
 TARGETS: dict[str, Target] = {
     "aclgraph": AclGraph(),

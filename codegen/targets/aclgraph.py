@@ -1,44 +1,83 @@
-"""torchair reduce-overhead (aclgraph): stream switches, tagged events, tagged record_stream."""
+"""torchair reduce-overhead (aclgraph): stream switches, tagged events, tagged record_stream, core limits."""
 
 from __future__ import annotations
 
 import attrs
 
-from codegen.plan import Clone, Context, EventRef, KeepAlive, LimitCores, Record, Step, SwitchStream, Wait
-from codegen.targets.base import clone_statement, quote
+from codegen.hygiene import ModuleNames
+from codegen.plan import CALLER, Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
+from codegen.targets.base import Spelling, is_tensor, quote
+from codegen.targets.helpers import CLONE, RECORD
 
-__all__ = ["AclGraph"]
+__all__ = ["AclGraph", "TorchairSpelling", "tag_text"]
+
+_DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
+
+
+def tag_text(stream: str | CurrentStream) -> str:
+    """The tag of ``stream`` as torchair names it (``"default"`` is the main stream). Tags are static: the
+    stream a callee was called on is taken to be the main one, and code in a side-stream function runs on
+    that function's stream when its guard holds."""
+    if isinstance(stream, CurrentStream):
+        if stream.tag == "default" or stream.when is None:
+            return quote(stream.tag)
+        return f"{quote(stream.tag)} if {stream.when.text} else {quote('default')}"
+    return quote("default" if stream == CALLER else stream)
+
+
+@attrs.define(eq=False)
+class TorchairSpelling(Spelling):
+    """What aclgraph and GE spell alike: the torchair scopes."""
+
+    @property
+    def torchair(self) -> str:
+        return self.use("torchair")
+
+    def context(self, context: Context) -> str | None:
+        if isinstance(context, LimitCores):
+            return f"{self.torchair}.scope.limit_core_num({context.aicore}, {context.vector})"
+        if context.tag == "default":
+            return None  # torchair switches to side streams only; the main stream is where the graph runs
+        return f"{self.torchair}.scope.npu_stream_switch({quote(context.tag)}, {context.priority})"
+
+    def clone(self, value: Value) -> str:
+        if is_tensor(value):
+            return f"{value.name}.clone()"
+        torch = self.use("torch")
+        return f"{self.helper('_clone', CLONE.replace('TORCH', torch))}({value.name})"
+
+
+@attrs.define(eq=False)
+class _Spelling(TorchairSpelling):
+    def step(self, step: Step) -> list[str]:
+        if isinstance(step, Record):
+            return [f"{self.torchair}.ops.npu_tagged_event_record({step.event.var})"]
+        if isinstance(step, Wait):
+            return [f"{self.torchair}.ops.npu_tagged_event_wait({step.event.var})"]
+        if isinstance(step, ForkWait):
+            return []
+        raise TypeError(step)
+
+    def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
+        record = f"{self.torchair}.ops.npu_record_tagged_stream"
+        if is_tensor(value):
+            return [f"{record}({value.name}, {tag_text(stream)})"]
+        torch = self.use("torch")
+        source = RECORD.replace("RECORD_DOC", _DOC).replace(
+            "RECORD_CALL", f"{record}(value, stream)").replace("TORCH", torch)
+        return [f"{self.helper('_record_tagged_stream', source)}({value.name}, {tag_text(stream)})"]
+
+    def define_event(self, event: EventRef) -> str | None:
+        return f"{event.var} = {self.torchair}.ops.npu_create_tagged_event(tag={quote(event.tag)})"
+
+    def event_comment(self) -> str | None:
+        return "# Tagged events are process-global: each is created once, here."
 
 
 @attrs.frozen
 class AclGraph:
     name: str = "aclgraph"
+    event_sync: bool = True
 
-    def context(self, context: Context) -> str | None:
-        if isinstance(context, SwitchStream):
-            if context.tag == "default":
-                return None  # the main stream is where the graph runs; torchair switches to side streams only
-            return f"torchair.scope.npu_stream_switch({quote(context.tag)}, {context.priority})"
-        if isinstance(context, LimitCores):
-            return f"torchair.scope.limit_core_num({context.aicore}, {context.vector})"
-        raise TypeError(context)
-
-    def statements(self, step: Step, values: tuple[str, ...]) -> list[str]:
-        if isinstance(step, Record):
-            return [f"torchair.ops.npu_tagged_event_record({step.event.var})"]
-        if isinstance(step, Wait):
-            return [f"torchair.ops.npu_tagged_event_wait({step.event.var})"]
-        if isinstance(step, KeepAlive):
-            return [f"torchair.ops.npu_record_tagged_stream({v}, {quote(step.stream)})" for v in values]
-        if isinstance(step, Clone):
-            return clone_statement(step, values)
-        raise TypeError(step)
-
-    def define_event(self, event: EventRef) -> str | None:
-        return f"{event.var} = torchair.ops.npu_create_tagged_event(tag={quote(event.tag)})"
-
-    def imports(self, *, events: bool) -> list[str]:
-        return ["import torchair"]
-
-    def module_comment(self) -> str | None:
-        return "# Tagged events are process-global: each is created once, here."
+    def spelling(self, names: ModuleNames) -> Spelling:
+        return _Spelling(names=names)

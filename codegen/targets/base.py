@@ -1,91 +1,154 @@
-"""What a target is: how it spells each step of a plan."""
+"""What a target is: how it spells each step of a plan, with hygienic names for one module.
+
+A :class:`Target` is a stateless description; its :class:`Spelling` for one module is a builder
+that spells steps as source lines and remembers which imports and helpers they use, so the module
+gets exactly those (under names that nothing in the module shadows, see :mod:`codegen.hygiene`).
+"""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from codegen.plan import Clone, Context, EventRef, FunctionPlan, KeepAlive, ModulePlan, Step
+import attrs
 
-__all__ = [
-    "Target",
-    "clone_statement",
-    "entry_lines",
-    "for_function",
-    "is_value_step",
-    "module_definitions",
-    "module_imports",
-    "quote",
-    "wants_values",
-]
+from codegen.hygiene import ModuleNames
+from codegen.plan import (
+    CALLER,
+    Assign,
+    Clone,
+    Context,
+    CurrentStream,
+    EventRef,
+    FunctionPlan,
+    KeepAlive,
+    Step,
+    StreamWait,
+    SwitchStream,
+    Value,
+    Wait,
+)
+from codegen.signature import Tensorness
+
+__all__ = ["Local", "Spelling", "Target", "indent", "is_tensor", "quote", "wants_values"]
 
 
 class Target(Protocol):
-    """A target turns plan steps into source text; guards and placement are the rewriter's."""
-
     name: str
+    event_sync: bool  # orders streams with events (True) or through tensors (GE)
 
-    def context(self, context: Context) -> str | None:
-        """The ``with`` item for ``context``, or None when the target needs none."""
-
-    def statements(self, step: Step, values: tuple[str, ...]) -> list[str]:
-        """Statements for ``step``; ``values`` are the returned names (for value steps)."""
-
-    def define_event(self, event: EventRef) -> str | None:
-        """The module-level statement that creates ``event``, or None."""
-
-    def imports(self, *, events: bool) -> list[str]:
-        """Import statements the generated code needs."""
-
-    def module_comment(self) -> str | None:
-        """A comment line above the event definitions, or None."""
-
-
-# Optional hooks. A target may define any of these methods; the rewriter calls them through the
-# functions below, which fall back to what a target without the hook needs (aclgraph defines none):
-#   for_function(plan) -> Target       the target as it spells one function (it may read the plan's fn)
-#   entry_lines(plan) -> list[str]     statements at the very start of the rewritten body
-#   module_imports(plan) -> list[str]  replaces ``imports(events=...)``: what this module needs
-#   module_definitions(plan) -> str    module-level helper source placed after the imports
-#   wants_values(step) -> bool         the step reads the returned values (like Clone and KeepAlive)
-
-
-def for_function(target: Target, plan: FunctionPlan) -> Target:
-    hook = getattr(target, "for_function", None)
-    return hook(plan) if hook else target
-
-
-def entry_lines(target: Target, plan: FunctionPlan) -> list[str]:
-    hook = getattr(target, "entry_lines", None)
-    return hook(plan) if hook else []
-
-
-def module_imports(target: Target, plan: ModulePlan) -> list[str] | None:
-    """The target's own import list for ``plan``, or None to use ``imports(events=...)``."""
-    hook = getattr(target, "module_imports", None)
-    return hook(plan) if hook else None
-
-
-def module_definitions(target: Target, plan: ModulePlan) -> str:
-    hook = getattr(target, "module_definitions", None)
-    return hook(plan) if hook else ""
-
-
-def wants_values(target: Target, step: Step) -> bool:
-    hook = getattr(target, "wants_values", None)
-    return is_value_step(step) or bool(hook and hook(step))
-
-
-def clone_statement(step: Clone, values: tuple[str, ...]) -> list[str]:
-    """``a, b = a.clone(), b.clone()``: the same for every target."""
-    if not values:
-        return []
-    return [f"{', '.join(values)} = {', '.join(f'{v}.clone()' for v in values)}"]
-
-
-def is_value_step(step: Step) -> bool:
-    return isinstance(step, (Clone, KeepAlive))
+    def spelling(self, names: ModuleNames) -> Spelling:
+        """The spelling of this target for one module."""
 
 
 def quote(text: str) -> str:
     """A double-quoted literal; tags and stream names are validated to need no escapes."""
     return f'"{text}"'
+
+
+def indent(lines: list[str]) -> str:
+    """``lines`` (each may span several) one level deeper, each line ending in a newline."""
+    return "".join(f"    {line}\n" for line in "\n".join(x.rstrip("\n") for x in lines).splitlines())
+
+
+def wants_values(step: Step) -> bool:
+    """The step reads the returned values (epilogue steps that name none)."""
+    return isinstance(step, Clone) or (isinstance(step, KeepAlive) and not step.values)
+
+
+@attrs.frozen
+class Local:
+    """A local variable that holds a stream (the caller's, captured on entry)."""
+
+    name: str
+
+
+@attrs.define(eq=False)
+class Spelling:
+    """The shared half of every target's spelling; subclasses spell streams, events and records."""
+
+    names: ModuleNames
+    imports: dict[str, str] = attrs.Factory(dict)  # import line -> itself, in first-use order
+    helpers: dict[str, str] = attrs.Factory(dict)  # helper name -> its source
+
+    # -- names ---------------------------------------------------------------------------------
+    def use(self, module: str, name: str | None = None, *, wanted: str | None = None) -> str:
+        local, line = self.names.imported(module, name, wanted=wanted)
+        if line:
+            self.imports.setdefault(line, line)
+        return local
+
+    def helper(self, wanted: str, source: str) -> str:
+        """A module-level helper, defined once; ``source`` spells it with ``{name}`` for its own name."""
+        name = self.names.global_name(wanted)
+        if name not in self.helpers:
+            self.helpers[name] = source.replace("{name}", name)
+        return name
+
+    def nullcontext(self) -> str:
+        return self.use("contextlib", "nullcontext")
+
+    # -- what the rewrite asks -----------------------------------------------------------------
+    def with_item(self, context: Context) -> str | None:
+        text = self.context(context)
+        if text is None or context.when is None:
+            return text
+        return f"{text} if {context.when.text} else {self.nullcontext()}()"
+
+    def statements(self, step: Step, values: tuple[str, ...] = (), caller: str = "caller_stream") -> list[str]:
+        """``step`` as source lines; ``values``: the returned names; ``caller``: the local holding the
+        caller's stream (in a callee that captured it)."""
+        if isinstance(step, Assign):
+            return [f"{step.name} = {step.value}"]
+        if isinstance(step, StreamWait):
+            return self.stream_wait(step)
+        if isinstance(step, KeepAlive):
+            kept = step.values or tuple(Value(name=v) for v in values)
+            stream = Local(caller) if step.stream == CALLER and self.captures_caller else step.stream
+            return [line for value in kept for line in self.keep_alive(value, stream)]
+        if isinstance(step, Clone):
+            return [f"{v} = {self.clone(Value(name=v))}" for v in values]
+        return self.step(step)
+
+    def stream_wait(self, step: StreamWait) -> list[str]:
+        switch = SwitchStream(tag=step.stream, priority=step.priority, when=step.switch)
+        wait = self.step(Wait(event=step.event, when=None))
+        item = self.with_item(switch)
+        return [f"with {item}:\n{indent(wait)}"] if item else wait
+
+    def entry_lines(self, plan: FunctionPlan) -> list[str]:
+        return []
+
+    def event_comment(self) -> str | None:
+        return None
+
+    def import_lines(self) -> list[str]:
+        return list(self.imports)
+
+    def helper_source(self) -> str:
+        return "".join(f"\n\n{source}" for source in self.helpers.values())
+
+    # -- what each target spells ---------------------------------------------------------------
+    def context(self, context: Context) -> str | None:
+        raise NotImplementedError
+
+    def step(self, step: Step) -> list[str]:
+        """Record, Wait, ForkWait."""
+        raise NotImplementedError
+
+    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
+        """``stream``: a tag, the current stream, or the local that holds the caller's stream (a target that
+        does not capture it, see ``captures_caller``, gets ``CALLER``)."""
+        raise NotImplementedError
+
+    captures_caller: bool = False  # whether a callee reads its caller's stream into a local on entry
+    events_are_variables: bool = True  # events are module-level objects (another module imports them)
+
+    def clone(self, value: Value) -> str:
+        raise NotImplementedError
+
+    def define_event(self, event: EventRef) -> str | None:
+        return None
+
+
+def is_tensor(value: Value) -> bool:
+    return value.tensor is Tensorness.TENSOR

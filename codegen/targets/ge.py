@@ -1,98 +1,59 @@
-"""torchair GE (max-autotune): ``npu_stream_switch``, ``limit_core_num`` and ``npu_wait_tensor``.
+"""torchair GE (max-autotune): ``npu_stream_switch``, ``limit_core_num``, ``npu_wait_tensor``, and
+``torchair.ops.record`` / ``torchair.ops.wait`` for the user's events.
 
-GE orders a graph by its data dependencies and frees memory itself, so the automatic fork and join
-and ``keep_output`` need no call. Explicit events become control edges between tensors: ``@records("e")``
-keeps the body's returned tensor on ``self._event_e``, and ``@after("e")`` passes each tensor input of
-the waiting body through ``npu_wait_tensor(x, self._event_e)``. What cannot be said that way is an error.
+GE orders a graph by its data dependencies and frees memory itself, so the automatic join and the
+lifetime of tensors need no call; the fork is one control edge at each planned call
+(``npu_wait_tensor(<input>, <caller's last value>)``, its result discarded, as in the seeds: rebinding
+it would move later in-place writes onto the wait's output). A user event is a token:
+``@records("e")`` keeps ``torchair.ops.record()`` in the module's table under the event's tag, and
+``@after("e")`` waits for the token recorded last (a wait before any record orders nothing).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import attrs
 
-from codegen.ir import ModuleIR, StreamFunction
-from codegen.plan import (
-    Clone,
-    Context,
-    EventRef,
-    FunctionPlan,
-    KeepAlive,
-    LimitCores,
-    ModulePlan,
-    Record,
-    Step,
-    SwitchStream,
-    Wait,
-)
-from codegen.targets.base import clone_statement, quote
-from codegen.targets.ge_checks import problems
+from codegen.hygiene import ModuleNames
+from codegen.plan import CurrentStream, ForkWait, Record, Step, Value, Wait
+from codegen.targets.aclgraph import TorchairSpelling
+from codegen.targets.base import Local, Spelling, quote
 
-__all__ = ["Ge", "holder"]
+__all__ = ["Ge"]
 
-_WAIT = "torchair.scope.npu_wait_tensor"
+_TOKENS = '''{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+'''
 
 
-def holder(event: EventRef) -> str:
-    """The attribute that keeps the tensor standing for a user event."""
-    return f"self._event_{event.name}"
+@attrs.define(eq=False)
+class _Spelling(TorchairSpelling):
+    events_are_variables: bool = False
+
+    def tokens(self) -> str:
+        return self.helper("_EVENT_TOKENS", _TOKENS.replace("TORCH", self.use("torch")))
+
+    def step(self, step: Step) -> list[str]:
+        if isinstance(step, (Record, Wait)) and not step.event.user:
+            return []  # the automatic fork and join: GE follows the data
+        if isinstance(step, Record):
+            return [f"{self.tokens()}[{quote(step.event.tag)}] = {self.torchair}.ops.record()"]
+        if isinstance(step, Wait):
+            table, tag = self.tokens(), quote(step.event.tag)
+            return [f"if {tag} in {table}:\n    {self.torchair}.ops.wait([{table}[{tag}]])"]
+        if isinstance(step, ForkWait):
+            return [f"{self.torchair}.scope.npu_wait_tensor({step.tensor}, {step.dependency})"]
+        raise TypeError(step)
+
+    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
+        return []  # GE plans the memory of the whole graph; nothing is reused early
+
+    def stream_wait(self, step: object) -> list[str]:
+        return []
 
 
 @attrs.frozen
 class Ge:
     name: str = "ge"
-    fn: StreamFunction | None = None  # the function being spelled (set by ``for_function``)
+    event_sync: bool = False
 
-    def for_function(self, plan: FunctionPlan) -> Ge:
-        return attrs.evolve(self, fn=plan.fn)
-
-    def context(self, context: Context) -> str | None:
-        if isinstance(context, SwitchStream):
-            if context.tag == "default":
-                return None
-            return f"torchair.scope.npu_stream_switch({quote(context.tag)}, {context.priority})"
-        if isinstance(context, LimitCores):
-            return f"torchair.scope.limit_core_num({context.aicore}, {context.vector})"
-        raise TypeError(context)
-
-    def statements(self, step: Step, values: tuple[str, ...]) -> list[str]:
-        if isinstance(step, (Record, Wait)) and not step.event.user:
-            return []  # the automatic fork and join: GE follows the data
-        if isinstance(step, Record):
-            return [f"{holder(step.event)} = {_joined(values)}"] if values else []
-        if isinstance(step, Wait):
-            inputs = self.fn.inputs if self.fn else ()
-            return [f"{x} = {_WAIT}({x}, {holder(step.event)})" for x in inputs]
-        if isinstance(step, KeepAlive):
-            return []  # GE plans the memory of the whole graph; nothing is reused early
-        if isinstance(step, Clone):
-            return clone_statement(step, values)
-        raise TypeError(step)
-
-    def wants_values(self, step: Step) -> bool:
-        return isinstance(step, Record) and step.event.user
-
-    def define_event(self, event: EventRef) -> str | None:
-        return None
-
-    def imports(self, *, events: bool) -> list[str]:
-        return ["import torchair"]
-
-    def module_imports(self, plan: ModulePlan) -> list[str]:
-        spelled = any(self.context(c) for p in plan.functions.values() for c in p.contexts)
-        return self.imports(events=False) if spelled or any(e.user for e in plan.events) else []
-
-    def module_comment(self) -> str | None:
-        return None
-
-    def diagnose(self, ir: ModuleIR, plan: ModulePlan) -> Iterator:  # type: ignore[type-arg]
-        return problems(ir)
-
-
-def _joined(values: tuple[str, ...]) -> str:
-    """One tensor whose producer runs after every returned tensor's producer."""
-    joined = values[0]
-    for value in values[1:]:
-        joined = f"{_WAIT}({joined}, {value})"
-    return joined
+    def spelling(self, names: ModuleNames) -> Spelling:
+        return _Spelling(names=names)

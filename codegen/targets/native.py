@@ -9,89 +9,20 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.plan import (
-    Clone,
-    Context,
-    EventRef,
-    FunctionPlan,
-    KeepAlive,
-    ModulePlan,
-    Record,
-    Step,
-    SwitchStream,
-    Wait,
-)
-from codegen.targets.base import clone_statement, quote
+from codegen.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, StreamWait, Value, Wait
+from codegen.targets.base import Local, Spelling, is_tensor, quote
+from codegen.targets.helpers import CLONE, RECORD
 
-__all__ = ["CALLER_STREAM", "Native", "function_steps", "helper", "module_steps"]
+__all__ = ["RECORD_DOC", "NativeSpelling"]
 
-CALLER_STREAM = "caller_stream"  # the stream a side-stream function was called on, read before switching
-
-
-@attrs.frozen(kw_only=True)
-class Native:
-    """What the CUDA and NPU spellings share; ``device`` is ``torch.cuda`` or ``torch.npu``."""
-
-    device: str
-
-    def switch(self, context: SwitchStream) -> str | None:
-        if context.tag == "default":
-            return None  # the caller's stream already is the main stream, or the caller chose another
-        return f"{self.device}.stream(_stream({quote(context.tag)}, {context.priority}))"
-
-    def step(self, step: Step, values: tuple[str, ...], record_stream: str) -> list[str]:
-        if isinstance(step, Record):
-            return [f"{step.event.var}().record()"]
-        if isinstance(step, Wait):
-            return [f"{self.device}.current_stream().wait_event({step.event.var}())"]
-        if isinstance(step, KeepAlive):
-            stream = CALLER_STREAM if step.stream == "default" else f"_stream({quote(step.stream)})"
-            return [record_stream.format(tensor=v, stream=stream) for v in values]
-        if isinstance(step, Clone):
-            return clone_statement(step, values)
-        raise TypeError(step)
-
-    def define_event(self, event: EventRef) -> str:
-        return f"{event.var} = functools.partial(_event, {quote(event.tag)})"
-
-    def entry_lines(self, plan: FunctionPlan) -> list[str]:
-        keeps = any(isinstance(s, KeepAlive) and s.stream == "default" for s in plan.epilogue)
-        return [f"{CALLER_STREAM} = {self.device}.current_stream()"] if keeps else []
-
-    def registries(self, plan: ModulePlan) -> str:
-        """The ``_stream`` / ``_event`` registries this module uses, as source text."""
-        streams = any(c.tag != "default" for c in module_steps(plan, SwitchStream)) or any(
-            s.stream != "default" for s in module_steps(plan, KeepAlive))
-        events = any(e.source is None for e in plan.events)
-        parts = [helper(_STREAM, self.device)] if streams else []
-        parts += [helper(_EVENT, self.device)] if events else []
-        return "".join(parts)
-
-    def comment(self, helpers: str) -> str:
-        """``helpers`` under the comment that says why they exist."""
-        return f"\n{_COMMENT}\n{helpers.lstrip()}" if helpers else ""
-
-
-def function_steps(plan: FunctionPlan) -> tuple[Context | Step, ...]:
-    return (*plan.contexts, *plan.before, *plan.prologue, *plan.epilogue)
-
-
-def module_steps(plan: ModulePlan, kind: type) -> list:  # type: ignore[type-arg]
-    """Every context or step of ``kind`` in the module's functions."""
-    return [s for p in plan.functions.values() for s in function_steps(p) if isinstance(s, kind)]
-
-
-def helper(template: str, device: str) -> str:
-    """A module-level helper, preceded by two blank lines."""
-    return "\n\n" + template.replace("DEVICE", device)
-
+RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
 _COMMENT = "# Streams and events are created on first use, once per process: importing this module touches no device."
 
 _STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = {}
 
 
-def _stream(tag: str, priority: int = 0) -> DEVICE.Stream:
+def {name}(tag: str, priority: int = 0) -> DEVICE.Stream:
     """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
     if tag not in _STREAMS:
         _STREAMS[tag] = DEVICE.Stream(priority=-priority)
@@ -101,9 +32,93 @@ def _stream(tag: str, priority: int = 0) -> DEVICE.Stream:
 _EVENT = '''_EVENTS: dict[str, DEVICE.Event] = {}
 
 
-def _event(tag: str) -> DEVICE.Event:
+def {name}(tag: str) -> DEVICE.Event:
     """The event named ``tag``: created on first use, then the same one."""
     if tag not in _EVENTS:
         _EVENTS[tag] = DEVICE.Event()
     return _EVENTS[tag]
 '''
+
+
+@attrs.define(eq=False)
+class NativeSpelling(Spelling):
+    """``device`` is ``cuda`` or ``npu``."""
+
+    device: str = "cuda"
+    captures_caller: bool = True
+
+    @property
+    def torch(self) -> str:
+        return self.use("torch")
+
+    def _device(self) -> str:
+        return f"{self.torch}.{self.device}"
+
+    def stream(self, tag: str, priority: int | None = None) -> str:
+        name = self.helper("_stream", _STREAM.replace("_STREAMS", self.names.global_name("_STREAMS"))
+                           .replace("DEVICE", self._device()))
+        return f"{name}({quote(tag)}{'' if priority is None else f', {priority}'})"
+
+    def event(self, event: EventRef) -> str:
+        return f"{event.var}()"
+
+    def context(self, context: Context) -> str | None:
+        if isinstance(context, LimitCores):
+            return self.limit(context)
+        if context.tag == "default":
+            return None  # the caller's stream already is the main stream, or the caller chose another
+        return f"{self._device()}.stream({self.stream(context.tag, context.priority)})"
+
+    def limit(self, context: LimitCores) -> str | None:
+        raise NotImplementedError
+
+    def step(self, step: Step) -> list[str]:
+        if isinstance(step, Record):
+            return [f"{self.event(step.event)}.record()"]
+        if isinstance(step, Wait):
+            return [f"{self._device()}.current_stream().wait_event({self.event(step.event)})"]
+        if isinstance(step, ForkWait):
+            return []
+        raise TypeError(step)
+
+    def stream_wait(self, step: StreamWait) -> list[str]:
+        """A native stream waits for an event without becoming current."""
+        stream = self.stream(step.stream, step.priority)
+        if step.switch is not None:
+            stream = f"({stream} if {step.switch.text} else {self._device()}.current_stream())"
+        return [f"{stream}.wait_event({self.event(step.event)})"]
+
+    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
+        if isinstance(stream, Local):
+            where = stream.name
+        elif isinstance(stream, CurrentStream):
+            where = f"{self._device()}.current_stream()"
+        else:
+            where = self.stream(stream)
+        return [f"{self.record_helper()}({value.name}, {where})"]
+
+    def record_helper(self) -> str:
+        source = RECORD.replace("RECORD_DOC", RECORD_DOC).replace(
+            "RECORD_CALL", "value.record_stream(stream)").replace("TORCH", self.torch)
+        return self.helper("_record_stream", source)
+
+    def clone(self, value: Value) -> str:
+        if is_tensor(value):
+            return f"{value.name}.clone()"
+        return f"{self.helper('_clone', CLONE.replace('TORCH', self.torch))}({value.name})"
+
+    def define_event(self, event: EventRef) -> str | None:
+        registry = self.helper("_event", _EVENT.replace("_EVENTS", self.names.global_name("_EVENTS"))
+                               .replace("DEVICE", self._device()))
+        functools = self.use("functools")
+        return f"{event.var} = {functools}.partial({registry}, {quote(event.tag)})"
+
+    def entry_lines(self, plan: object) -> list[str]:
+        from codegen.plan import CALLER, KeepAlive
+
+        captures = any(isinstance(s, KeepAlive) and s.stream == CALLER for s in plan.epilogue)  # type: ignore[attr-defined]
+        return [f"{plan.caller_var} = {self._device()}.current_stream()"] if captures else []  # type: ignore[attr-defined]
+
+    def helper_source(self) -> str:
+        source = super().helper_source()
+        return f"\n\n{_COMMENT}{source}" if source else ""

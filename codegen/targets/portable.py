@@ -1,43 +1,60 @@
 """npudsl's own traceable runtime: ``runtime.stream`` / ``record`` / ``wait`` / ``record_stream`` /
-``core_limit``, runnable on CPU, CUDA or NPU. Events are their tags; nothing is created at import."""
+``core_limit`` / ``clone``, runnable on CPU, CUDA or NPU. Events are their tags; nothing is created at import."""
 
 from __future__ import annotations
 
 import attrs
 
-from codegen.plan import Clone, Context, EventRef, KeepAlive, LimitCores, Record, Step, SwitchStream, Wait
-from codegen.targets.base import clone_statement, quote
+from codegen.hygiene import ModuleNames
+from codegen.plan import CALLER, Context, CurrentStream, FunctionPlan, KeepAlive, LimitCores, Record, Step, Value, Wait
+from codegen.targets.base import Local, Spelling, is_tensor, quote
 
 __all__ = ["Portable"]
+
+
+@attrs.define(eq=False)
+class _Spelling(Spelling):
+    captures_caller: bool = True
+    events_are_variables: bool = False
+
+    @property
+    def runtime(self) -> str:
+        return self.use("npudsl", "runtime")
+
+    def context(self, context: Context) -> str | None:
+        if isinstance(context, LimitCores):
+            return f"{self.runtime}.core_limit({context.aicore}, {context.vector})"
+        return f"{self.runtime}.stream({quote(context.tag)}, {context.priority})"  # "default" too: a side-stream
+        # caller may call main-stream code
+
+    def step(self, step: Step) -> list[str]:
+        if isinstance(step, Record):
+            return [f"{self.runtime}.record({quote(step.event.tag)})"]
+        if isinstance(step, Wait):
+            return [f"{self.runtime}.wait({quote(step.event.tag)})"]
+        return []  # GE's control edges: portable orders through events
+
+    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
+        if isinstance(stream, Local):
+            where = stream.name
+        elif isinstance(stream, CurrentStream):
+            where = f"{self.runtime}.current_stream()"
+        else:
+            where = quote(stream)
+        return [f"{self.runtime}.record_stream({value.name}, {where})"]
+
+    def clone(self, value: Value) -> str:
+        return f"{value.name}.clone()" if is_tensor(value) else f"{self.runtime}.clone({value.name})"
+
+    def entry_lines(self, plan: FunctionPlan) -> list[str]:
+        captures = any(isinstance(s, KeepAlive) and s.stream == CALLER for s in plan.epilogue)
+        return [f"{plan.caller_var} = {self.runtime}.current_stream()"] if captures else []
 
 
 @attrs.frozen
 class Portable:
     name: str = "portable"
+    event_sync: bool = True
 
-    def context(self, context: Context) -> str | None:
-        if isinstance(context, SwitchStream):  # "default" too: a side-stream caller may call main-stream code
-            return f"runtime.stream({quote(context.tag)}, {context.priority})"
-        if isinstance(context, LimitCores):
-            return f"runtime.core_limit({context.aicore}, {context.vector})"
-        raise TypeError(context)
-
-    def statements(self, step: Step, values: tuple[str, ...]) -> list[str]:
-        if isinstance(step, Record):
-            return [f"runtime.record({quote(step.event.tag)})"]
-        if isinstance(step, Wait):
-            return [f"runtime.wait({quote(step.event.tag)})"]
-        if isinstance(step, KeepAlive):
-            return [f"runtime.record_stream({v}, {quote(step.stream)})" for v in values]
-        if isinstance(step, Clone):
-            return clone_statement(step, values)
-        raise TypeError(step)
-
-    def define_event(self, event: EventRef) -> str | None:
-        return None  # the runtime keys events by their process-global tag
-
-    def imports(self, *, events: bool) -> list[str]:
-        return ["from npudsl import runtime"]
-
-    def module_comment(self) -> str | None:
-        return None
+    def spelling(self, names: ModuleNames) -> Spelling:
+        return _Spelling(names=names)

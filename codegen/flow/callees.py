@@ -1,0 +1,131 @@
+"""Which stream function a call in a caller's body calls, and what stands for the callee's ``self`` there.
+
+A call is resolved when the run index knows its callee for sure: ``self.method(...)`` of the caller's
+class, ``self.sub(...)`` / ``self.sub.method(...)`` for a submodule assigned in ``__init__``,
+``f(...)`` / ``mod.f(...)`` / ``Class.static(...)`` through the module's own definitions and imports,
+and ``Class(...)(x)``. Every other call of a stream function is unresolved: the callee then keeps
+its caller safe by itself (it joins before it returns), which only costs overlap.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.flow.imports import Binding
+from codegen.scan import dotted_name
+
+__all__ = ["Resolved", "Resolver"]
+
+
+@attrs.frozen(kw_only=True)
+class Resolved:
+    key: str  # the callee's run-index key
+    receiver: str | None  # source of the object that is the callee's ``self``; None: not nameable here
+    explicit_receiver: bool = False  # ``Class.method(obj, ...)``: the first argument is the receiver
+
+
+@attrs.define(eq=False)
+class Resolver:
+    """Resolves the calls of one caller function; ``callees`` and ``submodules`` come from the run index."""
+
+    module: str
+    owner: str | None  # the caller's class
+    callees: dict[str, object]
+    submodules: dict[str, dict[str, str]]
+    bindings: dict[str, Binding]
+    module_names: frozenset[str]  # names the module defines at top level (classes, functions, assignments)
+    local_names: frozenset[str]  # names the caller binds (its parameters included)
+    receiver: str | None = "self"  # the caller's own receiver parameter
+
+    def resolve(self, call: ast.Call) -> Resolved | None:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self._name(func.id)
+        if isinstance(func, ast.Attribute):
+            return self._attribute(func, call)
+        if isinstance(func, ast.Call):  # ``Shared(...)(x)``: a fresh instance, called at once
+            cls = self._class_key(func.func)
+            return Resolved(key=cls, receiver=None) if cls else None
+        return None
+
+    def _name(self, name: str) -> Resolved | None:
+        if name in self.local_names:
+            return None
+        key = self._global(name)
+        return Resolved(key=key, receiver=None) if key in self.callees else None
+
+    def _global(self, name: str) -> str | None:
+        """The run key of a module-level name: defined here, or imported (``from m import f as name``)."""
+        if name in self.bindings and self.bindings[name].name is not None:
+            binding = self.bindings[name]
+            return f"{binding.module}:{binding.name}"
+        return f"{self.module}:{name}" if name in self.module_names else None
+
+    def _attribute(self, func: ast.Attribute, call: ast.Call) -> Resolved | None:
+        base, attr = func.value, func.attr
+        if self._is_self(base):
+            return self._on_self(attr)
+        if isinstance(base, ast.Attribute) and self._is_self(base.value):
+            cls = self._submodule_class(base.attr)
+            key = f"{cls.rsplit('.', 1)[0]}.{attr}" if cls else None
+            return Resolved(key=key, receiver=f"self.{base.attr}") if key in self.callees else None
+        dotted = dotted_name(base)
+        if dotted is None or dotted.split(".")[0] in self.local_names:
+            return None
+        return self._qualified(dotted, attr, call)
+
+    def _on_self(self, attr: str) -> Resolved | None:
+        own = f"{self.module}:{self.owner}.{attr}"
+        if self.owner and own in self.callees:
+            return Resolved(key=own, receiver="self")
+        cls = self._submodule_class(attr)
+        return Resolved(key=cls, receiver=f"self.{attr}") if cls else None
+
+    def _qualified(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
+        """``mod.f(...)`` through an imported module, or ``Class.method(...)``."""
+        binding = self.bindings.get(dotted.split(".")[0])
+        if binding is not None and binding.name is None:
+            module = ".".join([binding.module, *dotted.split(".")[1:]])
+            key = f"{module}:{attr}"
+            if key in self.callees:
+                return Resolved(key=key, receiver=None)
+        cls = self._global(dotted) if "." not in dotted else None
+        key = f"{cls}.{attr}" if cls else None
+        if key not in self.callees:
+            return None
+        receiver = call.args[0] if call.args else None
+        explicit = _callee_static(self.callees[key]) is False
+        spelled = receiver.id if explicit and isinstance(receiver, ast.Name) else None
+        return Resolved(key=key, receiver=spelled, explicit_receiver=explicit)
+
+    def _submodule_class(self, attr: str) -> str | None:
+        """The forward key of the decorated class that ``self.<attr>`` holds, if any."""
+        written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
+        return self._class_key(ast.parse(written, mode="eval").body) if written else None
+
+    def _class_key(self, node: ast.expr) -> str | None:
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        binding = self.bindings.get(head)
+        if rest and binding is not None and binding.name is None:
+            module, _, name = f"{binding.module}.{rest}".rpartition(".")
+            key = f"{module}:{name}.forward"
+        else:
+            base = self._global(dotted) if not rest and head not in self.local_names else None
+            key = f"{base}.forward" if base else None
+        return key if key in self.callees and _class_level(self.callees[key]) else None
+
+    def _is_self(self, node: ast.expr) -> bool:
+        return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver
+
+
+def _class_level(callee: object) -> bool:
+    return bool(getattr(callee, "class_level", False))
+
+
+def _callee_static(callee: object) -> bool:
+    return bool(getattr(callee, "static", False))

@@ -1,0 +1,144 @@
+"""Plan every caller of a module: group its resolved stream calls by function, plan each function.
+
+A call whose result a plain statement binds or drops, of an automatic stream function whose guard the
+caller can read, is planned (:mod:`codegen.flow.planner`). A call whose guard it cannot read is left
+to the callee (NPD508). GE orders streams through data: its calls only get the fork's control edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+import attrs
+
+from codegen import scan
+from codegen.diagnostics import Diagnostic, Severity
+from codegen.flow.callsites import CallSite, aware_call, find_calls
+from codegen.flow.exprs import bound_names
+from codegen.flow.ge import fork_waits
+from codegen.flow.imports import module_bindings
+from codegen.flow.planner import Flags, plan_caller
+from codegen.flow.sites import Site, plan_site
+from codegen.hygiene import ModuleNames, identifiers
+from codegen.ir import ModuleIR
+from codegen.plan import CallerPlan, Cond, CurrentStream, EventRef
+from codegen.positions import Positions
+
+__all__ = ["Callers", "plan_callers"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen(kw_only=True)
+class Callers:
+    plans: dict[str, CallerPlan]
+    imports: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@attrs.define(eq=False)
+class _Module:
+    ir: ModuleIR
+    tree: ast.Module
+    index: object  # the RunIndex
+    names: ModuleNames
+    positions: Positions
+    imports: list[str] = attrs.Factory(list)
+    diagnostics: list[Diagnostic] = attrs.Factory(list)
+
+    def warn(self, node: ast.AST, code: str, message: str, hint: str) -> None:
+        loc = self.positions.loc(node)
+        self.diagnostics.append(Diagnostic(path=self.ir.path, line=loc.line, col=loc.col, code=code,
+                                           message=message, hint=hint, severity=Severity.WARNING))
+
+
+def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNames, positions: Positions,
+                 *, event_sync: bool) -> Callers:
+    module = _Module(ir=ir, tree=tree, index=index, names=names, positions=positions)
+    nodes = scan.functions_by_qualname(tree)
+    plans: dict[str, CallerPlan] = {}
+    for qualname, calls in _by_caller(ir.module_name, tree, index).items():
+        fn = nodes[qualname]
+        sites = list(_sites(module, qualname, fn, calls))
+        if sites:
+            plans[qualname] = _plan(module, qualname, fn, sites, event_sync)
+    return Callers(plans=plans, imports=tuple(dict.fromkeys(module.imports)),
+                   diagnostics=tuple(module.diagnostics))
+
+
+def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
+    grouped: dict[str, list[CallSite]] = {}
+    for site in find_calls(module, tree, index):  # type: ignore[arg-type]
+        if site.bindable and index.callees[site.key].auto:  # type: ignore[attr-defined]
+            grouped.setdefault(site.caller, []).append(site)
+    return grouped
+
+
+def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
+    statements = {id(aware_call(s)): s for s in ast.walk(fn) if isinstance(s, ast.stmt) and aware_call(s)}
+    local = frozenset({a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+                      | {n for stmt in fn.body for n in bound_names(stmt)})
+    receiver = _receiver(qualname, fn)
+    count = 0
+    for call in calls:
+        callee = module.index.callees[call.key]  # type: ignore[attr-defined]
+        site = plan_site(count, statements[id(call.call)], call, callee,
+                         same_module=callee.module == module.ir.module_name, caller_locals=local, receiver=receiver)
+        if site.guard.static is False:
+            continue
+        if site.guard.unreadable:
+            module.warn(call.call, "NPD508", f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
+                        "the callee joins before it returns, so this call overlaps nothing; pass the flag as a plain "
+                        "argument, or root the guard at self")
+            continue
+        if site.guard.module_root:
+            site = _through_module(module, site)
+        count += 1
+        yield site
+
+
+def _receiver(qualname: str, fn: _Function) -> str | None:
+    """The caller's ``self`` (none for a module-level function or a staticmethod)."""
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    return positional[0].arg if "." in qualname and positional and not static else None
+
+
+def _through_module(module: _Module, site: Site) -> Site:
+    """A guard on a global of the callee's module, read through that module (always its current value)."""
+    callee_module = site.callee.module  # type: ignore[attr-defined]
+    alias, line = module.names.imported(callee_module)
+    if line:
+        module.imports.append(line)
+    assert site.guard.expr is not None
+    return attrs.evolve(site, guard=attrs.evolve(site.guard, expr=f"{alias}.{site.guard.expr}", module_root=None))
+
+
+def _current(module: _Module, qualname: str) -> CurrentStream:
+    own = next((f for f in module.ir.functions if f.qualname == qualname), None)
+    if own is None or own.stream is None or own.stream.is_default:
+        return CurrentStream()
+    return CurrentStream(tag=own.stream.tag, when=Cond.of(own.stream.when.dotted if own.stream.when else None))
+
+
+def _join_event(module: _Module) -> Callable[[Site], EventRef]:
+    bindings = module_bindings(module.tree, module.index.package_of(module.ir.module_name))  # type: ignore[attr-defined]
+
+    def join_event(site: Site) -> EventRef:
+        event: EventRef = site.callee.join  # type: ignore[attr-defined]
+        callee_module = site.callee.module  # type: ignore[attr-defined]
+        if callee_module == module.ir.module_name:
+            return event
+        spec = next((b.spec for b in bindings.values() if b.module == callee_module), callee_module)
+        return attrs.evolve(event, source=spec)
+
+    return join_event
+
+
+def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], event_sync: bool) -> CallerPlan:
+    if not event_sync:
+        return fork_waits(fn, sites)
+    taken = set(identifiers(fn)) | set(module.names.generated.values()) | set(module.names.taken)
+    flags = Flags(taken=taken)
+    return plan_caller(fn, sites, _current(module, qualname), flags, _join_event(module))

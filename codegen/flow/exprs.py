@@ -1,0 +1,96 @@
+"""What an expression does with the names of its function: reads their data, or binds them.
+
+Reading a tensor's metadata (``x.shape``, ``x.size()``, ``x is None``, ``isinstance(x, T)``, ``len(x)``)
+never touches its memory, so it is not a read here: a join need not wait for it.
+Names read inside a lambda or comprehension are reads of the statement that holds it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+__all__ = ["bound_names", "data_reads", "deleted_names", "loaded_names", "scoped_calls"]
+
+_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
+_META_METHODS = frozenset({"size", "dim", "numel", "stride", "element_size", "is_contiguous", "get_device",
+                           "is_floating_point", "is_complex"})
+_META_CALLS = frozenset({"isinstance", "len", "type", "id", "callable"})
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _metadata_name(node: ast.AST) -> ast.Name | None:
+    """The name whose metadata ``node`` reads (``x.shape``, ``x.size(0)``, ``x is None``...), if it is one."""
+    if isinstance(node, ast.Attribute) and node.attr in _META_ATTRS and isinstance(node.value, ast.Name):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in _META_METHODS and isinstance(node.func.value, ast.Name):
+        return node.func.value
+    return None
+
+
+def _skipped(node: ast.AST) -> list[ast.AST]:
+    """Children of ``node`` that read only metadata, so the walk does not count them."""
+    if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        return [side for side in (node.left, *node.comparators) if isinstance(side, ast.Name)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _META_CALLS \
+            and node.args and isinstance(node.args[0], ast.Name):
+        return [node.args[0]]
+    found = _metadata_name(node)
+    return [found] if found is not None else []
+
+
+def data_reads(node: ast.AST) -> set[str]:
+    """Names whose value ``node`` may read beyond its metadata (lambdas and comprehensions included)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Name):
+            if not isinstance(current.ctx, ast.Store):
+                found.add(current.id)
+            continue
+        skipped = _skipped(current)
+        if skipped and _metadata_name(current) is not None:
+            continue  # ``x.shape`` / ``x.size(0)``: nothing below is read (the call's arguments are constants)
+        stack.extend(child for child in ast.iter_child_nodes(current) if child not in skipped)
+    return found
+
+
+def loaded_names(node: ast.AST) -> set[str]:
+    """Every name ``node`` loads, metadata reads included."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+
+
+def bound_names(node: ast.AST) -> set[str]:
+    """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            found.add(current.id)
+        elif isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
+            found.add(current.target.id)
+            stack.append(current.value)
+        elif isinstance(current, (ast.comprehension, *_SCOPES)):
+            continue  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
+        else:
+            stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def deleted_names(node: ast.Delete) -> set[str]:
+    return {t.id for t in node.targets if isinstance(t, ast.Name)}
+
+
+def scoped_calls(node: ast.AST) -> Iterator[ast.Call]:
+    """Every call in ``node`` evaluated in this function's scope (not inside lambdas or nested definitions)."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _SCOPES):
+            continue
+        if isinstance(current, ast.Call):
+            yield current
+        stack.extend(ast.iter_child_nodes(current))

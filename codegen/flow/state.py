@@ -1,0 +1,79 @@
+"""The abstract state of the sync analysis at a point of the caller: what each planned stream call did.
+
+For each call site that forked on some path reaching the point, a :class:`Pending` entry says:
+``forked``, whether it forked on *every* path (a wait for its event is then valid everywhere; else a
+flag set at the call must guard the wait); ``pending``, whether on some path it is not joined yet;
+``names``, the variables that may still hold (a part of) its result; ``covers``, the calls whose
+joins a join of this one makes redundant (calls on its stream forked before it, calls relayed into it).
+``None`` stands for an unreachable point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = ["EMPTY", "Pending", "State", "fork", "joined", "merge", "pending", "renamed"]
+
+
+@attrs.frozen
+class Pending:
+    site: int
+    forked: bool
+    pending: bool = True
+    names: frozenset[str] = frozenset()
+    covers: frozenset[int] = frozenset()
+
+
+State = tuple[Pending, ...]  # sorted by site, one entry per site
+EMPTY: State = ()
+
+
+def _sorted(entries: Iterable[Pending]) -> State:
+    return tuple(sorted((p for p in entries if p.pending or p.forked), key=lambda p: p.site))
+
+
+def merge(*states: State | None) -> State | None:
+    """Where paths meet: forked only if forked on all of them, pending if pending on any."""
+    reached = [s for s in states if s is not None]
+    if not reached:
+        return None
+    if len(reached) == 1:
+        return reached[0]
+    merged = []
+    for site in sorted({p.site for s in reached for p in s}):
+        found = [next((p for p in s if p.site == site), None) for s in reached]
+        present = [p for p in found if p is not None]
+        covers = frozenset.intersection(*(p.covers for p in present)) if len(present) == len(found) else frozenset()
+        merged.append(Pending(site=site, forked=all(p is not None and p.forked for p in found),
+                              pending=any(p.pending for p in present),
+                              names=frozenset().union(*(p.names for p in present)), covers=covers))
+    return _sorted(merged)
+
+
+def pending(state: State) -> list[Pending]:
+    return [p for p in state if p.pending]
+
+
+def joined(state: State, sites: Iterable[int]) -> State:
+    """The state after joining ``sites`` (and, for each joined on every path, the calls it covers)."""
+    done = set(sites)
+    for p in state:
+        if p.site in done and p.forked:
+            done |= p.covers
+    return _sorted(attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset()) if p.site in done else p
+                   for p in state)
+
+
+def renamed(state: State, update: dict[int, frozenset[str]]) -> State:
+    return tuple(attrs.evolve(p, names=update[p.site]) if p.site in update else p for p in state)
+
+
+def fork(state: State, site: int, names: frozenset[str], covers: Iterable[int]) -> State:
+    """``site`` forks (again): a later wait for its event also covers an earlier fork of it on the same
+    stream, so the names add up; no other call covers it any more (it forked after them)."""
+    old = next((p for p in state if p.site == site), None)
+    names = names | (old.names if old is not None and old.pending else frozenset())
+    rest = [attrs.evolve(p, covers=p.covers - {site}) for p in state if p.site != site]
+    return _sorted([*rest, Pending(site=site, forked=True, names=names, covers=frozenset(covers) - {site})])

@@ -1,0 +1,101 @@
+"""Hygienic names for generated code: it never reads a name the user can shadow, nor shadows one.
+
+Every identifier of a module (at any depth) is taken. A generated module-level name (a helper, an
+event, an import) is the readable one when it is free, else the first free ``<name>_<n>``; an import
+the module already has is reused when its name is bound nowhere else. A generated local (a flag,
+a bound argument, ``out``) is fresh in its function, and also avoids every generated global.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+import attrs
+
+__all__ = ["ModuleNames", "identifiers"]
+
+
+def identifiers(node: ast.AST) -> Counter[str]:
+    """How many times each identifier is bound or read under ``node``."""
+    found: Counter[str] = Counter()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found[sub.id] += 1
+        elif isinstance(sub, ast.arg):
+            found[sub.arg] += 1
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[sub.name] += 1
+        elif isinstance(sub, ast.alias):
+            found[(sub.asname or sub.name).split(".")[0]] += 1
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            found.update(sub.names)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            found[sub.name] += 1
+        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+            found[sub.name] += 1
+    return found
+
+
+@attrs.define(eq=False)
+class ModuleNames:
+    """The names one module's generated code uses, chosen against everything the module spells."""
+
+    tree: ast.Module
+    taken: Counter[str] = attrs.field(init=False)
+    generated: dict[str, str] = attrs.Factory(dict)  # wanted -> chosen, for module-level names
+
+    def __attrs_post_init__(self) -> None:
+        self.taken = identifiers(self.tree)
+
+    def fresh(self, wanted: str, also: set[str] | frozenset[str] = frozenset()) -> str:
+        """``wanted`` if neither the module nor ``also`` uses it, else ``wanted_1``, ``wanted_2``..."""
+        name, n = wanted, 0
+        while name in self.taken or name in also or name in self.generated.values():
+            n += 1
+            name = f"{wanted}_{n}"
+        return name
+
+    def global_name(self, wanted: str) -> str:
+        """A module-level name of the generated code, the same for the same ``wanted`` in this module."""
+        if wanted not in self.generated:
+            self.generated[wanted] = self.fresh(wanted)
+        return self.generated[wanted]
+
+    def imported(self, module: str, name: str | None = None, *, wanted: str | None = None) -> tuple[str, str | None]:
+        """(local name, import line or None) for ``import module`` / ``from module import name``.
+
+        The module's own top-level import is reused when it binds the local name once in the module.
+        """
+        key = f"{module}:{name}"
+        local = wanted or (name or module.split(".")[0])
+        existing = self._existing_import(module, name)
+        if existing is not None and self.taken[existing] == 1 + self._loads(existing):
+            self.generated.setdefault(key, existing)
+            return existing, None
+        chosen = self.global_name(key) if key in self.generated else self._claim(key, local)
+        if name is None:
+            line = f"import {module}" if chosen == module else f"import {module} as {chosen}"
+        else:
+            line = f"from {module} import {name}" if chosen == name else f"from {module} import {name} as {chosen}"
+        return chosen, line
+
+    def _claim(self, key: str, local: str) -> str:
+        self.generated[key] = self.fresh(local)
+        return self.generated[key]
+
+    def _existing_import(self, module: str, name: str | None) -> str | None:
+        for node in self.tree.body:
+            if isinstance(node, ast.Import) and name is None:
+                for alias in node.names:
+                    if alias.name == module and (alias.asname or "." not in module):
+                        return alias.asname or module
+            elif isinstance(node, ast.ImportFrom) and name is not None and node.module == module and not node.level:
+                for alias in node.names:
+                    if alias.name == name:
+                        return alias.asname or name
+        return None
+
+    def _loads(self, name: str) -> int:
+        return sum(1 for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name
+                   and isinstance(n.ctx, ast.Load))

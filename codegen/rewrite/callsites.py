@@ -1,0 +1,170 @@
+"""Apply a caller's plan: steps before and after its statements and at the end of its blocks, call edits.
+
+The plan is keyed by the function's ``ast`` nodes; this walks the ``ast`` and the libcst statements
+side by side (one libcst line holds each ``;``-separated ``ast`` statement, ``elif`` is an ``if`` in
+both). A line with several statements is split where a step goes between them, and a one-line
+block (``if c: y = f(x)``) becomes an indented one when a step goes into it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+import libcst as cst
+
+from codegen.plan import CallEdit, CallerPlan
+from codegen.rewrite.build import guarded_statements
+from codegen.targets.base import Spelling
+
+__all__ = ["apply_caller_plan"]
+
+_Block = cst.IndentedBlock | cst.SimpleStatementSuite
+
+
+@attrs.define(eq=False)
+class _Placer:
+    plan: CallerPlan
+    spelling: Spelling
+
+    def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[cst.BaseStatement]:
+        return guarded_statements(self.spelling, self.plan.steps.get((kind, node, field), ()))
+
+    def block(self, suite: _Block, stmts: list[ast.stmt], owner: ast.AST, field: str) -> _Block:
+        body = list(suite.body)
+        out: list[cst.BaseStatement] = []
+        at = 0
+        if isinstance(suite, cst.SimpleStatementSuite):
+            line = cst.SimpleStatementLine(body=body)
+            out = self.line(line, stmts)
+        else:
+            for stmt in body:
+                count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+                parts = stmts[at:at + count]
+                at += count
+                out += self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else \
+                    self.compound(stmt, parts[0])
+        out += self.spelled("end", owner, field)
+        if isinstance(suite, cst.SimpleStatementSuite):
+            if len(out) == 1 and out[0] is not None and _unchanged_line(out[0], body):
+                return suite
+            return cst.IndentedBlock(body=out)
+        return suite.with_changes(body=out)
+
+    def line(self, line: cst.SimpleStatementLine, parts: list[ast.stmt]) -> list[cst.BaseStatement]:
+        pieces = [(small, node, self.spelled("before", node), self.spelled("after", node))
+                  for small, node in zip(line.body, parts)]
+        edited = [self.edit(small, node) for small, node, _, _ in pieces]
+        if not any(before or after for _, _, before, after in pieces):
+            if all(e is s for e, (s, _, _, _) in zip(edited, pieces)):
+                return [line]
+            return [line.with_changes(body=edited)]
+        out: list[cst.BaseStatement] = []
+        for i, ((_, _, before, after), small) in enumerate(zip(pieces, edited)):
+            small = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            kept = line.with_changes(body=[small], leading_lines=()) if i == len(pieces) - 1 else \
+                cst.SimpleStatementLine(body=[small])
+            out += _lead(before, kept if i else _first(kept, line)) + after
+        return out
+
+    def compound(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> list[cst.BaseStatement]:
+        before = self.spelled("before", node)
+        stmt = self.nested(stmt, node)
+        return _lead(before, stmt) + self.spelled("after", node)
+
+    def nested(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> cst.BaseCompoundStatement:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return stmt
+        if isinstance(stmt, cst.Match):
+            return stmt.with_changes(cases=[c.with_changes(body=self.block(c.body, a.body, a, "body"))
+                                            for c, a in zip(stmt.cases, node.cases)])  # type: ignore[attr-defined]
+        changes: dict[str, object] = {"body": self.block(stmt.body, node.body, node, "body")}  # type: ignore[attr-defined]
+        if isinstance(stmt, (cst.If, cst.For, cst.While)) and stmt.orelse is not None:
+            changes["orelse"] = self.orelse(stmt.orelse, node)
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            changes["handlers"] = [h.with_changes(body=self.block(h.body, a.body, a, "body"))
+                                   for h, a in zip(stmt.handlers, node.handlers)]  # type: ignore[attr-defined]
+            if stmt.orelse is not None:
+                changes["orelse"] = stmt.orelse.with_changes(body=self.block(stmt.orelse.body, node.orelse, node,
+                                                                             "orelse"))  # type: ignore[attr-defined]
+            if stmt.finalbody is not None:
+                changes["finalbody"] = stmt.finalbody.with_changes(
+                    body=self.block(stmt.finalbody.body, node.finalbody, node, "finalbody"))  # type: ignore[attr-defined]
+        return stmt.with_changes(**changes)
+
+    def orelse(self, orelse: cst.If | cst.Else, node: ast.stmt) -> cst.If | cst.Else:
+        if isinstance(orelse, cst.If):
+            return self.nested(orelse, node.orelse[0])  # type: ignore[attr-defined,return-value]
+        return orelse.with_changes(body=self.block(orelse.body, node.orelse, node, "orelse"))  # type: ignore[attr-defined]
+
+    def edit(self, small: cst.BaseSmallStatement, node: ast.stmt) -> cst.BaseSmallStatement:
+        call = _planned_call(node, self.plan)
+        if call is None:
+            return small
+        value = small.value  # type: ignore[attr-defined]
+        if not isinstance(value, cst.Call):
+            return small
+        return small.with_changes(value=_edited(value, self.plan.calls[call]))
+
+
+def _planned_call(node: ast.stmt, plan: CallerPlan) -> ast.Call | None:
+    value = getattr(node, "value", None)
+    return value if isinstance(value, ast.Call) and value in plan.calls else None
+
+
+def _edited(call: cst.Call, edit: CallEdit) -> cst.Call:
+    """``join=False`` added; hoisted arguments replaced by the names they were bound to."""
+    names = dict(edit.hoisted)
+    args: list[cst.Arg] = []
+    position = 0
+    for arg in call.args:
+        slot: int | str | None
+        if arg.keyword is not None:
+            slot = arg.keyword.value
+        elif arg.star == "**":
+            slot = "**"
+        else:
+            slot, position = position, position + 1
+        args.append(arg.with_changes(value=cst.Name(names[slot])) if slot in names else arg)
+    if edit.join_kw:
+        if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(cst.Arg(keyword=cst.Name(edit.join_kw), value=cst.Name("False"),
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))))
+    return call.with_changes(args=args)
+
+
+def _lead(before: list[cst.BaseStatement], stmt: cst.BaseStatement) -> list[cst.BaseStatement]:
+    """``before`` then ``stmt``, the comments and blank lines above ``stmt`` moved above ``before``."""
+    if not before:
+        return [stmt]
+    first = before[0].with_changes(leading_lines=stmt.leading_lines)
+    return [first, *before[1:], stmt.with_changes(leading_lines=())]
+
+
+def _first(kept: cst.SimpleStatementLine, line: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+    return kept.with_changes(leading_lines=line.leading_lines)
+
+
+def _unchanged_line(out: cst.BaseStatement, body: list[cst.BaseSmallStatement]) -> bool:
+    return isinstance(out, cst.SimpleStatementLine) and len(out.body) == len(body) and all(
+        a is b for a, b in zip(out.body, body))
+
+
+def apply_caller_plan(node: cst.FunctionDef, fn: ast.FunctionDef | ast.AsyncFunctionDef, plan: CallerPlan,
+                      spelling: Spelling) -> cst.FunctionDef:
+    """``node`` (the libcst twin of ``fn``) with ``plan`` applied."""
+    placer = _Placer(plan=plan, spelling=spelling)
+    body = placer.block(node.body, fn.body, fn, "body")
+    start = guarded_statements(spelling, plan.start)
+    if start:
+        stmts = list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(list(body.body))]
+        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        body = cst.IndentedBlock(body=[*stmts[:at], *start, *stmts[at:]])
+    return node.with_changes(body=body)
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
