@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from npudsl import keep_output, on_stream
 
 from .mlp import ChunkedMLP
+from .weights import quantized_weight
 
 
 class Layer(nn.Module):
@@ -30,10 +30,7 @@ class Layer(nn.Module):
         super().__init__()
         self.norm = nn.RMSNorm(hidden, eps=1e-6)
         self.qkv = nn.Linear(hidden, 3 * hidden, bias=False)
-        weight = torch.randn(inter, hidden) * hidden**-0.5
-        scale = weight.abs().amax(dim=-1, keepdim=True) / 127
-        self.up_qweight = nn.Parameter(torch.round(weight / scale), requires_grad=False)
-        self.up_scale = nn.Parameter(scale, requires_grad=False)
+        self.up_qweight, self.up_scale = quantized_weight(inter, hidden)
         self.mlp = ChunkedMLP(hidden, inter, chunk, multistream)
 
     def forward(self, hidden_states: torch.Tensor, up_weight: torch.Tensor) -> torch.Tensor:

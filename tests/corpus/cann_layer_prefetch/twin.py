@@ -6,6 +6,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .weights import quantized_weight
+
 
 class _Mlp(nn.Module):
     def __init__(self, hidden: int, inter: int) -> None:
@@ -20,10 +22,7 @@ class _Layer(nn.Module):
         super().__init__()
         self.norm = nn.RMSNorm(hidden, eps=1e-6)
         self.qkv = nn.Linear(hidden, 3 * hidden, bias=False)
-        weight = torch.randn(inter, hidden) * hidden**-0.5
-        scale = weight.abs().amax(dim=-1, keepdim=True) / 127
-        self.up_qweight = nn.Parameter(torch.round(weight / scale), requires_grad=False)
-        self.up_scale = nn.Parameter(scale, requires_grad=False)
+        self.up_qweight, self.up_scale = quantized_weight(inter, hidden)
         self.mlp = _Mlp(hidden, inter)
 
 

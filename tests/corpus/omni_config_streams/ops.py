@@ -18,8 +18,8 @@ from torch import nn
 
 from npudsl import keep_output, on_stream
 
-from . import config
-from .config import model_extra_config
+from . import config  # read by the when= guards below
+from .config import model_extra_config  # likewise
 
 STREAM_GATE = "22"
 STREAM_TOPK_GATHER = "23"

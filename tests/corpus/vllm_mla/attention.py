@@ -22,11 +22,7 @@ from torch.nn import functional as F
 from npudsl import keep_output, on_stream
 
 from .metadata import AttentionMetadata
-
-
-def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    x1, x2 = x.chunk(2, dim=-1)
-    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+from .rope import rotate
 
 
 class MLAImpl(nn.Module):

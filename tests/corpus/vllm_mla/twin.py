@@ -6,10 +6,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-
-def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    x1, x2 = x.chunk(2, dim=-1)
-    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+from .rope import rotate
 
 
 class _Impl(nn.Module):
@@ -38,10 +35,10 @@ class MLAAttention(nn.Module):
         impl = self.mla_attn
         kv_c, k_pe = impl.kv_a_proj_with_mqa(hidden).split([kv_lora_rank, rope_dim], dim=-1)
         kv_cache[0].index_copy_(0, slots, F.rms_norm(kv_c, (kv_lora_rank,), impl.kv_a_layernorm, eps=1e-6))
-        kv_cache[1].index_copy_(0, slots, _rotate(k_pe, cos, sin))
+        kv_cache[1].index_copy_(0, slots, rotate(k_pe, cos, sin))
         q_nope, q_pe = impl.q_proj(q_c).view(-1, heads, nope_dim + rope_dim).split([nope_dim, rope_dim], dim=-1)
         ql_nope = torch.bmm(q_nope.transpose(0, 1), impl.W_UK_T).transpose(0, 1)
-        q_pe = _rotate(q_pe, cos.unsqueeze(1), sin.unsqueeze(1))
+        q_pe = rotate(q_pe, cos.unsqueeze(1), sin.unsqueeze(1))
         scores = torch.einsum("tnl,sl->tns", ql_nope, kv_cache[0]) + torch.einsum("tnr,sr->tns", q_pe, kv_cache[1])
         probs = (scores * (nope_dim + rope_dim) ** -0.5).softmax(dim=-1)
         out = torch.bmm(torch.einsum("tns,sl->tnl", probs, kv_cache[0]).transpose(0, 1), impl.W_UV).transpose(0, 1)
