@@ -45,11 +45,9 @@ class HandSharedExpert(nn.Module):
         runtime.record(_FORK)
         with runtime.stream("shared", 0):
             runtime.wait(_FORK)
-            runtime.record_stream(x, "shared")  # the main stream may reuse x while this stream reads it
             out = _mlp(x, self.gate_up, self.down)
-            runtime.record_stream(out, "default")
             runtime.record(_JOIN)
-            return out
+        return out
 
 
 class DecoratedBlock(nn.Module):
@@ -73,9 +71,11 @@ class HandBlock(DecoratedBlock):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.norm(x)
+        runtime.record_stream(y, "shared")  # the main stream may reuse y while the shared stream reads it
         shared = self.shared(y)
         main = torch.relu(self.dense(y))
         runtime.wait(_JOIN)
+        runtime.record_stream(shared, "default")  # the shared stream may reuse it while the main stream reads it
         return x + main + shared
 
 

@@ -80,14 +80,14 @@ class Analysis:
 def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
             device: Device = DEFAULT_DEVICE) -> Analysis:
     """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
-    if not mentions_npudsl(source) and not _calls_into(index, module_name):
+    if not mentions_npudsl(source) and not _calls_into(index, module_name) and not _names_a_method(index, source):
         return Analysis()
     try:
         tree = pyast.parse(source)
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
     collection = collect(tree, source, path=path, module_name=module_name)
-    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device, tree=tree))
+    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device, tree=tree, source=source))
     if found.has_errors:
         return found
     module_names = ModuleNames(tree)
@@ -109,6 +109,12 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     assert found.tree is not None and found.names is not None and found.module_names is not None
     spelling = get_target(target).spelling(found.module_names)
     return rewrite_source(source, found.tree, plan, spelling, found.names), found.diagnostics
+
+
+def _names_a_method(index: RunIndex, source: str) -> bool:
+    """Whether ``source`` spells ``.<name>(`` for a stream method of the run (a call check may report on)."""
+    return any(f".{key.rsplit('.', 1)[1]}(" in source for key, callee in index.callees.items()
+               if "." in key.split(":", 1)[1] and not callee.class_level)
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:

@@ -91,15 +91,20 @@ def signature_of(fn: _Function, *, method: bool) -> Signature:
     params = [_param(a, d, ParamKind.POSITIONAL_ONLY if i < len(args.posonlyargs) else ParamKind.POSITIONAL)
               for i, (a, d) in enumerate(zip(positional, defaults))]
     if args.vararg:
-        params.append(_param(args.vararg, None, ParamKind.VAR_POSITIONAL))
+        params.append(_container(_param(args.vararg, None, ParamKind.VAR_POSITIONAL)))
     params += [_param(a, d, ParamKind.KEYWORD_ONLY) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     if args.kwarg:
-        params.append(_param(args.kwarg, None, ParamKind.VAR_KEYWORD))
+        params.append(_container(_param(args.kwarg, None, ParamKind.VAR_KEYWORD)))
     receiver = None
     if method and not is_static(fn) and params and params[0].kind in (ParamKind.POSITIONAL_ONLY,
                                                                        ParamKind.POSITIONAL):
         receiver = params.pop(0).name
     return Signature(params=tuple(params), receiver=receiver)
+
+
+def _container(param: Param) -> Param:
+    """``*args: Tensor`` annotates each element: the parameter itself is a tuple (or dict) to walk."""
+    return attrs.evolve(param, tensor=Tensorness.MAYBE) if param.tensor is Tensorness.TENSOR else param
 
 
 def _param(arg: ast.arg, default: ast.expr | None, kind: ParamKind) -> Param:

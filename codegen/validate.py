@@ -14,11 +14,11 @@ __all__ = ["validate"]
 
 
 def validate(ir: ModuleIR, index: RunIndex, *, target: str, device: Device = DEFAULT_DEVICE,
-             tree: ast.Module | None = None) -> tuple[Diagnostic, ...]:
+             tree: ast.Module | None = None, source: str | None = None) -> tuple[Diagnostic, ...]:
     """Every diagnostic the rules find in ``ir``, by position; errors stop the transform of this file.
 
     ``device`` bounds the core limits (``transform`` uses the default profile).
     """
-    ctx = Context(ir=ir, index=index, target=target, device=device, tree=tree)
+    ctx = Context(ir=ir, index=index, target=target, device=device, tree=tree, source=source)
     found = [d for rule in RULES for d in rule.run(ctx)]
     return tuple(sorted(found, key=lambda d: (d.line, d.col, d.code)))

@@ -13,6 +13,7 @@ from codegen.checks import (
     unbound_call,
     unknown_event,
     unlimited_stream,
+    unresolved_receiver,
     unsynced_stream,
     unused_record,
 )
@@ -23,5 +24,5 @@ __all__ = ["RULES", "Context", "Finding", "Rule"]
 RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
     unknown_event, event_streams, event_cycle, guard_root,
     core_range, core_sum,
-    unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream,
+    unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
 ))

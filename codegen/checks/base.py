@@ -25,6 +25,7 @@ class Context:
     target: str
     device: Device
     tree: ast.Module | None = None  # the module's ``ast``, for rules that read more than the decorators
+    source: str | None = None  # its text (for positions)
 
     def key(self, fn: StreamFunction) -> str:
         """The run-index key of ``fn``: ``module:Class.method`` or ``module:function``."""

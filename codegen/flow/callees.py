@@ -38,6 +38,7 @@ class Resolver:
     module_names: frozenset[str]  # names the module defines at top level (classes, functions, assignments)
     local_names: frozenset[str]  # names the caller binds (its parameters included)
     receiver: str | None = "self"  # the caller's own receiver parameter
+    annotations: dict[str, ast.expr] = attrs.Factory(dict)  # the caller's annotated parameters and locals
 
     def resolve(self, call: ast.Call) -> Resolved | None:
         func = call.func
@@ -51,6 +52,10 @@ class Resolver:
         return None
 
     def _name(self, name: str) -> Resolved | None:
+        if name in self.annotations:  # ``shared(x)`` with ``shared: SharedExpert``
+            cls = self._annotated(name)
+            key = f"{cls}.forward" if cls else None
+            return Resolved(key=key, receiver=name) if key in self.callees else None
         if name in self.local_names:
             return None
         key = self._global(name)
@@ -71,6 +76,10 @@ class Resolver:
             cls = self._submodule_class(base.attr)
             key = f"{cls.rsplit('.', 1)[0]}.{attr}" if cls else None
             return Resolved(key=key, receiver=f"self.{base.attr}") if key in self.callees else None
+        if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
+            cls = self._annotated(base.id)
+            key = f"{cls}.{attr}" if cls else None
+            return Resolved(key=key, receiver=base.id) if key in self.callees else None
         dotted = dotted_name(base)
         if dotted is None or dotted.split(".")[0] in self.local_names:
             return None
@@ -119,8 +128,36 @@ class Resolver:
             key = f"{base}.forward" if base else None
         return key if key in self.callees and _class_level(self.callees[key]) else None
 
+    def _annotated(self, name: str) -> str | None:
+        """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
+        ``Optional[X]``, ``"X"``), when it resolves through this module's names."""
+        node: ast.expr | None = _strip_optional(self.annotations[name])
+        dotted = dotted_name(node) if node is not None else None
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        binding = self.bindings.get(head)
+        if rest and binding is not None and binding.name is None:
+            module, _, cls = f"{binding.module}.{rest}".rpartition(".")
+            return f"{module}:{cls}"
+        return self._global(dotted) if not rest else None
+
     def _is_self(self, node: ast.expr) -> bool:
         return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver
+
+
+def _strip_optional(node: ast.expr) -> ast.expr | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return _strip_optional(sides[0]) if len(sides) == 1 else None
+    if isinstance(node, ast.Subscript) and dotted_name(node.value) in ("Optional", "typing.Optional"):
+        return _strip_optional(node.slice)
+    return node
 
 
 def _class_level(callee: object) -> bool:

@@ -58,7 +58,19 @@ def function_resolver(module: str, tree: ast.Module, index: _Index, owner: str |
     return Resolver(module=module, owner=owner, callees=index.callees, submodules=index.submodules,
                     bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
                     module_names=names if names is not None else module_level_names(tree),
-                    local_names=frozenset(local), receiver=receiver)
+                    local_names=frozenset(local), receiver=receiver, annotations=_annotations(fn))
+
+
+def _annotations(fn: _Function) -> dict[str, ast.expr]:
+    """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
+    loop could rebind them to anything)."""
+    found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            found[stmt.target.id] = stmt.annotation
+    rebound = {n for stmt in fn.body for sub in ast.walk(stmt) if not isinstance(sub, ast.AnnAssign)
+               for n in (bound_names(sub) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.For, ast.With)) else ())}
+    return {name: annotation for name, annotation in found.items() if name not in rebound}
 
 
 def _static(fn: _Function) -> bool:
@@ -92,7 +104,8 @@ def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSit
     bindings = module_bindings(tree, index.package_of(module))
     names = module_level_names(tree)
     for owner, fn in scan.all_functions(tree):
-        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in wanted]
+        annotated = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
+        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in wanted | annotated]
         if not calls:
             continue
         resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)

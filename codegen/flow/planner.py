@@ -84,10 +84,19 @@ class _SiteSync:
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
                 flags: Flags, join_event: Callable[[Site], EventRef]) -> CallerPlan:
-    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``)."""
-    keys = [_guard_key(s, fn) for s in sites]
-    relations = _Relations(sites, keys)
-    result = analyze(fn, {s.stmt: s.view() for s in sites}, relations)
+    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
+
+    A call joined by the very next statement overlaps nothing: it is left as written (the callee joins)."""
+    following = _following(fn)
+    while True:
+        relations = _Relations(sites, [_guard_key(s, fn) for s in sites])
+        result = analyze(fn, {s.stmt: s.view() for s in sites}, relations)
+        at_once = [s for s in sites if _joined_at_once(s, result, following)]
+        if not at_once:
+            break
+        sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
+        if not sites:
+            return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags) for s in sites]
     steps: dict[Anchor, list[Step]] = {}
     for anchor, found in result.steps.items():
@@ -102,6 +111,25 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     calls = {site.call.call: CallEdit(join_kw=site.callee.join_kw, hoisted=sync.hoisted)  # type: ignore[attr-defined]
              for site, sync in zip(sites, syncs)}
     return CallerPlan(steps={k: tuple(v) for k, v in steps.items() if v}, start=start, calls=calls)
+
+
+def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
+    """Where the statement after each statement begins: before the next one of its block, or the block's end."""
+    found: dict[ast.stmt, Anchor] = {}
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                for stmt, after in zip(block, [*block[1:], None]):
+                    found[stmt] = ("before", after, "") if after is not None else ("end", node, field)
+    return found
+
+
+def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
+    """Every join of ``site`` is right after its call, and nothing is relayed from it."""
+    placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
+    return bool(placed) and all(isinstance(step, Join) and anchor == following.get(site.stmt)
+                                for anchor, step in placed)
 
 
 def _same_stream(state: State, site: Site, relations: _Relations) -> set[str]:

@@ -8,6 +8,7 @@ import ast
 
 from codegen.collect import DECORATORS, NpudslNames
 from codegen.plan import ModulePlan
+from codegen.rewrite.build import statements
 from codegen.rewrite.callsites import apply_caller_plan
 from codegen.rewrite.function import rewrite_body
 from codegen.targets.base import Spelling
@@ -35,6 +36,7 @@ class ModuleRewriter(cst.CSTTransformer):
         self.functions = functions  # the ``ast`` of each top-level function and method, by qualname
         self._scopes: list[str] = []  # enclosing class and function names
         self._planned = {*plan.functions, *plan.callers}
+        self._constructing = {q.split(".")[0] for q in self._planned if "." in q}  # classes whose methods sync
 
     def _descend(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
         """Whether anything inside ``node`` can change: a planned function, or a decorated method to strip.
@@ -72,6 +74,8 @@ class ModuleRewriter(cst.CSTTransformer):
         plan = self.plan.functions.get(qualname)
         if plan is not None:
             updated = rewrite_body(updated, plan, self.spelling)
+        if qualname.endswith(".__init__") and qualname.split(".")[0] in self._constructing:
+            updated = _ending_with(updated, statements(self.spelling.construct_lines()))
         return self._strip(updated)
 
     def _strip(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
@@ -90,3 +94,9 @@ class ModuleRewriter(cst.CSTTransformer):
         lines = [*node.leading_lines, *moved] if not kept else list(node.leading_lines)
         return node.with_changes(decorators=kept, leading_lines=lines)
 
+
+
+def _ending_with(node: cst.FunctionDef, lines: list[cst.BaseStatement]) -> cst.FunctionDef:
+    if not lines or not isinstance(node.body, cst.IndentedBlock):
+        return node
+    return node.with_changes(body=node.body.with_changes(body=[*node.body.body, *lines]))

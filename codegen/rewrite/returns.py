@@ -40,6 +40,12 @@ def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
     return False
 
 
+def _spells_values(spelling: Spelling, step: Step) -> bool:
+    """Whether the target spells ``step`` with the returned values (GE keeps nothing alive, for one)."""
+    probe = "__npudsl_value__"
+    return any(probe in line for line in spelling.statements(step, (probe,)))
+
+
 class ReturnRewriter(cst.CSTTransformer):
     """Rewrites ``return x`` into ``<epilogue>; return x``, binding ``x`` to a name when a step needs it."""
 
@@ -49,7 +55,7 @@ class ReturnRewriter(cst.CSTTransformer):
         self.epilogue = tuple(epilogue)
         self.taken = taken
         self.caller = caller
-        self.needs_values = any(wants_values(step) for step in epilogue)
+        self.needs_values = any(wants_values(step) and _spells_values(spelling, step) for step in epilogue)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         """Only statements hold a ``return`` line: expressions and simple statements are not entered."""

@@ -118,6 +118,10 @@ class Spelling:
     def entry_lines(self, plan: FunctionPlan) -> list[str]:
         return []
 
+    def construct_lines(self) -> list[str]:
+        """Statements that end the ``__init__`` of a class whose methods use streams (none by default)."""
+        return []
+
     def event_comment(self) -> str | None:
         return None
 

@@ -9,17 +9,32 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, StreamWait, Value, Wait
-from codegen.targets.base import Local, Spelling, is_tensor, quote
+from codegen.plan import (
+    CALLER,
+    Context,
+    CurrentStream,
+    EventRef,
+    ForkWait,
+    KeepAlive,
+    LimitCores,
+    Record,
+    Step,
+    StreamWait,
+    Value,
+    Wait,
+)
+from codegen.targets.base import Local, Spelling, indent, is_tensor, quote
 from codegen.targets.helpers import CLONE, RECORD
 
 __all__ = ["RECORD_DOC", "NativeSpelling"]
 
 RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
-_COMMENT = "# Streams and events are created on first use, once per process: importing this module touches no device."
+_COMMENT = ("# Streams and events: one per tag in the process (the stream table lives on the device module, where every\n"
+            "# generated module finds it), made when the model is built, else on first use. Importing touches no device.")
+_ORDER = ("_stream", "_event", "_create_streams", "_record_stream", "_clone")
 
-_STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = {}
+_STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = vars(DEVICE).setdefault("npudsl_streams", {})
 
 
 def {name}(tag: str, priority: int = 0) -> DEVICE.Stream:
@@ -40,12 +55,21 @@ def {name}(tag: str) -> DEVICE.Event:
 '''
 
 
+_CREATE = '''def {name}() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if DEVICE.is_available():
+BODY'''
+
+
 @attrs.define(eq=False)
 class NativeSpelling(Spelling):
     """``device`` is ``cuda`` or ``npu``."""
 
     device: str = "cuda"
     captures_caller: bool = True
+    made_streams: dict[str, int] = attrs.Factory(dict)  # tag -> priority, for every stream the module names
+    made_events: list[str] = attrs.Factory(list)  # the event variables the module defines
 
     @property
     def torch(self) -> str:
@@ -55,6 +79,8 @@ class NativeSpelling(Spelling):
         return f"{self.torch}.{self.device}"
 
     def stream(self, tag: str, priority: int | None = None) -> str:
+        if tag not in self.made_streams or priority is not None:
+            self.made_streams[tag] = priority or self.made_streams.get(tag, 0)
         name = self.helper("_stream", _STREAM.replace("_STREAMS", self.names.global_name("_STREAMS"))
                            .replace("DEVICE", self._device()))
         return f"{name}({quote(tag)}{'' if priority is None else f', {priority}'})"
@@ -111,14 +137,28 @@ class NativeSpelling(Spelling):
         registry = self.helper("_event", _EVENT.replace("_EVENTS", self.names.global_name("_EVENTS"))
                                .replace("DEVICE", self._device()))
         functools = self.use("functools")
+        self.made_events.append(event.var)
         return f"{event.var} = {functools}.partial({registry}, {quote(event.tag)})"
 
-    def entry_lines(self, plan: object) -> list[str]:
-        from codegen.plan import CALLER, KeepAlive
+    def construct_lines(self) -> list[str]:
+        """What a class's ``__init__`` ends with: the module's streams and events made at construction."""
+        return [f"{self.names.global_name('_create_streams')}()"]
 
+    def entry_lines(self, plan: object) -> list[str]:
         captures = any(isinstance(s, KeepAlive) and s.stream == CALLER for s in plan.epilogue)  # type: ignore[attr-defined]
         return [f"{plan.caller_var} = {self._device()}.current_stream()"] if captures else []  # type: ignore[attr-defined]
 
     def helper_source(self) -> str:
+        if "_create_streams" in self.names.generated:
+            self._create_helper()
+        order = {self.names.generated.get(w, w): i for i, w in enumerate(_ORDER)}
+        self.helpers = dict(sorted(self.helpers.items(), key=lambda item: order.get(item[0], len(order))))
         source = super().helper_source()
         return f"\n\n{_COMMENT}{source}" if source else ""
+
+    def _create_helper(self) -> None:
+        lines = [f"{self.stream(tag, priority)}" for tag, priority in self.made_streams.items()]
+        lines += [f"{var}()" for var in self.made_events]
+        body = indent([f"    {line}" for line in lines] or ["    pass"])
+        name = self.names.global_name("_create_streams")
+        self.helpers[name] = _CREATE.replace("{name}", name).replace("DEVICE", self._device()).replace("BODY", body)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 import torch
 
 from npudsl.runtime._ops import OPS
 
-__all__ = ["core_limit", "current_stream", "record", "record_stream", "stream", "wait"]
+__all__ = ["clone", "core_limit", "current_stream", "record", "record_stream", "stream", "wait"]
 
 _TAGS: list[str] = []
 
@@ -58,6 +59,27 @@ def wait(event: str) -> None:
     OPS["event_wait"](event)
 
 
-def record_stream(tensor: torch.Tensor, stream: str) -> None:
-    """Keep ``tensor``'s memory alive for the work queued on stream ``stream`` ("default": main)."""
-    OPS["record_stream"](tensor, stream)
+def record_stream(value: Any, stream: str) -> None:
+    """Keep the memory of each tensor in ``value`` alive for the work queued on stream ``stream`` ("default":
+    main). Tuples, lists and dicts are walked; anything that is not a tensor is left alone."""
+    if isinstance(value, torch.Tensor):
+        OPS["record_stream"](value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            record_stream(item, stream)
+
+
+def clone(value: Any) -> Any:
+    """``value`` with each tensor in it cloned: tuples, named tuples, lists and dicts are rebuilt."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[clone(item) for item in value])
+    if isinstance(value, (tuple, list)):
+        return type(value)([clone(item) for item in value])
+    if isinstance(value, dict):
+        return {key: clone(item) for key, item in value.items()}
+    return value

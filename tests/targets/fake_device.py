@@ -28,7 +28,7 @@ class _Event:
         self.device.calls["record"] += 1
 
 
-@attrs.define(eq=False)
+@attrs.define(eq=False, slots=False)  # a module-like object: generated code keeps its stream table in vars()
 class FakeDevice:
     """Streams run in program order here, so results must equal the single-stream ones."""
 
@@ -44,6 +44,25 @@ class FakeDevice:
     def Event(self) -> _Event:  # noqa: N802
         self.calls["Event"] += 1
         return _Event(self)
+
+    @property
+    def npugraph_ex(self) -> object:
+        """``torch.npu.npugraph_ex``: its ``scope.limit_core_num`` sets the current stream's limit here."""
+        import types
+
+        return types.SimpleNamespace(scope=types.SimpleNamespace(limit_core_num=self._limit_core_num))
+
+    @contextlib.contextmanager
+    def _limit_core_num(self, aicore: int, vector: int) -> Iterator[None]:
+        previous = dict(self.limit)
+        self.set_stream_limit(self.current_stream(), aicore, vector)
+        try:
+            yield
+        finally:
+            self.limit = previous
+
+    def is_available(self) -> bool:
+        return False  # streams and events are made on first use, as on a machine without the device
 
     def current_stream(self) -> _Stream:
         if self.main is None:

@@ -8,8 +8,11 @@ from targets_util import diagnostics, transform, user_code
 AUTO_OUT = '''import torch
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -29,11 +32,29 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("shared", 0)
+        _SHARED_FORK()
+        _SHARED_JOIN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SHARED_FORK = functools.partial(_event, "m.Shared.forward.fork")
@@ -41,27 +62,34 @@ _SHARED_JOIN = functools.partial(_event, "m.Shared.forward.join")
 
 
 class Shared(torch.nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         caller_stream = torch.cuda.current_stream()
         _SHARED_FORK().record()
         with torch.cuda.stream(_stream("shared", 0)):
             torch.cuda.current_stream().wait_event(_SHARED_FORK())
-            _record_stream(x, _stream("shared"))
+            if join:
+                _record_stream(x, _stream("shared"))
             out = x * 2
-            _record_stream(out, caller_stream)
+            if join:
+                _record_stream(out, caller_stream)
             _SHARED_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_SHARED_JOIN())
+        return out
 
 
 class Layer(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.shared = Shared()
+        _create_streams()
 
     def forward(self, x):
-        s = self.shared(x)
+        _record_stream(x, _stream("shared"))
+        s = self.shared(x, join=False)
         y = x + 1
         torch.cuda.current_stream().wait_event(_SHARED_JOIN())
+        _record_stream(s, torch.cuda.current_stream())
         return y + s
 '''
 
@@ -69,6 +97,8 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("side", 1)) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_stream(x, _stream("side"))
             out = x * 2
             if self.multistream:
                 _record_stream(out, caller_stream)
@@ -78,9 +108,10 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
     def consume(self, x, scale: float = 2.0):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("late", 0)):
+            _record_stream(x, _stream("late"))
             torch.cuda.current_stream().wait_event(_READY())
             out = x * scale
-            out = out.clone()
+            out = _clone(out)
             _record_stream(out, caller_stream)
             return out
 

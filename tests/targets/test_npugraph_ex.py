@@ -6,12 +6,13 @@ from common_sources import AUTO, MANUAL
 from targets_util import diagnostics, transform, user_code
 
 HELPERS = '''import torch
-import contextlib
 import functools
-from collections.abc import Iterator
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -31,17 +32,29 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
-@contextlib.contextmanager
-def _core_limit(aicore: int, vector: int) -> Iterator[None]:
-    """The current stream's ops use at most ``aicore`` cube and ``vector`` vector cores; the previous
-    limit comes back on exit."""
-    stream = torch.npu.current_stream()
-    previous = torch.npu.get_stream_limit(stream)
-    torch.npu.set_stream_limit(stream, aicore, vector)
-    try:
-        yield
-    finally:
-        torch.npu.set_stream_limit(stream, previous["cube_core_num"], previous["vector_core_num"])
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
+def _clone(value):
+    """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_clone(item) for item in value])
+    if isinstance(value, (tuple, list)):
+        return type(value)([_clone(item) for item in value])
+    if isinstance(value, dict):
+        return {key: _clone(item) for key, item in value.items()}
+    return value
 
 
 _READY = functools.partial(_event, "m.Block.ready")
@@ -54,21 +67,24 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
         caller_stream = torch.npu.current_stream()
         with (
             torch.npu.stream(_stream("side", 1)) if self.multistream else nullcontext(),
-            _core_limit(8, 16) if self.limit else nullcontext(),
+            torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if self.limit else nullcontext(),
         ):
+            if self.multistream:
+                _record_stream(x, _stream("side"))
             out = x * 2
             if self.multistream:
-                out.record_stream(caller_stream)
+                _record_stream(out, caller_stream)
             _READY().record()
             return out
 
     def consume(self, x, scale: float = 2.0):
         caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("late", 0)):
+            _record_stream(x, _stream("late"))
             torch.npu.current_stream().wait_event(_READY())
             out = x * scale
-            out = out.clone()
-            out.record_stream(caller_stream)
+            out = _clone(out)
+            _record_stream(out, caller_stream)
             return out
 
     def back(self, x):
@@ -77,27 +93,34 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
 '''
 
 AUTO_OUT = '''class Shared(torch.nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         caller_stream = torch.npu.current_stream()
         _SHARED_FORK().record()
         with torch.npu.stream(_stream("shared", 0)):
             torch.npu.current_stream().wait_event(_SHARED_FORK())
-            x.record_stream(_stream("shared"))
+            if join:
+                _record_stream(x, _stream("shared"))
             out = x * 2
-            out.record_stream(caller_stream)
+            if join:
+                _record_stream(out, caller_stream)
             _SHARED_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_SHARED_JOIN())
+        return out
 
 
 class Layer(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.shared = Shared()
+        _create_streams()
 
     def forward(self, x):
-        s = self.shared(x)
+        _record_stream(x, _stream("shared"))
+        s = self.shared(x, join=False)
         y = x + 1
         torch.npu.current_stream().wait_event(_SHARED_JOIN())
+        _record_stream(s, torch.npu.current_stream())
         return y + s
 '''
 

@@ -31,16 +31,20 @@ from contextlib import nullcontext
 
 class Block(torch.nn.Module):
     def produce(self, x):
+        caller_stream = runtime.current_stream()
         with (
             runtime.stream("side", 1) if self.multistream else nullcontext(),
             runtime.core_limit(8, 16),
         ):
+            if self.multistream:
+                runtime.record_stream(x, "side")
             out = x * 2
             out_1 = x + 1
-            out, out_1 = out.clone(), out_1.clone()
+            out = runtime.clone(out)
+            out_1 = runtime.clone(out_1)
             if self.multistream:
-                runtime.record_stream(out, "default")
-                runtime.record_stream(out_1, "default")
+                runtime.record_stream(out, caller_stream)
+                runtime.record_stream(out_1, caller_stream)
             runtime.record("m.Block.ready")
             return out, out_1
 
@@ -55,15 +59,20 @@ from npudsl import runtime
 
 
 class Shared(torch.nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         runtime.record("m.Shared.forward.fork")
         with runtime.stream("shared", 0):
             runtime.wait("m.Shared.forward.fork")
-            runtime.record_stream(x, "shared")
+            if join:
+                runtime.record_stream(x, "shared")
             out = x * 2
-            runtime.record_stream(out, "default")
+            if join:
+                runtime.record_stream(out, caller_stream)
             runtime.record("m.Shared.forward.join")
-            return out
+        if join:
+            runtime.wait("m.Shared.forward.join")
+        return out
 
 
 class Layer(torch.nn.Module):
@@ -72,9 +81,11 @@ class Layer(torch.nn.Module):
         self.shared = Shared()
 
     def forward(self, x):
-        s = self.shared(x)
+        runtime.record_stream(x, "shared")
+        s = self.shared(x, join=False)
         y = x + 1
         runtime.wait("m.Shared.forward.join")
+        runtime.record_stream(s, runtime.current_stream())
         return y + s
 '''
 

@@ -2,31 +2,52 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="auto_sync_join_placement.Overlap.side.fork")
 _SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="auto_sync_join_placement.Overlap.side.join")
 
 
 class Overlap(nn.Module):
-    def side(self, x):
+    def side(self, x, *, join=True):
         torchair.ops.npu_tagged_event_record(_SIDE_FORK)
         with torchair.scope.npu_stream_switch("side", 0):
             torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
-            torchair.ops.npu_record_tagged_stream(x, "side")
+            if join:
+                _record_tagged_stream(x, "side")
             out = x.exp()
+            if join:
+                _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-            return out
+        if join:
+            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+        return out
 
     def forward(self, x, flag: bool):
-        s = self.side(x)
+        _record_tagged_stream(x, "side")
+        s = self.side(x, join=False)
         a = x * 2
         b = a + 1
-        torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
         if flag:
+            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+            _record_tagged_stream(s, "default")
             b = b + s
+        torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+        _record_tagged_stream(s, "default")
         return b
 
     def discarded(self, x):
         self.side(x)
-        torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
         return x + 1

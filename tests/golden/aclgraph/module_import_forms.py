@@ -2,6 +2,32 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
+def _clone(value):
+    """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_clone(item) for item in value])
+    if isinstance(value, (tuple, list)):
+        return type(value)([_clone(item) for item in value])
+    if isinstance(value, dict):
+        return {key: _clone(item) for key, item in value.items()}
+    return value
+
+
 # Tagged events are process-global: each is created once, here.
 _DONE = torchair.ops.npu_create_tagged_event(tag="module_import_forms.Aliased.done")
 
@@ -9,13 +35,15 @@ _DONE = torchair.ops.npu_create_tagged_event(tag="module_import_forms.Aliased.do
 class Aliased(nn.Module):
     def first(self, x):
         with torchair.scope.npu_stream_switch("side", 0):
+            _record_tagged_stream(x, "side")
             out = x + 1
+            _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_DONE)
             return out
 
     def second(self, x):
         with torchair.scope.npu_stream_switch("side", 0):
             out = x * 2
-            out = out.clone()
-            torchair.ops.npu_record_tagged_stream(out, "default")
+            out = _clone(out)
+            _record_tagged_stream(out, "default")
             return out

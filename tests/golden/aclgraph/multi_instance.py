@@ -4,6 +4,19 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SHARED_FORK = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.fork")
 _SHARED_JOIN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.join")
@@ -11,14 +24,19 @@ _LAYER_IN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Layer.layer
 
 
 class Shared(nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         torchair.ops.npu_tagged_event_record(_SHARED_FORK)
         with torchair.scope.npu_stream_switch("shared", 0):
             torchair.ops.npu_tagged_event_wait(_SHARED_FORK)
-            torchair.ops.npu_record_tagged_stream(x, "shared")
+            if join:
+                _record_tagged_stream(x, "shared")
             out = x * 0.5
+            if join:
+                _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_SHARED_JOIN)
-            return out
+        if join:
+            torchair.ops.npu_tagged_event_wait(_SHARED_JOIN)
+        return out
 
 
 class Layer(nn.Module):
@@ -33,14 +51,16 @@ class Layer(nn.Module):
 
     def post(self, x):
         with torchair.scope.npu_stream_switch("post", 0):
+            _record_tagged_stream(x, "post")
             torchair.ops.npu_tagged_event_wait(_LAYER_IN)
-            return x.tanh()
+            out = x.tanh()
+            _record_tagged_stream(out, "default")
+            return out
 
     def forward(self, x):
         x = self.enter(x)
         p = self.post(x)
         s = self.shared(x)
-        torchair.ops.npu_tagged_event_wait(_SHARED_JOIN)
         return x + s, p
 
 

@@ -2,6 +2,19 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _EXPERT_FORK = torchair.ops.npu_create_tagged_event(tag="on_stream_class.Expert.forward.fork")
 _EXPERT_JOIN = torchair.ops.npu_create_tagged_event(tag="on_stream_class.Expert.forward.join")
@@ -12,14 +25,19 @@ class Expert(nn.Module):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         torchair.ops.npu_tagged_event_record(_EXPERT_FORK)
         with torchair.scope.npu_stream_switch("expert", 0):
             torchair.ops.npu_tagged_event_wait(_EXPERT_FORK)
-            torchair.ops.npu_record_tagged_stream(x, "expert")
+            if join:
+                _record_tagged_stream(x, "expert")
             out = self.proj(x)
+            if join:
+                _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_EXPERT_JOIN)
-            return out
+        if join:
+            torchair.ops.npu_tagged_event_wait(_EXPERT_JOIN)
+        return out
 
 
 class Layer(nn.Module):
@@ -29,7 +47,9 @@ class Layer(nn.Module):
         self.main = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        side = self.expert(x)
+        _record_tagged_stream(x, "expert")
+        side = self.expert(x, join=False)
         main = self.main(x)
         torchair.ops.npu_tagged_event_wait(_EXPERT_JOIN)
+        _record_tagged_stream(side, "default")
         return main + side

@@ -2,6 +2,19 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _FINISHED = torchair.ops.npu_create_tagged_event(tag="returns_anywhere.Early.finished")
 _LOGGED = torchair.ops.npu_create_tagged_event(tag="returns_anywhere.Early.logged")
@@ -10,14 +23,16 @@ _LOGGED = torchair.ops.npu_create_tagged_event(tag="returns_anywhere.Early.logge
 class Early(nn.Module):
     def route(self, x, skip):
         with torchair.scope.npu_stream_switch("side", 0):
+            _record_tagged_stream(x, "side")
+            _record_tagged_stream(skip, "side")
             if skip:
-                torchair.ops.npu_record_tagged_stream(x, "default")
+                _record_tagged_stream(x, "default")
                 torchair.ops.npu_tagged_event_record(_FINISHED)
                 return x
             for _ in range(2):
                 if x.sum() > 0:
                     out = x * 2
-                    torchair.ops.npu_record_tagged_stream(out, "default")
+                    _record_tagged_stream(out, "default")
                     torchair.ops.npu_tagged_event_record(_FINISHED)
                     return out
 
@@ -26,7 +41,7 @@ class Early(nn.Module):
 
             x = helper(x)
             out_1 = torch.relu(x)
-            torchair.ops.npu_record_tagged_stream(out_1, "default")
+            _record_tagged_stream(out_1, "default")
             torchair.ops.npu_tagged_event_record(_FINISHED)
             return out_1
 

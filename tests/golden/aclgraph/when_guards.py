@@ -5,6 +5,19 @@ import config
 import torchair
 from contextlib import nullcontext
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="when_guards.Guarded.side.fork")
 _SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="when_guards.Guarded.side.join")
@@ -16,7 +29,7 @@ class Guarded(nn.Module):
         super().__init__()
         self.multistream = multistream
 
-    def side(self, x):
+    def side(self, x, *, join=True):
         if self.multistream:
             torchair.ops.npu_tagged_event_record(_SIDE_FORK)
         with (
@@ -25,17 +38,24 @@ class Guarded(nn.Module):
         ):
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
-                torchair.ops.npu_record_tagged_stream(x, "side")
+                if join:
+                    _record_tagged_stream(x, "side")
             out = x * 2
             if self.multistream:
-                torchair.ops.npu_record_tagged_stream(out, "default")
+                if join:
+                    _record_tagged_stream(out, "default")
                 torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-            return out
+        if self.multistream and join:
+            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+        return out
 
     def produce(self, x):
         with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_tagged_stream(x, "producer")
             out = x * 3
             if self.multistream:
+                _record_tagged_stream(out, "default")
                 torchair.ops.npu_tagged_event_record(_READY)
             return out
 
@@ -45,8 +65,11 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        y = self.side(x)
+        if self.multistream:
+            _record_tagged_stream(x, "side")
+        y = self.side(x, join=False)
         z = x - 1
         if self.multistream:
             torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+            _record_tagged_stream(y, "default")
         return y + z

@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -23,6 +26,22 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _LEFT_DONE = functools.partial(_event, "after_multiple_events.Fan.left_done")
 _RIGHT_DONE = functools.partial(_event, "after_multiple_events.Fan.right_done")
 _BOTH_READ = functools.partial(_event, "after_multiple_events.Fan.both_read")
@@ -31,14 +50,20 @@ _MERGED = functools.partial(_event, "after_multiple_events.Fan.merged")
 
 class Fan(nn.Module):
     def left(self, x):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("a", 0)):
+            _record_stream(x, _stream("a"))
             out = x * 2
+            _record_stream(out, caller_stream)
             _LEFT_DONE().record()
             return out
 
     def right(self, x):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("b", 0)):
+            _record_stream(x, _stream("b"))
             out = x * 3
+            _record_stream(out, caller_stream)
             _RIGHT_DONE().record()
             return out
 

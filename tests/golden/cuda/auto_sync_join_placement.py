@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -23,11 +26,20 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SIDE_FORK = functools.partial(_event, "auto_sync_join_placement.Overlap.side.fork")
@@ -35,25 +47,34 @@ _SIDE_JOIN = functools.partial(_event, "auto_sync_join_placement.Overlap.side.jo
 
 
 class Overlap(nn.Module):
-    def side(self, x):
+    def side(self, x, *, join=True):
+        caller_stream = torch.cuda.current_stream()
         _SIDE_FORK().record()
         with torch.cuda.stream(_stream("side", 0)):
             torch.cuda.current_stream().wait_event(_SIDE_FORK())
-            _record_stream(x, _stream("side"))
+            if join:
+                _record_stream(x, _stream("side"))
             out = x.exp()
+            if join:
+                _record_stream(out, caller_stream)
             _SIDE_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_SIDE_JOIN())
+        return out
 
     def forward(self, x, flag: bool):
-        s = self.side(x)
+        _record_stream(x, _stream("side"))
+        s = self.side(x, join=False)
         a = x * 2
         b = a + 1
-        torch.cuda.current_stream().wait_event(_SIDE_JOIN())
         if flag:
+            torch.cuda.current_stream().wait_event(_SIDE_JOIN())
+            _record_stream(s, torch.cuda.current_stream())
             b = b + s
+        torch.cuda.current_stream().wait_event(_SIDE_JOIN())
+        _record_stream(s, torch.cuda.current_stream())
         return b
 
     def discarded(self, x):
         self.side(x)
-        torch.cuda.current_stream().wait_event(_SIDE_JOIN())
         return x + 1

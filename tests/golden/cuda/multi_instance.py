@@ -4,8 +4,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -25,11 +28,31 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("shared", 0)
+        _stream("post", 0)
+        _SHARED_FORK()
+        _SHARED_JOIN()
+        _LAYER_IN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SHARED_FORK = functools.partial(_event, "multi_instance.Shared.forward.fork")
@@ -38,20 +61,27 @@ _LAYER_IN = functools.partial(_event, "multi_instance.Layer.layer_in")
 
 
 class Shared(nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = torch.cuda.current_stream()
         _SHARED_FORK().record()
         with torch.cuda.stream(_stream("shared", 0)):
             torch.cuda.current_stream().wait_event(_SHARED_FORK())
-            _record_stream(x, _stream("shared"))
+            if join:
+                _record_stream(x, _stream("shared"))
             out = x * 0.5
+            if join:
+                _record_stream(out, caller_stream)
             _SHARED_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_SHARED_JOIN())
+        return out
 
 
 class Layer(nn.Module):
     def __init__(self):
         super().__init__()
         self.shared = Shared()
+        _create_streams()
 
     def enter(self, x):
         out = x + 1
@@ -59,15 +89,18 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("post", 0)):
+            _record_stream(x, _stream("post"))
             torch.cuda.current_stream().wait_event(_LAYER_IN())
-            return x.tanh()
+            out = x.tanh()
+            _record_stream(out, caller_stream)
+            return out
 
     def forward(self, x):
         x = self.enter(x)
         p = self.post(x)
         s = self.shared(x)
-        torch.cuda.current_stream().wait_event(_SHARED_JOIN())
         return x + s, p
 
 

@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -23,11 +26,20 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _INNER_FORK = functools.partial(_event, "nested_streams.Nested.inner.fork")
@@ -37,28 +49,41 @@ _OUTER_JOIN = functools.partial(_event, "nested_streams.Nested.outer.join")
 
 
 class Nested(nn.Module):
-    def inner(self, x):
+    def inner(self, x, *, join=True):
+        caller_stream = torch.cuda.current_stream()
         _INNER_FORK().record()
         with torch.cuda.stream(_stream("inner", 0)):
             torch.cuda.current_stream().wait_event(_INNER_FORK())
-            _record_stream(x, _stream("inner"))
+            if join:
+                _record_stream(x, _stream("inner"))
             out = x * 2
+            if join:
+                _record_stream(out, caller_stream)
             _INNER_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_INNER_JOIN())
+        return out
 
-    def outer(self, x):
+    def outer(self, x, *, join=True):
+        caller_stream = torch.cuda.current_stream()
         _OUTER_FORK().record()
         with torch.cuda.stream(_stream("outer", 0)):
             torch.cuda.current_stream().wait_event(_OUTER_FORK())
-            _record_stream(x, _stream("outer"))
-            doubled = self.inner(x)
+            if join:
+                _record_stream(x, _stream("outer"))
+            _record_stream(x, _stream("inner"))
+            doubled = self.inner(x, join=False)
             own = x + 1
             torch.cuda.current_stream().wait_event(_INNER_JOIN())
+            _record_stream(doubled, torch.cuda.current_stream())
             out = own + doubled
+            if join:
+                _record_stream(out, caller_stream)
             _OUTER_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_OUTER_JOIN())
+        return out
 
     def forward(self, x):
         result = self.outer(x)
-        torch.cuda.current_stream().wait_event(_OUTER_JOIN())
         return result - 1

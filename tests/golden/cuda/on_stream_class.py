@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -23,11 +26,29 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("expert", 0)
+        _EXPERT_FORK()
+        _EXPERT_JOIN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _EXPERT_FORK = functools.partial(_event, "on_stream_class.Expert.forward.fork")
@@ -38,15 +59,22 @@ class Expert(nn.Module):
     def __init__(self, hidden):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
+        _create_streams()
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = torch.cuda.current_stream()
         _EXPERT_FORK().record()
         with torch.cuda.stream(_stream("expert", 0)):
             torch.cuda.current_stream().wait_event(_EXPERT_FORK())
-            _record_stream(x, _stream("expert"))
+            if join:
+                _record_stream(x, _stream("expert"))
             out = self.proj(x)
+            if join:
+                _record_stream(out, caller_stream)
             _EXPERT_JOIN().record()
-            return out
+        if join:
+            torch.cuda.current_stream().wait_event(_EXPERT_JOIN())
+        return out
 
 
 class Layer(nn.Module):
@@ -54,9 +82,12 @@ class Layer(nn.Module):
         super().__init__()
         self.expert = Expert(hidden)
         self.main = nn.Linear(hidden, hidden)
+        _create_streams()
 
     def forward(self, x):
-        side = self.expert(x)
+        _record_stream(x, _stream("expert"))
+        side = self.expert(x, join=False)
         main = self.main(x)
         torch.cuda.current_stream().wait_event(_EXPERT_JOIN())
+        _record_stream(side, torch.cuda.current_stream())
         return main + side

@@ -1,8 +1,11 @@
 import torch
 from torch import nn
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -12,17 +15,27 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
     return _STREAMS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 class Split(nn.Module):
     def halves(self, x):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("side", 0)):
+            _record_stream(x, _stream("side"))
             left, right = x.chunk(2)
             out = right.relu()
             out_1 = (left * 2)
@@ -34,6 +47,7 @@ class Split(nn.Module):
     def packed(self, x):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("side", 0)):
+            _record_stream(x, _stream("side"))
             out = torch.split(x, 2)
             _record_stream(out, caller_stream)
             return out

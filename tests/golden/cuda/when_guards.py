@@ -2,11 +2,14 @@ import torch
 from torch import nn
 
 import config
-import functools
 from contextlib import nullcontext
+import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -26,11 +29,31 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("side", 0)
+        _stream("producer", 0)
+        _SIDE_FORK()
+        _SIDE_JOIN()
+        _READY()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SIDE_FORK = functools.partial(_event, "when_guards.Guarded.side.fork")
@@ -42,25 +65,34 @@ class Guarded(nn.Module):
     def __init__(self, multistream=True):
         super().__init__()
         self.multistream = multistream
+        _create_streams()
 
-    def side(self, x):
+    def side(self, x, *, join=True):
         caller_stream = torch.cuda.current_stream()
         if self.multistream:
             _SIDE_FORK().record()
         with torch.cuda.stream(_stream("side", 0)) if self.multistream else nullcontext():
             if self.multistream:
                 torch.cuda.current_stream().wait_event(_SIDE_FORK())
-                _record_stream(x, _stream("side"))
+                if join:
+                    _record_stream(x, _stream("side"))
             out = x * 2
             if self.multistream:
-                _record_stream(out, caller_stream)
+                if join:
+                    _record_stream(out, caller_stream)
                 _SIDE_JOIN().record()
-            return out
+        if self.multistream and join:
+            torch.cuda.current_stream().wait_event(_SIDE_JOIN())
+        return out
 
     def produce(self, x):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("producer", 0)) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_stream(x, _stream("producer"))
             out = x * 3
             if self.multistream:
+                _record_stream(out, caller_stream)
                 _READY().record()
             return out
 
@@ -70,8 +102,11 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        y = self.side(x)
+        if self.multistream:
+            _record_stream(x, _stream("side"))
+        y = self.side(x, join=False)
         z = x - 1
         if self.multistream:
             torch.cuda.current_stream().wait_event(_SIDE_JOIN())
+            _record_stream(y, torch.cuda.current_stream())
         return y + z

@@ -3,25 +3,28 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Fan(nn.Module):
     def left(self, x):
         with torchair.scope.npu_stream_switch("a", 0):
             out = x * 2
-            self._event_left_done = out
+            _EVENT_TOKENS["after_multiple_events.Fan.left_done"] = torchair.ops.record()
             return out
 
     def right(self, x):
         with torchair.scope.npu_stream_switch("b", 0):
             out = x * 3
-            self._event_right_done = out
+            _EVENT_TOKENS["after_multiple_events.Fan.right_done"] = torchair.ops.record()
             return out
 
     def merge(self, left, right):
-        left = torchair.scope.npu_wait_tensor(left, self._event_left_done)
-        right = torchair.scope.npu_wait_tensor(right, self._event_left_done)
-        left = torchair.scope.npu_wait_tensor(left, self._event_right_done)
-        right = torchair.scope.npu_wait_tensor(right, self._event_right_done)
+        if "after_multiple_events.Fan.left_done" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS["after_multiple_events.Fan.left_done"]])
+        if "after_multiple_events.Fan.right_done" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS["after_multiple_events.Fan.right_done"]])
         out = left + right
-        self._event_both_read = out
-        self._event_merged = out
+        _EVENT_TOKENS["after_multiple_events.Fan.both_read"] = torchair.ops.record()
+        _EVENT_TOKENS["after_multiple_events.Fan.merged"] = torchair.ops.record()
         return out

@@ -3,13 +3,17 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Pipeline(nn.Module):
     def produce(self, x):
         out = x + 1
-        self._event_ready = out
+        _EVENT_TOKENS["after_records.Pipeline.ready"] = torchair.ops.record()
         return out
 
     def consume(self, y):
         with torchair.scope.npu_stream_switch("consumer", 0):
-            y = torchair.scope.npu_wait_tensor(y, self._event_ready)
+            if "after_records.Pipeline.ready" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["after_records.Pipeline.ready"]])
             return y.sum()

@@ -3,13 +3,17 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class BackToMain(nn.Module):
     def side(self, x):
         with torchair.scope.npu_stream_switch("side", 0):
             out = x * 2
-            self._event_side_done = out
+            _EVENT_TOKENS["default_stream.BackToMain.side_done"] = torchair.ops.record()
             return out
 
     def main(self, x):
-        x = torchair.scope.npu_wait_tensor(x, self._event_side_done)
+        if "default_stream.BackToMain.side_done" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS["default_stream.BackToMain.side_done"]])
         return x + 1

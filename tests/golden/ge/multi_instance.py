@@ -5,6 +5,9 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Shared(nn.Module):
     def forward(self, x):
         with torchair.scope.npu_stream_switch("shared", 0):
@@ -18,17 +21,19 @@ class Layer(nn.Module):
 
     def enter(self, x):
         out = x + 1
-        self._event_layer_in = out
+        _EVENT_TOKENS["multi_instance.Layer.layer_in"] = torchair.ops.record()
         return out
 
     def post(self, x):
         with torchair.scope.npu_stream_switch("post", 0):
-            x = torchair.scope.npu_wait_tensor(x, self._event_layer_in)
+            if "multi_instance.Layer.layer_in" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["multi_instance.Layer.layer_in"]])
             return x.tanh()
 
     def forward(self, x):
         x = self.enter(x)
         p = self.post(x)
+        torchair.scope.npu_wait_tensor(x, p)
         s = self.shared(x)
         return x + s, p
 

@@ -3,10 +3,13 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Ordered(nn.Module):
     def start(self, x):
         out = x + 1
-        self._event_go = out
+        _EVENT_TOKENS["stacking_order_b.Ordered.go"] = torchair.ops.record()
         return out
 
     def work(self, x):
@@ -14,11 +17,13 @@ class Ordered(nn.Module):
             torchair.scope.npu_stream_switch("s", 0),
             torchair.scope.limit_core_num(4, 8),
         ):
-            x = torchair.scope.npu_wait_tensor(x, self._event_go)
+            if "stacking_order_b.Ordered.go" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["stacking_order_b.Ordered.go"]])
             out = x * 2
-            self._event_done = out
+            _EVENT_TOKENS["stacking_order_b.Ordered.done"] = torchair.ops.record()
             return out
 
     def finish(self, y):
-        y = torchair.scope.npu_wait_tensor(y, self._event_done)
+        if "stacking_order_b.Ordered.done" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS["stacking_order_b.Ordered.done"]])
         return y - 1

@@ -6,6 +6,9 @@ import torchair
 from contextlib import nullcontext
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Guarded(nn.Module):
     def __init__(self, multistream=True):
         super().__init__()
@@ -22,12 +25,13 @@ class Guarded(nn.Module):
         with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
             out = x * 3
             if self.multistream:
-                self._event_ready = out
+                _EVENT_TOKENS["when_guards.Guarded.ready"] = torchair.ops.record()
             return out
 
     def consume(self, x):
         if self.multistream:
-            x = torchair.scope.npu_wait_tensor(x, self._event_ready)
+            if "when_guards.Guarded.ready" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["when_guards.Guarded.ready"]])
         return x + 1
 
     def forward(self, x):

@@ -4,8 +4,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -25,19 +28,36 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _SIDE_FORK = functools.partial(_event, "auto_sync_mixed_call_sites.Mixed.side.fork")
 _SIDE_JOIN = functools.partial(_event, "auto_sync_mixed_call_sites.Mixed.side.join")
 
 
 class Mixed(nn.Module):
-    def side(self, x):
+    def side(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _SIDE_FORK().record()
         with torch.npu.stream(_stream("side", 0)):
             torch.npu.current_stream().wait_event(_SIDE_FORK())
-            x.record_stream(_stream("side"))
+            if join:
+                _record_stream(x, _stream("side"))
             out = x.exp()
+            if join:
+                _record_stream(out, caller_stream)
             _SIDE_JOIN().record()
-        torch.npu.current_stream().wait_event(_SIDE_JOIN())
+        if join:
+            torch.npu.current_stream().wait_event(_SIDE_JOIN())
         return out
 
     def bound(self, x):

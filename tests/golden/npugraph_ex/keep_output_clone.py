@@ -2,8 +2,24 @@ import torch
 from torch import nn
 
 
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+def _clone(value):
+    """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_clone(item) for item in value])
+    if isinstance(value, (tuple, list)):
+        return type(value)([_clone(item) for item in value])
+    if isinstance(value, dict):
+        return {key: _clone(item) for key, item in value.items()}
+    return value
+
+
 class Head(nn.Module):
     def logits(self, x):
         out = x @ x.T
-        out = out.clone()
+        out = _clone(out)
         return out

@@ -4,8 +4,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -25,26 +28,56 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("shared", 0)
+        _stream("post", 0)
+        _SHARED_FORK()
+        _SHARED_JOIN()
+        _LAYER_IN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _SHARED_FORK = functools.partial(_event, "multi_instance.Shared.forward.fork")
 _SHARED_JOIN = functools.partial(_event, "multi_instance.Shared.forward.join")
 _LAYER_IN = functools.partial(_event, "multi_instance.Layer.layer_in")
 
 
 class Shared(nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _SHARED_FORK().record()
         with torch.npu.stream(_stream("shared", 0)):
             torch.npu.current_stream().wait_event(_SHARED_FORK())
-            x.record_stream(_stream("shared"))
+            if join:
+                _record_stream(x, _stream("shared"))
             out = x * 0.5
+            if join:
+                _record_stream(out, caller_stream)
             _SHARED_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_SHARED_JOIN())
+        return out
 
 
 class Layer(nn.Module):
     def __init__(self):
         super().__init__()
         self.shared = Shared()
+        _create_streams()
 
     def enter(self, x):
         out = x + 1
@@ -52,15 +85,18 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
+        caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("post", 0)):
+            _record_stream(x, _stream("post"))
             torch.npu.current_stream().wait_event(_LAYER_IN())
-            return x.tanh()
+            out = x.tanh()
+            _record_stream(out, caller_stream)
+            return out
 
     def forward(self, x):
         x = self.enter(x)
         p = self.post(x)
         s = self.shared(x)
-        torch.npu.current_stream().wait_event(_SHARED_JOIN())
         return x + s, p
 
 

@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -23,6 +26,18 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _INNER_FORK = functools.partial(_event, "nested_streams.Nested.inner.fork")
 _INNER_JOIN = functools.partial(_event, "nested_streams.Nested.inner.join")
 _OUTER_FORK = functools.partial(_event, "nested_streams.Nested.outer.fork")
@@ -30,28 +45,41 @@ _OUTER_JOIN = functools.partial(_event, "nested_streams.Nested.outer.join")
 
 
 class Nested(nn.Module):
-    def inner(self, x):
+    def inner(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _INNER_FORK().record()
         with torch.npu.stream(_stream("inner", 0)):
             torch.npu.current_stream().wait_event(_INNER_FORK())
-            x.record_stream(_stream("inner"))
+            if join:
+                _record_stream(x, _stream("inner"))
             out = x * 2
+            if join:
+                _record_stream(out, caller_stream)
             _INNER_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_INNER_JOIN())
+        return out
 
-    def outer(self, x):
+    def outer(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _OUTER_FORK().record()
         with torch.npu.stream(_stream("outer", 0)):
             torch.npu.current_stream().wait_event(_OUTER_FORK())
-            x.record_stream(_stream("outer"))
-            doubled = self.inner(x)
+            if join:
+                _record_stream(x, _stream("outer"))
+            _record_stream(x, _stream("inner"))
+            doubled = self.inner(x, join=False)
             own = x + 1
             torch.npu.current_stream().wait_event(_INNER_JOIN())
+            _record_stream(doubled, torch.npu.current_stream())
             out = own + doubled
+            if join:
+                _record_stream(out, caller_stream)
             _OUTER_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_OUTER_JOIN())
+        return out
 
     def forward(self, x):
         result = self.outer(x)
-        torch.npu.current_stream().wait_event(_OUTER_JOIN())
         return result - 1

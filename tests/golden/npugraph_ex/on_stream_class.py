@@ -2,8 +2,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -23,6 +26,27 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("expert", 0)
+        _EXPERT_FORK()
+        _EXPERT_JOIN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _EXPERT_FORK = functools.partial(_event, "on_stream_class.Expert.forward.fork")
 _EXPERT_JOIN = functools.partial(_event, "on_stream_class.Expert.forward.join")
 
@@ -31,15 +55,22 @@ class Expert(nn.Module):
     def __init__(self, hidden):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
+        _create_streams()
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _EXPERT_FORK().record()
         with torch.npu.stream(_stream("expert", 0)):
             torch.npu.current_stream().wait_event(_EXPERT_FORK())
-            x.record_stream(_stream("expert"))
+            if join:
+                _record_stream(x, _stream("expert"))
             out = self.proj(x)
+            if join:
+                _record_stream(out, caller_stream)
             _EXPERT_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_EXPERT_JOIN())
+        return out
 
 
 class Layer(nn.Module):
@@ -47,9 +78,12 @@ class Layer(nn.Module):
         super().__init__()
         self.expert = Expert(hidden)
         self.main = nn.Linear(hidden, hidden)
+        _create_streams()
 
     def forward(self, x):
-        side = self.expert(x)
+        _record_stream(x, _stream("expert"))
+        side = self.expert(x, join=False)
         main = self.main(x)
         torch.npu.current_stream().wait_event(_EXPERT_JOIN())
+        _record_stream(side, torch.npu.current_stream())
         return main + side

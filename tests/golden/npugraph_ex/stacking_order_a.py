@@ -1,11 +1,12 @@
 import torch
 from torch import nn
-import contextlib
 import functools
-from collections.abc import Iterator
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -25,17 +26,16 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
-@contextlib.contextmanager
-def _core_limit(aicore: int, vector: int) -> Iterator[None]:
-    """The current stream's ops use at most ``aicore`` cube and ``vector`` vector cores; the previous
-    limit comes back on exit."""
-    stream = torch.npu.current_stream()
-    previous = torch.npu.get_stream_limit(stream)
-    torch.npu.set_stream_limit(stream, aicore, vector)
-    try:
-        yield
-    finally:
-        torch.npu.set_stream_limit(stream, previous["cube_core_num"], previous["vector_core_num"])
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _GO = functools.partial(_event, "stacking_order_a.Ordered.go")
@@ -50,10 +50,14 @@ class Ordered(nn.Module):
 
     def work(self, x):
         caller_stream = torch.npu.current_stream()
-        with torch.npu.stream(_stream("s", 0)), _core_limit(4, 8):
+        with (
+            torch.npu.stream(_stream("s", 0)),
+            torch.npu.npugraph_ex.scope.limit_core_num(4, 8),
+        ):
+            _record_stream(x, _stream("s"))
             torch.npu.current_stream().wait_event(_GO())
             out = x * 2
-            out.record_stream(caller_stream)
+            _record_stream(out, caller_stream)
             _DONE().record()
             return out
 

@@ -2,13 +2,14 @@ import torch
 from torch import nn
 
 import config
-import contextlib
-import functools
-from collections.abc import Iterator
 from contextlib import nullcontext
+import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -28,17 +29,27 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
-@contextlib.contextmanager
-def _core_limit(aicore: int, vector: int) -> Iterator[None]:
-    """The current stream's ops use at most ``aicore`` cube and ``vector`` vector cores; the previous
-    limit comes back on exit."""
-    stream = torch.npu.current_stream()
-    previous = torch.npu.get_stream_limit(stream)
-    torch.npu.set_stream_limit(stream, aicore, vector)
-    try:
-        yield
-    finally:
-        torch.npu.set_stream_limit(stream, previous["cube_core_num"], previous["vector_core_num"])
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("side", 0)
+        _stream("producer", 0)
+        _SIDE_FORK()
+        _SIDE_JOIN()
+        _READY()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SIDE_FORK = functools.partial(_event, "when_guards.Guarded.side.fork")
@@ -50,28 +61,37 @@ class Guarded(nn.Module):
     def __init__(self, multistream=True):
         super().__init__()
         self.multistream = multistream
+        _create_streams()
 
-    def side(self, x):
+    def side(self, x, *, join=True):
         caller_stream = torch.npu.current_stream()
         if self.multistream:
             _SIDE_FORK().record()
         with (
             torch.npu.stream(_stream("side", 0)) if self.multistream else nullcontext(),
-            _core_limit(8, 16) if config.LIMIT_CORES else nullcontext(),
+            torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
         ):
             if self.multistream:
                 torch.npu.current_stream().wait_event(_SIDE_FORK())
-                x.record_stream(_stream("side"))
+                if join:
+                    _record_stream(x, _stream("side"))
             out = x * 2
             if self.multistream:
-                out.record_stream(caller_stream)
+                if join:
+                    _record_stream(out, caller_stream)
                 _SIDE_JOIN().record()
-            return out
+        if self.multistream and join:
+            torch.npu.current_stream().wait_event(_SIDE_JOIN())
+        return out
 
     def produce(self, x):
+        caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("producer", 0)) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_stream(x, _stream("producer"))
             out = x * 3
             if self.multistream:
+                _record_stream(out, caller_stream)
                 _READY().record()
             return out
 
@@ -81,8 +101,11 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        y = self.side(x)
+        if self.multistream:
+            _record_stream(x, _stream("side"))
+        y = self.side(x, join=False)
         z = x - 1
         if self.multistream:
             torch.npu.current_stream().wait_event(_SIDE_JOIN())
+            _record_stream(y, torch.npu.current_stream())
         return y + z

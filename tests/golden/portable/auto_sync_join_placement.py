@@ -4,25 +4,34 @@ from npudsl import runtime
 
 
 class Overlap(nn.Module):
-    def side(self, x):
+    def side(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         runtime.record("auto_sync_join_placement.Overlap.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_join_placement.Overlap.side.fork")
-            runtime.record_stream(x, "side")
+            if join:
+                runtime.record_stream(x, "side")
             out = x.exp()
+            if join:
+                runtime.record_stream(out, caller_stream)
             runtime.record("auto_sync_join_placement.Overlap.side.join")
-            return out
+        if join:
+            runtime.wait("auto_sync_join_placement.Overlap.side.join")
+        return out
 
     def forward(self, x, flag: bool):
-        s = self.side(x)
+        runtime.record_stream(x, "side")
+        s = self.side(x, join=False)
         a = x * 2
         b = a + 1
-        runtime.wait("auto_sync_join_placement.Overlap.side.join")
         if flag:
+            runtime.wait("auto_sync_join_placement.Overlap.side.join")
+            runtime.record_stream(s, runtime.current_stream())
             b = b + s
+        runtime.wait("auto_sync_join_placement.Overlap.side.join")
+        runtime.record_stream(s, runtime.current_stream())
         return b
 
     def discarded(self, x):
         self.side(x)
-        runtime.wait("auto_sync_join_placement.Overlap.side.join")
         return x + 1

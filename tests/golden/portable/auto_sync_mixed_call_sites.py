@@ -6,14 +6,19 @@ from npudsl import runtime
 
 
 class Mixed(nn.Module):
-    def side(self, x):
+    def side(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         runtime.record("auto_sync_mixed_call_sites.Mixed.side.fork")
         with runtime.stream("side", 0):
             runtime.wait("auto_sync_mixed_call_sites.Mixed.side.fork")
-            runtime.record_stream(x, "side")
+            if join:
+                runtime.record_stream(x, "side")
             out = x.exp()
+            if join:
+                runtime.record_stream(out, caller_stream)
             runtime.record("auto_sync_mixed_call_sites.Mixed.side.join")
-        runtime.wait("auto_sync_mixed_call_sites.Mixed.side.join")
+        if join:
+            runtime.wait("auto_sync_mixed_call_sites.Mixed.side.join")
         return out
 
     def bound(self, x):

@@ -8,9 +8,12 @@ class Commented(nn.Module):
     # Above the decorators.
     # Between decorators and def.
     def branch(self, x):  # trailing on def
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
             # first line of the body
             y = x + 1  # trailing on a statement
 
             # after a blank line
+            runtime.record_stream(y, caller_stream)
             return y  # trailing on return

@@ -5,8 +5,11 @@ from npudsl import runtime
 
 class BackToMain(nn.Module):
     def side(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
             out = x * 2
+            runtime.record_stream(out, caller_stream)
             runtime.record("default_stream.BackToMain.side_done")
             return out
 

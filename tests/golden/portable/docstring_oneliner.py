@@ -6,8 +6,12 @@ from npudsl import runtime
 class Short(nn.Module):
     def documented(self, x):
         """The docstring stays first."""
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
-            return x + 1
+            runtime.record_stream(x, "side")
+            out = x + 1
+            runtime.record_stream(out, caller_stream)
+            return out
 
     def one_liner(self, x):
         with runtime.core_limit(2, 4):

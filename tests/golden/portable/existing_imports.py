@@ -9,8 +9,14 @@ from npudsl import runtime
 
 class Existing(nn.Module):
     def side(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0) if self.enabled else nullcontext():
-            return x + 1
+            if self.enabled:
+                runtime.record_stream(x, "side")
+            out = x + 1
+            if self.enabled:
+                runtime.record_stream(out, caller_stream)
+            return out
 
 
 def build(model):

@@ -5,14 +5,18 @@ from npudsl import runtime
 
 class Aliased(nn.Module):
     def first(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
             out = x + 1
+            runtime.record_stream(out, caller_stream)
             runtime.record("module_import_forms.Aliased.done")
             return out
 
     def second(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
             out = x * 2
-            out = out.clone()
-            runtime.record_stream(out, "default")
+            out = runtime.clone(out)
+            runtime.record_stream(out, caller_stream)
             return out

@@ -6,14 +6,20 @@ from npudsl import runtime
 
 
 class Shared(nn.Module):
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         runtime.record("multi_instance.Shared.forward.fork")
         with runtime.stream("shared", 0):
             runtime.wait("multi_instance.Shared.forward.fork")
-            runtime.record_stream(x, "shared")
+            if join:
+                runtime.record_stream(x, "shared")
             out = x * 0.5
+            if join:
+                runtime.record_stream(out, caller_stream)
             runtime.record("multi_instance.Shared.forward.join")
-            return out
+        if join:
+            runtime.wait("multi_instance.Shared.forward.join")
+        return out
 
 
 class Layer(nn.Module):
@@ -27,15 +33,18 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("post", 0):
+            runtime.record_stream(x, "post")
             runtime.wait("multi_instance.Layer.layer_in")
-            return x.tanh()
+            out = x.tanh()
+            runtime.record_stream(out, caller_stream)
+            return out
 
     def forward(self, x):
         x = self.enter(x)
         p = self.post(x)
         s = self.shared(x)
-        runtime.wait("multi_instance.Shared.forward.join")
         return x + s, p
 
 

@@ -5,6 +5,10 @@ from npudsl import runtime
 
 class Block(nn.Module):
     def branch(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
             y = torch.relu(x)
-            return y * 2
+            out = y * 2
+            runtime.record_stream(out, caller_stream)
+            return out

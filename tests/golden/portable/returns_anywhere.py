@@ -5,15 +5,18 @@ from npudsl import runtime
 
 class Early(nn.Module):
     def route(self, x, skip):
+        caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
+            runtime.record_stream(skip, "side")
             if skip:
-                runtime.record_stream(x, "default")
+                runtime.record_stream(x, caller_stream)
                 runtime.record("returns_anywhere.Early.finished")
                 return x
             for _ in range(2):
                 if x.sum() > 0:
                     out = x * 2
-                    runtime.record_stream(out, "default")
+                    runtime.record_stream(out, caller_stream)
                     runtime.record("returns_anywhere.Early.finished")
                     return out
 
@@ -22,7 +25,7 @@ class Early(nn.Module):
 
             x = helper(x)
             out_1 = torch.relu(x)
-            runtime.record_stream(out_1, "default")
+            runtime.record_stream(out_1, caller_stream)
             runtime.record("returns_anywhere.Early.finished")
             return out_1
 

@@ -10,10 +10,12 @@ class Ordered(nn.Module):
         return out
 
     def work(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("s", 0), runtime.core_limit(4, 8):
+            runtime.record_stream(x, "s")
             runtime.wait("stacking_order_a.Ordered.go")
             out = x * 2
-            runtime.record_stream(out, "default")
+            runtime.record_stream(out, caller_stream)
             runtime.record("stacking_order_a.Ordered.done")
             return out
 

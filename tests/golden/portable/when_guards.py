@@ -11,7 +11,8 @@ class Guarded(nn.Module):
         super().__init__()
         self.multistream = multistream
 
-    def side(self, x):
+    def side(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         if self.multistream:
             runtime.record("when_guards.Guarded.side.fork")
         with (
@@ -20,17 +21,25 @@ class Guarded(nn.Module):
         ):
             if self.multistream:
                 runtime.wait("when_guards.Guarded.side.fork")
-                runtime.record_stream(x, "side")
+                if join:
+                    runtime.record_stream(x, "side")
             out = x * 2
             if self.multistream:
-                runtime.record_stream(out, "default")
+                if join:
+                    runtime.record_stream(out, caller_stream)
                 runtime.record("when_guards.Guarded.side.join")
-            return out
+        if self.multistream and join:
+            runtime.wait("when_guards.Guarded.side.join")
+        return out
 
     def produce(self, x):
+        caller_stream = runtime.current_stream()
         with runtime.stream("producer", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                runtime.record_stream(x, "producer")
             out = x * 3
             if self.multistream:
+                runtime.record_stream(out, caller_stream)
                 runtime.record("when_guards.Guarded.ready")
             return out
 
@@ -40,8 +49,11 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        y = self.side(x)
+        if self.multistream:
+            runtime.record_stream(x, "side")
+        y = self.side(x, join=False)
         z = x - 1
         if self.multistream:
             runtime.wait("when_guards.Guarded.side.join")
+            runtime.record_stream(y, runtime.current_stream())
         return y + z

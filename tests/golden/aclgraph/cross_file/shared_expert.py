@@ -3,6 +3,19 @@ from torch import nn
 import torchair
 from contextlib import nullcontext
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SHARED_EXPERT_FORK = torchair.ops.npu_create_tagged_event(tag="shared_expert.SharedExpert.forward.fork")
 _SHARED_EXPERT_JOIN = torchair.ops.npu_create_tagged_event(tag="shared_expert.SharedExpert.forward.join")
@@ -14,15 +27,19 @@ class SharedExpert(nn.Module):
         self.multistream = multistream
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         if self.multistream:
             torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
-                torchair.ops.npu_record_tagged_stream(x, "shared")
+                if join:
+                    _record_tagged_stream(x, "shared")
             out = self.proj(x)
             if self.multistream:
-                torchair.ops.npu_record_tagged_stream(out, "default")
+                if join:
+                    _record_tagged_stream(out, "default")
                 torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
-            return out
+        if self.multistream and join:
+            torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
+        return out

@@ -12,6 +12,19 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SIDE_BRANCH_FORK = torchair.ops.npu_create_tagged_event(tag="core_split.CoreSplitBlock.side_branch.fork")
 _SIDE_BRANCH_JOIN = torchair.ops.npu_create_tagged_event(tag="core_split.CoreSplitBlock.side_branch.join")
@@ -23,26 +36,33 @@ class CoreSplitBlock(nn.Module):
         self.side_proj = nn.Linear(hidden, hidden)
         self.main_proj = nn.Linear(hidden, hidden)
 
-    def side_branch(self, x):
+    def side_branch(self, x, *, join=True):
         torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_FORK)
         with (
             torchair.scope.npu_stream_switch("side", 0),
             torchair.scope.limit_core_num(8, 16),
         ):
             torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_FORK)
-            torchair.ops.npu_record_tagged_stream(x, "side")
+            if join:
+                _record_tagged_stream(x, "side")
             out = torch.relu(self.side_proj(x))
+            if join:
+                _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_JOIN)
-            return out
+        if join:
+            torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_JOIN)
+        return out
 
     def main_branch(self, x):
         with torchair.scope.limit_core_num(16, 32):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        side = self.side_branch(x)
+        _record_tagged_stream(x, "side")
+        side = self.side_branch(x, join=False)
         main = self.main_branch(x)
         torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_JOIN)
+        _record_tagged_stream(side, "default")
         return main + side
 
 

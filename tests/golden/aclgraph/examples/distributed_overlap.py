@@ -30,6 +30,19 @@ import torch.multiprocessing as mp
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _GRAD_READY = torchair.ops.npu_create_tagged_event(tag="distributed_overlap.OverlapStep.grad_ready")
 _REDUCED = torchair.ops.npu_create_tagged_event(tag="distributed_overlap.OverlapStep.reduced")
@@ -58,9 +71,10 @@ class OverlapStep(nn.Module):
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
         with torchair.scope.npu_stream_switch("comm", 0):
+            torchair.ops.npu_record_tagged_stream(grad, "comm")
             torchair.ops.npu_tagged_event_wait(_GRAD_READY)
             dist.all_reduce(grad)
-            torchair.ops.npu_record_tagged_stream(grad, "default")
+            _record_tagged_stream(grad, "default")
             torchair.ops.npu_tagged_event_record(_REDUCED)
             return grad
 

@@ -16,6 +16,19 @@ from torch.nn import functional as F
 import torchair
 from contextlib import nullcontext
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _SHARED_EXPERT_FORK = torchair.ops.npu_create_tagged_event(tag="moe_decoder.SharedExpert.forward.fork")
 _SHARED_EXPERT_JOIN = torchair.ops.npu_create_tagged_event(tag="moe_decoder.SharedExpert.forward.join")
@@ -28,19 +41,23 @@ class SharedExpert(nn.Module):
         self.gate_up = nn.Linear(hidden, 2 * inter, bias=False)
         self.down = nn.Linear(inter, hidden, bias=False)
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
         if self.multistream:
             torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
-                torchair.ops.npu_record_tagged_stream(x, "shared")
+                if join:
+                    _record_tagged_stream(x, "shared")
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:
-                torchair.ops.npu_record_tagged_stream(out, "default")
+                if join:
+                    _record_tagged_stream(out, "default")
                 torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
-            return out
+        if self.multistream and join:
+            torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
+        return out
 
 
 class RoutedExperts(nn.Module):
@@ -74,10 +91,13 @@ class DecoderLayer(nn.Module):
     def forward(self, x):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
-        shared = self.shared(y)
+        if self.shared.multistream:
+            _record_tagged_stream(y, "shared")
+        shared = self.shared(y, join=False)
         routed = self.experts(y)
         if self.shared.multistream:
             torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
+            _record_tagged_stream(shared, "default")
         return h + routed + shared
 
 

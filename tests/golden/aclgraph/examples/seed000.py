@@ -11,6 +11,19 @@ import torch
 from torch import nn
 import torchair
 
+
+def _record_tagged_stream(value, stream) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        torchair.ops.npu_record_tagged_stream(value, stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_tagged_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_tagged_stream(item, stream)
+
+
 # Tagged events are process-global: each is created once, here.
 _ADD_DONE = torchair.ops.npu_create_tagged_event(tag="seed000.Model.add_done")
 _MM_DONE = torchair.ops.npu_create_tagged_event(tag="seed000.Model.mm_done")
@@ -24,8 +37,11 @@ class Model(nn.Module):
 
     def matmul(self, in3, in4):
         with torchair.scope.npu_stream_switch("1", 0):
+            _record_tagged_stream(in3, "1")
+            _record_tagged_stream(in4, "1")
             torchair.ops.npu_tagged_event_wait(_ADD_DONE)
             out = torch.mm(in3, in4)
+            _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_MM_DONE)
             return out
 
@@ -33,14 +49,20 @@ class Model(nn.Module):
     # from being reused while stream "1" may still be writing it.
     def side_sum(self, in3, in4):
         with torchair.scope.npu_stream_switch("1", 0):
+            _record_tagged_stream(in3, "1")
+            _record_tagged_stream(in4, "1")
             out = in3 + in4
-            torchair.ops.npu_record_tagged_stream(out, "default")
+            _record_tagged_stream(out, "default")
             return out
 
     def late_add(self, in3, in4):
         with torchair.scope.npu_stream_switch("2", 0):
+            _record_tagged_stream(in3, "2")
+            _record_tagged_stream(in4, "2")
             torchair.ops.npu_tagged_event_wait(_MM_DONE)
-            return torch.add(in3, in4)
+            out = torch.add(in3, in4)
+            _record_tagged_stream(out, "default")
+            return out
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)

@@ -7,15 +7,55 @@ from shared_expert import SharedExpert
 from shared_expert import _SHARED_EXPERT_JOIN
 
 
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
+
+
+def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
+    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
+    if tag not in _STREAMS:
+        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
+    return _STREAMS[tag]
+
+
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("shared", 0)
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 class DecoderLayer(nn.Module):
     def __init__(self, hidden):
         super().__init__()
         self.shared = SharedExpert(hidden)
         self.routed = nn.Linear(hidden, hidden)
+        _create_streams()
 
     def forward(self, x):
-        shared = self.shared(x)
+        if self.shared.multistream:
+            _record_stream(x, _stream("shared"))
+        shared = self.shared(x, join=False)
         routed = self.routed(x)
         if self.shared.multistream:
             torch.cuda.current_stream().wait_event(_SHARED_EXPERT_JOIN())
+            _record_stream(shared, torch.cuda.current_stream())
         return shared + routed

@@ -30,8 +30,11 @@ import torch.multiprocessing as mp
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -51,11 +54,29 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("comm", 0)
+        _GRAD_READY()
+        _REDUCED()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _GRAD_READY = functools.partial(_event, "distributed_overlap.OverlapStep.grad_ready")
@@ -77,6 +98,7 @@ class OverlapStep(nn.Module):
         weights = torch.Generator().manual_seed(1234)
         self.w_grad = nn.Parameter(torch.randn(FEATURES, FEATURES, generator=weights) / FEATURES**0.5)
         self.w_next = nn.Parameter(torch.randn(FEATURES, FEATURES, generator=weights) / FEATURES**0.5)
+        _create_streams()
 
     def local_grad(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.tanh(x @ self.w_grad)
@@ -86,6 +108,7 @@ class OverlapStep(nn.Module):
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("comm", 0)):
+            _record_stream(grad, _stream("comm"))
             torch.cuda.current_stream().wait_event(_GRAD_READY())
             dist.all_reduce(grad)
             _record_stream(grad, caller_stream)

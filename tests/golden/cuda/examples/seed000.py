@@ -11,8 +11,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -32,11 +35,20 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
+
+    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
+    """
+    if isinstance(value, torch.Tensor):
+        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
+            value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _ADD_DONE = functools.partial(_event, "seed000.Model.add_done")
@@ -50,9 +62,13 @@ class Model(nn.Module):
         return out
 
     def matmul(self, in3, in4):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("1", 0)):
+            _record_stream(in3, _stream("1"))
+            _record_stream(in4, _stream("1"))
             torch.cuda.current_stream().wait_event(_ADD_DONE())
             out = torch.mm(in3, in4)
+            _record_stream(out, caller_stream)
             _MM_DONE().record()
             return out
 
@@ -61,14 +77,21 @@ class Model(nn.Module):
     def side_sum(self, in3, in4):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("1", 0)):
+            _record_stream(in3, _stream("1"))
+            _record_stream(in4, _stream("1"))
             out = in3 + in4
             _record_stream(out, caller_stream)
             return out
 
     def late_add(self, in3, in4):
+        caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("2", 0)):
+            _record_stream(in3, _stream("2"))
+            _record_stream(in4, _stream("2"))
             torch.cuda.current_stream().wait_event(_MM_DONE())
-            return torch.add(in3, in4)
+            out = torch.add(in3, in4)
+            _record_stream(out, caller_stream)
+            return out
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)

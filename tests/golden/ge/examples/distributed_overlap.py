@@ -30,6 +30,9 @@ import torch.multiprocessing as mp
 from torch import nn
 import torchair
 
+
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
 WORLD = 2
@@ -49,22 +52,23 @@ class OverlapStep(nn.Module):
 
     def local_grad(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.tanh(x @ self.w_grad)
-        self._event_grad_ready = out
+        _EVENT_TOKENS["distributed_overlap.OverlapStep.grad_ready"] = torchair.ops.record()
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
         with torchair.scope.npu_stream_switch("comm", 0):
-            grad = torchair.scope.npu_wait_tensor(grad, self._event_grad_ready)
+            if "distributed_overlap.OverlapStep.grad_ready" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["distributed_overlap.OverlapStep.grad_ready"]])
             dist.all_reduce(grad)
-            self._event_reduced = grad
+            _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = torchair.ops.record()
             return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
 
     def combine(self, hidden: torch.Tensor, reduced: torch.Tensor) -> torch.Tensor:
-        hidden = torchair.scope.npu_wait_tensor(hidden, self._event_reduced)
-        reduced = torchair.scope.npu_wait_tensor(reduced, self._event_reduced)
+        if "distributed_overlap.OverlapStep.reduced" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"]])
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

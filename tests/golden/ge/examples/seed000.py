@@ -12,18 +12,21 @@ from torch import nn
 import torchair
 
 
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
 class Model(nn.Module):
     def add(self, in1, in2):
         out = torch.add(in1, in2)
-        self._event_add_done = out
+        _EVENT_TOKENS["seed000.Model.add_done"] = torchair.ops.record()
         return out
 
     def matmul(self, in3, in4):
         with torchair.scope.npu_stream_switch("1", 0):
-            in3 = torchair.scope.npu_wait_tensor(in3, self._event_add_done)
-            in4 = torchair.scope.npu_wait_tensor(in4, self._event_add_done)
+            if "seed000.Model.add_done" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["seed000.Model.add_done"]])
             out = torch.mm(in3, in4)
-            self._event_mm_done = out
+            _EVENT_TOKENS["seed000.Model.mm_done"] = torchair.ops.record()
             return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
@@ -34,8 +37,8 @@ class Model(nn.Module):
 
     def late_add(self, in3, in4):
         with torchair.scope.npu_stream_switch("2", 0):
-            in3 = torchair.scope.npu_wait_tensor(in3, self._event_mm_done)
-            in4 = torchair.scope.npu_wait_tensor(in4, self._event_mm_done)
+            if "seed000.Model.mm_done" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS["seed000.Model.mm_done"]])
             return torch.add(in3, in4)
 
     def forward(self, in1, in2, in3, in4):

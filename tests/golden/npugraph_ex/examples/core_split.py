@@ -10,12 +10,13 @@ multi-card runs when every stream may take every core.
 
 import torch
 from torch import nn
-import contextlib
 import functools
-from collections.abc import Iterator
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -35,17 +36,25 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
-@contextlib.contextmanager
-def _core_limit(aicore: int, vector: int) -> Iterator[None]:
-    """The current stream's ops use at most ``aicore`` cube and ``vector`` vector cores; the previous
-    limit comes back on exit."""
-    stream = torch.npu.current_stream()
-    previous = torch.npu.get_stream_limit(stream)
-    torch.npu.set_stream_limit(stream, aicore, vector)
-    try:
-        yield
-    finally:
-        torch.npu.set_stream_limit(stream, previous["cube_core_num"], previous["vector_core_num"])
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("side", 0)
+        _SIDE_BRANCH_FORK()
+        _SIDE_BRANCH_JOIN()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _SIDE_BRANCH_FORK = functools.partial(_event, "core_split.CoreSplitBlock.side_branch.fork")
@@ -57,24 +66,36 @@ class CoreSplitBlock(nn.Module):
         super().__init__()
         self.side_proj = nn.Linear(hidden, hidden)
         self.main_proj = nn.Linear(hidden, hidden)
+        _create_streams()
 
-    def side_branch(self, x):
+    def side_branch(self, x, *, join=True):
+        caller_stream = torch.npu.current_stream()
         _SIDE_BRANCH_FORK().record()
-        with torch.npu.stream(_stream("side", 0)), _core_limit(8, 16):
+        with (
+            torch.npu.stream(_stream("side", 0)),
+            torch.npu.npugraph_ex.scope.limit_core_num(8, 16),
+        ):
             torch.npu.current_stream().wait_event(_SIDE_BRANCH_FORK())
-            x.record_stream(_stream("side"))
+            if join:
+                _record_stream(x, _stream("side"))
             out = torch.relu(self.side_proj(x))
+            if join:
+                _record_stream(out, caller_stream)
             _SIDE_BRANCH_JOIN().record()
-            return out
+        if join:
+            torch.npu.current_stream().wait_event(_SIDE_BRANCH_JOIN())
+        return out
 
     def main_branch(self, x):
-        with _core_limit(16, 32):
+        with torch.npu.npugraph_ex.scope.limit_core_num(16, 32):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        side = self.side_branch(x)
+        _record_stream(x, _stream("side"))
+        side = self.side_branch(x, join=False)
         main = self.main_branch(x)
         torch.npu.current_stream().wait_event(_SIDE_BRANCH_JOIN())
+        _record_stream(side, torch.npu.current_stream())
         return main + side
 
 

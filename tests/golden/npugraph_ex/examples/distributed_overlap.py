@@ -30,8 +30,11 @@ import torch.multiprocessing as mp
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -49,6 +52,27 @@ def _event(tag: str) -> torch.npu.Event:
     if tag not in _EVENTS:
         _EVENTS[tag] = torch.npu.Event()
     return _EVENTS[tag]
+
+
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("comm", 0)
+        _GRAD_READY()
+        _REDUCED()
+
+
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
 
 
 _GRAD_READY = functools.partial(_event, "distributed_overlap.OverlapStep.grad_ready")
@@ -70,6 +94,7 @@ class OverlapStep(nn.Module):
         weights = torch.Generator().manual_seed(1234)
         self.w_grad = nn.Parameter(torch.randn(FEATURES, FEATURES, generator=weights) / FEATURES**0.5)
         self.w_next = nn.Parameter(torch.randn(FEATURES, FEATURES, generator=weights) / FEATURES**0.5)
+        _create_streams()
 
     def local_grad(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.tanh(x @ self.w_grad)
@@ -79,9 +104,10 @@ class OverlapStep(nn.Module):
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
         caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("comm", 0)):
+            _record_stream(grad, _stream("comm"))
             torch.npu.current_stream().wait_event(_GRAD_READY())
             dist.all_reduce(grad)
-            grad.record_stream(caller_stream)
+            _record_stream(grad, caller_stream)
             _REDUCED().record()
             return grad
 

@@ -11,8 +11,11 @@ import torch
 from torch import nn
 import functools
 
-# Streams and events are created on first use, once per process: importing this module touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = {}
+
+# Streams and events: one per tag in the process (the stream table lives on the device module, where every
+# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+
+_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -32,6 +35,18 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
+def _record_stream(value, stream) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        value.record_stream(stream)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _record_stream(item, stream)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _record_stream(item, stream)
+
+
 _ADD_DONE = functools.partial(_event, "seed000.Model.add_done")
 _MM_DONE = functools.partial(_event, "seed000.Model.mm_done")
 
@@ -43,9 +58,13 @@ class Model(nn.Module):
         return out
 
     def matmul(self, in3, in4):
+        caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("1", 0)):
+            _record_stream(in3, _stream("1"))
+            _record_stream(in4, _stream("1"))
             torch.npu.current_stream().wait_event(_ADD_DONE())
             out = torch.mm(in3, in4)
+            _record_stream(out, caller_stream)
             _MM_DONE().record()
             return out
 
@@ -54,14 +73,21 @@ class Model(nn.Module):
     def side_sum(self, in3, in4):
         caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("1", 0)):
+            _record_stream(in3, _stream("1"))
+            _record_stream(in4, _stream("1"))
             out = in3 + in4
-            out.record_stream(caller_stream)
+            _record_stream(out, caller_stream)
             return out
 
     def late_add(self, in3, in4):
+        caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("2", 0)):
+            _record_stream(in3, _stream("2"))
+            _record_stream(in4, _stream("2"))
             torch.npu.current_stream().wait_event(_MM_DONE())
-            return torch.add(in3, in4)
+            out = torch.add(in3, in4)
+            _record_stream(out, caller_stream)
+            return out
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)

@@ -14,8 +14,11 @@ class DecoderLayer(nn.Module):
         self.routed = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        shared = self.shared(x)
+        if self.shared.multistream:
+            runtime.record_stream(x, "shared")
+        shared = self.shared(x, join=False)
         routed = self.routed(x)
         if self.shared.multistream:
             runtime.wait("shared_expert.SharedExpert.forward.join")
+            runtime.record_stream(shared, runtime.current_stream())
         return shared + routed

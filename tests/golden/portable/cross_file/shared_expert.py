@@ -10,15 +10,20 @@ class SharedExpert(nn.Module):
         self.multistream = multistream
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         if self.multistream:
             runtime.record("shared_expert.SharedExpert.forward.fork")
         with runtime.stream("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 runtime.wait("shared_expert.SharedExpert.forward.fork")
-                runtime.record_stream(x, "shared")
+                if join:
+                    runtime.record_stream(x, "shared")
             out = self.proj(x)
             if self.multistream:
-                runtime.record_stream(out, "default")
+                if join:
+                    runtime.record_stream(out, caller_stream)
                 runtime.record("shared_expert.SharedExpert.forward.join")
-            return out
+        if self.multistream and join:
+            runtime.wait("shared_expert.SharedExpert.forward.join")
+        return out

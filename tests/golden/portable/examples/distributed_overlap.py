@@ -53,10 +53,12 @@ class OverlapStep(nn.Module):
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
+        caller_stream = runtime.current_stream()
         with runtime.stream("comm", 0):
+            runtime.record_stream(grad, "comm")
             runtime.wait("distributed_overlap.OverlapStep.grad_ready")
             dist.all_reduce(grad)
-            runtime.record_stream(grad, "default")
+            runtime.record_stream(grad, caller_stream)
             runtime.record("distributed_overlap.OverlapStep.reduced")
             return grad
 

@@ -24,19 +24,24 @@ class SharedExpert(nn.Module):
         self.gate_up = nn.Linear(hidden, 2 * inter, bias=False)
         self.down = nn.Linear(inter, hidden, bias=False)
 
-    def forward(self, x):
+    def forward(self, x, *, join=True):
+        caller_stream = runtime.current_stream()
         if self.multistream:
             runtime.record("moe_decoder.SharedExpert.forward.fork")
         with runtime.stream("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
                 runtime.wait("moe_decoder.SharedExpert.forward.fork")
-                runtime.record_stream(x, "shared")
+                if join:
+                    runtime.record_stream(x, "shared")
             gate, up = self.gate_up(x).chunk(2, dim=-1)
             out = self.down(F.silu(gate) * up)
             if self.multistream:
-                runtime.record_stream(out, "default")
+                if join:
+                    runtime.record_stream(out, caller_stream)
                 runtime.record("moe_decoder.SharedExpert.forward.join")
-            return out
+        if self.multistream and join:
+            runtime.wait("moe_decoder.SharedExpert.forward.join")
+        return out
 
 
 class RoutedExperts(nn.Module):
@@ -70,10 +75,13 @@ class DecoderLayer(nn.Module):
     def forward(self, x):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
-        shared = self.shared(y)
+        if self.shared.multistream:
+            runtime.record_stream(y, "shared")
+        shared = self.shared(y, join=False)
         routed = self.experts(y)
         if self.shared.multistream:
             runtime.wait("moe_decoder.SharedExpert.forward.join")
+            runtime.record_stream(shared, runtime.current_stream())
         return h + routed + shared
 
 

@@ -19,24 +19,36 @@ class Model(nn.Module):
         return out
 
     def matmul(self, in3, in4):
+        caller_stream = runtime.current_stream()
         with runtime.stream("1", 0):
+            runtime.record_stream(in3, "1")
+            runtime.record_stream(in4, "1")
             runtime.wait("seed000.Model.add_done")
             out = torch.mm(in3, in4)
+            runtime.record_stream(out, caller_stream)
             runtime.record("seed000.Model.mm_done")
             return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
     # from being reused while stream "1" may still be writing it.
     def side_sum(self, in3, in4):
+        caller_stream = runtime.current_stream()
         with runtime.stream("1", 0):
+            runtime.record_stream(in3, "1")
+            runtime.record_stream(in4, "1")
             out = in3 + in4
-            runtime.record_stream(out, "default")
+            runtime.record_stream(out, caller_stream)
             return out
 
     def late_add(self, in3, in4):
+        caller_stream = runtime.current_stream()
         with runtime.stream("2", 0):
+            runtime.record_stream(in3, "2")
+            runtime.record_stream(in4, "2")
             runtime.wait("seed000.Model.mm_done")
-            return torch.add(in3, in4)
+            out = torch.add(in3, in4)
+            runtime.record_stream(out, caller_stream)
+            return out
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)

@@ -1,0 +1,77 @@
+"""Transform a corpus entry for a target and run the generated package under the stand-ins, race-checked.
+
+The entry's files are transformed as the CLI does (``codegen.run``), either together (one run) or each
+file alone (a run of one file: the other files keep their decorators and run through the eager
+runtime). The result is written as a new package under ``root`` and imported from there, so relative
+imports work; the generated model is compiled whole with the race-checking backend of its target.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import itertools
+import shutil
+import sys
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from codegen.run import read_sources, run
+from corpus.registry import Entry
+from npudsl.testing import standins
+from npudsl.testing.targets import _RECORD_STREAM, _RecordStream
+
+__all__ = ["generated_package", "run_generated"]
+
+_COUNT = itertools.count(1)
+
+
+def generated_package(entry: Entry, target: str, root: Path, *, alone: bool = False) -> tuple[str, dict[str, str]]:
+    """Write ``entry`` transformed for ``target`` under ``root``; return its package name and each file's code."""
+    name = f"gen_{entry.name}_{target}_{next(_COUNT)}"
+    folder = root / name
+    shutil.copytree(entry.path, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    files = read_sources((str(folder / p.name), str(folder)) for p in entry.model_files)
+    groups = [[f] for f in files] if alone else [files]
+    codes: dict[str, str] = {}
+    for group in groups:
+        for result in run(group, target=target, jobs=1):
+            assert not result.has_errors, [d.format() for d in result.diagnostics] or result.internal_error
+            codes[Path(result.file.path).name] = result.code if result.code is not None else result.file.source
+    for file_name, code in codes.items():
+        (folder / file_name).write_text(_traceable(code, target), encoding="utf-8")
+    return name, codes
+
+
+def _traceable(code: str, target: str) -> str:
+    """Native targets call ``tensor.record_stream``, which dynamo traces only with real streams (see
+    :mod:`npudsl.testing.targets`): route it to the stand-in, keeping line numbers."""
+    if target not in ("cuda", "npugraph_ex"):
+        return code
+    return ast.unparse(ast.fix_missing_locations(_RecordStream().visit(ast.parse(code))))
+
+
+def run_generated(package: str, root: Path, target: str, inputs: Callable[[], tuple[Any, ...]], *,
+                  eager_first: bool = False, **build: Any) -> Any:
+    """Import the generated ``package`` under ``target``'s stand-ins, compile its model whole with the race
+    checker, run it once on fresh ``inputs()`` and return the outputs. ``eager_first``: one eager call before
+    (on inputs of its own), as a first eager step makes lazily created streams and events."""
+    sys.path.insert(0, str(root))
+    setattr(builtins, _RECORD_STREAM, standins.record_stream)
+    try:
+        with standins.installed(target), torch.no_grad():
+            module = importlib.import_module(package)
+            model = module.build(**build)
+            if eager_first:
+                model(*inputs())
+            compiled = torch.compile(model, backend=standins.checking_backend(target), fullgraph=True)
+            return compiled(*inputs())
+    finally:
+        sys.path.remove(str(root))
+        delattr(builtins, _RECORD_STREAM)
+        for loaded in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
+            del sys.modules[loaded]

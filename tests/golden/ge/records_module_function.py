@@ -1,0 +1,20 @@
+"""Events of module-level functions are scoped to the module."""
+
+import torch
+import torchair
+
+
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+
+
+def copy_out(x):
+    with torchair.scope.npu_stream_switch("copy", 0):
+        out = x.clone()
+        _EVENT_TOKENS["records_module_function.copied"] = torchair.ops.record()
+        return out
+
+
+def use(x):
+    if "records_module_function.copied" in _EVENT_TOKENS:
+        torchair.ops.wait([_EVENT_TOKENS["records_module_function.copied"]])
+    return x + 1
