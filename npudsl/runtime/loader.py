@@ -1,125 +1,122 @@
-"""Transform a model's classes in-process: new module objects, same instances.
+"""Transform a model's classes in-process: the same run ``npudsl transform`` makes, the user's model kept theirs.
 
-The user's files are never written. Each module defining a class of the model
-whose source mentions ``npudsl`` is transformed once per target, compiled with
-line numbers mapped back to the original file (so tracebacks and the race
-checker's messages name the user's lines), executed in a fresh module object, and
-every instance of a class from it gets the transformed class of the same qualname.
+The files of the run are the packages the model's classes come from (the whole top-level package of
+each, or the single file of a module outside any package): exactly what ``npudsl transform <root>``
+sees, so the same calls are joined the same way. The transformed modules are new module objects
+(:mod:`npudsl.runtime._package`: only definitions run again, a script's top level never does), and each
+instance of a transformed class gets a subclass of its own class carrying the transformed methods
+(:mod:`npudsl.runtime._shadow`). The user's files and modules are never changed.
 """
 
 from __future__ import annotations
 
-import ast
-import difflib
 import inspect
+import os
 import sys
 import types
-import warnings
 from typing import Any
 
 from npudsl.errors import NpudslError
+from npudsl.runtime._package import build_modules, line_map
+from npudsl.runtime._shadow import shadow_class
 
-__all__ = ["line_map", "swap_classes", "transformed_module"]
+__all__ = ["line_map", "run_roots", "swap_classes", "transformed_sources"]
 
-_CACHE: dict[tuple[str, str], types.ModuleType] = {}
-_MARK = "__npudsl_target__"
-
-
-def _transform(source: str, path: str, target: str, module_name: str) -> str:
-    from codegen.api import TransformError, transform_source
-
-    try:
-        return transform_source(source, path=path, target=target, module_name=module_name)
-    except TransformError as error:
-        raise NpudslError(f"cannot transform {path} for target {target!r}:\n{error}") from error
+_CACHE: dict[tuple[tuple[str, ...], str, tuple[str, ...]], dict[type, type]] = {}
 
 
-def line_map(original: str, transformed: str) -> list[int]:
-    """``result[n]``: the original line that transformed line ``n`` (1-based) stands for.
-
-    Lines equal up to indentation map to each other; inserted lines map to the
-    original line they precede (the last line at the end of the file).
-    """
-    old = [line.strip() for line in original.splitlines()]
-    new = [line.strip() for line in transformed.splitlines()]
-    result = [1] * (len(new) + 2)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for k in range(j2 - j1):
-            nearest = i1 + k if tag == "equal" else min(i1 + k, max(i2 - 1, i1))
-            result[j1 + k + 1] = min(nearest + 1, max(len(old), 1))
-    result[-1] = result[-2] if len(result) > 2 else 1
-    return result
+def _file(module: types.ModuleType) -> str | None:
+    path = getattr(module, "__file__", None)
+    return os.path.realpath(path) if path and path.endswith(".py") and os.path.isfile(path) else None
 
 
-def _compile(transformed: str, original: str, path: str) -> types.CodeType:
-    tree = ast.parse(transformed, filename=path)
-    mapping = line_map(original, transformed)
-    for node in ast.walk(tree):
-        if "lineno" in node._attributes:
-            node.lineno = mapping[min(node.lineno, len(mapping) - 1)]
-            end = getattr(node, "end_lineno", None)
-            node.end_lineno = mapping[min(end, len(mapping) - 1)] if end is not None else None
-    return compile(tree, path, "exec")
+def _root(path: str) -> str:
+    """The top-level package folder that holds ``path``, or the file itself outside any package."""
+    folder, root = os.path.dirname(path), path
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        root, folder = folder, os.path.dirname(folder)
+    return root
 
 
-def _module_name(module: types.ModuleType) -> str:
-    if module.__name__ != "__main__":
-        return module.__name__
-    return inspect.getmodulename(module.__file__ or "__main__") or "__main__"
+def _user_module(cls: type) -> types.ModuleType | None:
+    cls = vars(cls).get("__npudsl_original__", cls)  # a class already swapped counts as the user's own
+    module = sys.modules.get(cls.__module__)
+    if module is None or cls.__module__.split(".")[0] in ("torch", "npudsl"):
+        return None
+    return module if _file(module) else None
 
 
-def _execute(module: types.ModuleType, target: str, transformed: str, original: str, path: str) -> types.ModuleType:
-    fresh = types.ModuleType(f"{module.__name__}__npudsl_{target}")
-    fresh.__file__, fresh.__package__ = path, module.__package__
-    setattr(fresh, _MARK, target)
-    sys.modules[fresh.__name__] = fresh
-    exec(_compile(transformed, original, path), fresh.__dict__)  # noqa: S102 - the user's module, as an import would
-    return fresh
+def _model_modules(model: Any) -> list[types.ModuleType]:
+    modules = {id(m): m for m in (_user_module(type(sub)) for sub in model.modules()) if m is not None}
+    return list(modules.values())
 
 
-def transformed_module(module: types.ModuleType, target: str) -> types.ModuleType:
-    """The module's source transformed for ``target`` and executed in a new module (cached).
+def run_roots(model: Any) -> tuple[str, ...]:
+    """The roots of the run for ``model``: its classes' packages (or files)."""
+    return tuple(sorted({_root(_file(module)) for module in _model_modules(model)}))
 
-    A module the transformer leaves unchanged is returned as it is.
-    """
-    key = (module.__name__, target)
+
+def transformed_sources(roots: tuple[str, ...], target: str) -> list[tuple[str, str, str]]:
+    """``(path, original, transformed)`` for each file the run over ``roots`` changes; errors raise."""
+    from codegen.run import discover, read_sources, run
+
+    results = run(read_sources(discover(roots)), target=target, jobs=1)
+    errors = [d.format() for r in results if r.has_errors for d in r.diagnostics]
+    internal = [r.internal_error for r in results if r.internal_error]
+    if errors or internal:
+        detail = "\n".join(errors) or internal[0]
+        raise NpudslError(f"cannot transform {', '.join(roots)} for target {target!r}:\n{detail}")
+    return [(os.path.realpath(r.file.path), r.file.source or "", r.code) for r in results
+            if r.changed and r.code is not None]
+
+
+def _loaded_by_file(model_modules: list[types.ModuleType]) -> dict[str, types.ModuleType]:
+    """The loaded module of each file; where a file is loaded under several names, the model's own."""
+    found = {_file(module): module for module in model_modules}
+    for module in list(sys.modules.values()):
+        path = _file(module) if isinstance(module, types.ModuleType) else None
+        if path is not None and not module.__name__.endswith(_SUFFIX_MARK):
+            found.setdefault(path, module)
+    return found
+
+
+_SUFFIX_MARK = "__npudsl"
+
+
+def _twins(roots: tuple[str, ...], target: str, model_modules: list[types.ModuleType]) -> dict[type, type]:
+    """User class -> its shadow subclass, for every class the run transforms (cached per run and modules)."""
+    key = (roots, target, tuple(sorted(module.__name__ for module in model_modules)))
     if key not in _CACHE:
-        original = inspect.getsource(module)
-        path = inspect.getsourcefile(module) or module.__name__
-        transformed = _transform(original, path, target, _module_name(module))
-        _CACHE[key] = module if transformed == original else _execute(module, target, transformed, original, path)
+        loaded = _loaded_by_file(model_modules)
+        found = [(loaded[path], original, code, path) for path, original, code in transformed_sources(roots, target)
+                 if path in loaded]
+        made = build_modules(found, suffix=f"{_SUFFIX_MARK}_{target}")
+        users = {module.__name__: module for module, _, _, _ in found}
+        transformed = {cls: twin for name, module in made.items() for cls, twin in _classes(users[name], module)}
+        _CACHE[key] = {cls: shadow_class(cls, transformed) for cls in transformed}
     return _CACHE[key]
 
 
-def _transformable(cls: type) -> types.ModuleType | None:
-    module = sys.modules.get(cls.__module__)
-    if module is None or getattr(module, _MARK, None) or cls.__module__.split(".")[0] == "torch":
-        return None
-    try:
-        source = inspect.getsource(module)
-    except (OSError, TypeError):
-        return None
-    return module if "npudsl" in source else None
-
-
-def _counterpart(cls: type, module: types.ModuleType) -> type | None:
-    if "<locals>" in cls.__qualname__:
-        warnings.warn(f"npudsl: {cls.__qualname__} is defined inside a function; it runs untransformed", stacklevel=3)
-        return None
-    found: Any = module
-    for part in cls.__qualname__.split("."):
-        found = getattr(found, part, None)
-    return found if isinstance(found, type) else None
+def _classes(user: types.ModuleType, module: types.ModuleType) -> list[tuple[type, type]]:
+    """(user class, transformed class) pairs of one module, nested classes included."""
+    pairs = []
+    for name, value in vars(user).items():
+        twin = vars(module).get(name)
+        if inspect.isclass(value) and value.__module__ == user.__name__ and inspect.isclass(twin) and twin is not value:
+            pairs.append((value, twin))
+    return pairs
 
 
 def swap_classes(model: Any, target: str) -> int:
-    """Give every submodule whose class comes from a transformed module its transformed class; return how many."""
+    """Give every submodule whose class the run transforms its class's transformed subclass; return how many."""
+    modules = _model_modules(model)
+    if not modules:
+        return 0
+    shadows = _twins(run_roots(model), target, modules)
     swapped = 0
     for sub in model.modules():
-        module = _transformable(type(sub))
-        new_class = module and _counterpart(type(sub), transformed_module(module, target))
-        if new_class is not None:
-            sub.__class__ = new_class
+        shadow = shadows.get(vars(type(sub)).get("__npudsl_original__", type(sub)))
+        if shadow is not None:
+            sub.__class__ = shadow
             swapped += 1
     return swapped
