@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ast
-import os
-import re
 
 import attrs
 
@@ -13,7 +11,9 @@ from codegen.collect import NpudslNames, collect
 from codegen.diagnostics import Diagnostic, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.lower import lower
+from codegen.modules import module_id, module_name_for
 from codegen.plan import ModulePlan
+from codegen.pyast import mentions_npudsl
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
@@ -22,31 +22,11 @@ from npudsl.devices import DEFAULT_DEVICE, Device
 __all__ = ["Analysis", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
            "transform_with_index"]
 
-_NPUDSL = re.compile(r"\bnpudsl\b")
-
-
-def mentions_npudsl(source: str) -> bool:
-    """The cheap test: a file that never names npudsl has nothing to transform."""
-    return _NPUDSL.search(source) is not None
-
-
-def module_name_for(path: str) -> str:
-    """The dotted module name of ``path``, walking up through packages (folders with ``__init__.py``)."""
-    path = os.path.abspath(path)
-    parts = [os.path.splitext(os.path.basename(path))[0]]
-    folder = os.path.dirname(path)
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parts.append(os.path.basename(folder))
-        folder = os.path.dirname(folder)
-    if parts[0] == "__init__" and len(parts) > 1:
-        parts = parts[1:]
-    return ".".join(reversed(parts))
-
 
 def transform_source(source: str, *, path: str, target: str = "aclgraph", module_name: str | None = None) -> str:
     """Transform one module on its own; raise :class:`TransformError` on errors."""
     module_name = module_name or module_name_for(path)
-    index = build_index([(module_name, source)])
+    index = build_index([(module_id(path, module_name), source)])
     code, diagnostics = transform_with_index(source, path=path, module_name=module_name, index=index, target=target)
     errors = tuple(d for d in diagnostics if d.severity is Severity.ERROR)
     if errors:
@@ -78,10 +58,15 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
     if not mentions_npudsl(source) and not _calls_into(index, module_name):
         return Analysis()
+    source = pyast.without_bom(source)
     try:
         tree = pyast.parse(source)
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
+    except RecursionError:
+        return Analysis(diagnostics=(Diagnostic(path=path, line=1, col=1, code="NPD001",
+                                                message="code nested too deeply to parse",
+                                                hint="split the deepest expression into several statements"),))
     collection = collect(tree, source, path=path, module_name=module_name)
     found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device))
     if found.has_errors:
@@ -100,7 +85,9 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     if found.has_errors or plan is None or not (plan.functions or plan.joins):
         return source, found.diagnostics
     assert found.tree is not None and found.names is not None
-    return rewrite_source(source, found.tree, plan, get_target(target), found.names), found.diagnostics
+    bom = pyast.BOM if source.startswith(pyast.BOM) else ""
+    code = pyast.deep(rewrite_source, pyast.without_bom(source), found.tree, plan, get_target(target), found.names)
+    return bom + code, found.diagnostics
 
 
 def _calls_into(index: RunIndex, module_name: str) -> bool:

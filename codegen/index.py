@@ -13,11 +13,13 @@ from collections.abc import Iterable
 import attrs
 
 from codegen import naming, pyast, scan
-from codegen.ir import Loc
+from codegen.collect import collect
+from codegen.ir import Loc, StreamFunction
+from codegen.modules import ModuleId, absolute_import
 from codegen.plan import EventRef
 from codegen.positions import Positions
 
-__all__ = ["CalleeInfo", "CallInfo", "RunIndex", "build_index"]
+__all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
 
 
 @attrs.frozen(kw_only=True)
@@ -50,8 +52,9 @@ class RunIndex:
     classes: dict[str, tuple[str, ...]]  # class name -> forward keys of decorated classes
     submodules: dict[str, dict[str, str]]  # "module:Class" -> {attribute: class name}
     calls: dict[str, tuple[CallInfo, ...]]  # callee key -> visible call sites
-    imports: dict[str, dict[str, str]]  # module -> {name: "from" module spec it is imported from}
+    imports: dict[str, dict[str, tuple[str, str]]]  # module -> {local name: (import spec, name imported)}
     stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
+    modules: dict[str, ModuleId] = attrs.Factory(dict)  # module key -> its identity (see codegen.modules)
 
     def resolve(self, module: str, owner: str | None, attr: str, *, on_self: bool) -> str | None:
         """The callee key of ``self.<attr>(...)`` (or ``attr(...)``) in ``owner``, if visible."""
@@ -65,15 +68,31 @@ class RunIndex:
         local = f"{module}:{cls}.forward"
         if local in self.callees:
             return local
-        keys = self.classes.get(cls or "", ())
-        return keys[0] if len(keys) == 1 and cls in self.imports.get(module, {}) else None
+        return self._imported_class(module, cls) if cls else None
+
+    def _imported_class(self, module: str, local: str) -> str | None:
+        """The decorated class that ``local`` is imported as in ``module``: the one its import really names."""
+        origin = self.imports.get(module, {}).get(local)
+        if origin is None:
+            return None
+        source = absolute_import(origin[0], self._module(module))
+        keys = [key for key in self.classes.get(origin[1], ())
+                if self._module(key.split(":", 1)[0]).dotted == source]
+        return keys[0] if len(keys) == 1 else None
+
+    def _module(self, key: str) -> ModuleId:
+        return self.modules.get(key) or ModuleId.of(key)
 
     def import_source(self, module: str, key: str) -> str | None:
         """How ``module`` imports the module that defines ``key`` (None: it is the same module)."""
         callee_module, qualname = key.split(":", 1)
         if callee_module == module:
             return None
-        return self.imports.get(module, {}).get(qualname.split(".", 1)[0])
+        cls = qualname.split(".", 1)[0]
+        for local, (spec, name) in self.imports.get(module, {}).items():
+            if name == cls and self._imported_class(module, local) == key:
+                return spec
+        return None
 
     def joins_at_call_site(self, key: str) -> bool:
         sites = self.calls.get(key, ())
@@ -84,27 +103,32 @@ class RunIndex:
         return tuple(streams) or ("default",)
 
 
-def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
-    """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped."""
+def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
+    """Index ``(module, source)`` pairs (a module is its run key, or its :class:`ModuleId`); sources that
+    fail to parse are skipped."""
     trees = []
     positions = []
+    modules: dict[str, ModuleId] = {}
     for module, source in files:
+        found = ModuleId.of(module)
+        source = pyast.without_bom(source)
         try:
-            trees.append((module, pyast.parse(source)))
+            trees.append((found.key, pyast.parse(source), source))
         except (SyntaxError, ValueError):
             continue
+        modules[found.key] = found
         positions.append(Positions(source))
     callees: dict[str, CalleeInfo] = {}
     classes: dict[str, list[str]] = {}
     submodules: dict[str, dict[str, str]] = {}
-    for module, tree in trees:
-        _collect_definitions(module, tree, callees, classes, submodules)
+    for module, tree, source in trees:
+        _collect_definitions(module, tree, source, callees, classes, submodules)
     partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
-                       submodules=submodules, calls={},
-                       imports={module: scan.imported_names(tree) for module, tree in trees})
+                       submodules=submodules, calls={}, modules=modules,
+                       imports={module: scan.imported_names(tree) for module, tree, _ in trees})
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
-    for (module, tree), where in zip(trees, positions):
+    for (module, tree, _), where in zip(trees, positions):
         for callee, info in _collect_calls(module, tree, partial, where):
             stream_calls.setdefault(callee, []).append(info)
             if partial.callees[callee].auto:
@@ -113,27 +137,30 @@ def build_index(files: Iterable[tuple[str, str]]) -> RunIndex:
                         stream_calls={k: tuple(v) for k, v in stream_calls.items()})
 
 
-def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, CalleeInfo],
+def _collect_definitions(module: str, tree: ast.Module, source: str, callees: dict[str, CalleeInfo],
                          classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> None:
-    found: list[tuple[str | None, str, bool, dict[str, object]]] = []
+    """The stream functions of one module, exactly as the collector reads them (the two never disagree)."""
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            stream = scan.stream_of(node.decorator_list)
-            if stream is not None:
-                found.append((node.name, "forward", True, {**stream, "params": scan.forward_params(node)}))
-                classes.setdefault(node.name, []).append(f"{module}:{node.name}.forward")
             submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
-            found.extend((node.name, fn.name, False, {**stream, "params": scan.params_of(fn)})
-                         for fn in scan.functions_of(node) if (stream := scan.stream_of(fn.decorator_list)) is not None)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stream = scan.stream_of(node.decorator_list)
-            if stream is not None:
-                found.append((None, node.name, False, {**stream, "params": scan.params_of(node)}))
-    for owner, name, class_level, stream in found:
-        shared = sum(1 for o, n, _, _ in found if n == name and o != owner) > 0
-        key = f"{module}:{owner}.{name}" if owner else f"{module}:{name}"
-        callees[key] = CalleeInfo(key=key, fork=_sync_event(module, owner, name, "fork", class_level, shared),
-                                  join=_sync_event(module, owner, name, "join", class_level, shared), **stream)
+    if not pyast.mentions_npudsl(source):
+        return
+    streams = [fn for fn in collect(tree, source, path=module, module_name=module).ir.functions
+               if fn.stream is not None]
+    for fn in streams:
+        if fn.class_level:
+            classes.setdefault(fn.owner or "", []).append(f"{module}:{fn.qualname}")
+        shared = any(o.name == fn.name and o.owner != fn.owner for o in streams)
+        key = f"{module}:{fn.qualname}"
+        callees[key] = CalleeInfo(key=key, **_stream_fields(fn),
+                                  fork=_sync_event(module, fn.owner, fn.name, "fork", fn.class_level, shared),
+                                  join=_sync_event(module, fn.owner, fn.name, "join", fn.class_level, shared))
+
+
+def _stream_fields(fn: StreamFunction) -> dict[str, object]:
+    assert fn.stream is not None
+    when = fn.stream.when.dotted if fn.stream.when else None
+    return {"tag": fn.stream.tag, "when": when, "auto": fn.auto_sync, "params": fn.params}
 
 
 def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool) -> EventRef:

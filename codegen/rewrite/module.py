@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codegen.collect import DECORATORS, NpudslNames
+from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.function import rewrite_body
 from codegen.rewrite.joins import place_joins
@@ -14,13 +14,7 @@ __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
 
 
 def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
-    target = decorator.decorator
-    if isinstance(target, cst.Call):
-        target = target.func
-    if isinstance(target, cst.Name):
-        return target.value in names.aliases
-    return (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-            and target.value.value in names.modules and target.attr.value in DECORATORS)
+    return names.strips(decorator)  # codegen.resolve decides, for the collector and the index too
 
 
 class ModuleRewriter(cst.CSTTransformer):
