@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 
 import attrs
 
@@ -14,8 +13,10 @@ from codegen.diagnostics import Diagnostic, Severity, TransformError
 from codegen.index import RunIndex, build_index
 from codegen.hygiene import ModuleNames
 from codegen.lower import lower
+from codegen.modules import ModuleId, module_name_for
 from codegen.plan import ModulePlan
 from codegen.positions import Positions
+from codegen.pyast import mentions_npudsl
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
@@ -24,32 +25,12 @@ from npudsl.devices import DEFAULT_DEVICE, Device
 __all__ = ["Analysis", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
            "transform_with_index"]
 
-_NPUDSL = re.compile(r"\bnpudsl\b")
-
-
-def mentions_npudsl(source: str) -> bool:
-    """The cheap test: a file that never names npudsl has nothing to transform."""
-    return _NPUDSL.search(source) is not None
-
-
-def module_name_for(path: str) -> str:
-    """The dotted module name of ``path``, walking up through packages (folders with ``__init__.py``)."""
-    path = os.path.abspath(path)
-    parts = [os.path.splitext(os.path.basename(path))[0]]
-    folder = os.path.dirname(path)
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parts.append(os.path.basename(folder))
-        folder = os.path.dirname(folder)
-    if parts[0] == "__init__" and len(parts) > 1:
-        parts = parts[1:]
-    return ".".join(reversed(parts))
-
 
 def transform_source(source: str, *, path: str, target: str = "aclgraph", module_name: str | None = None) -> str:
     """Transform one module on its own; raise :class:`TransformError` on errors."""
     module_name = module_name or module_name_for(path)
-    packages = [module_name] if os.path.basename(path) == "__init__.py" else []
-    index = build_index([(module_name, source)], packages=packages)
+    module = ModuleId(key=module_name, dotted=module_name, package=os.path.basename(path) == "__init__.py")
+    index = build_index([(module, source)])
     code, diagnostics = transform_with_index(source, path=path, module_name=module_name, index=index, target=target)
     errors = tuple(d for d in diagnostics if d.severity is Severity.ERROR)
     if errors:
@@ -82,10 +63,15 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
     if not mentions_npudsl(source) and not _calls_into(index, module_name) and not _names_a_method(index, source):
         return Analysis()
+    source = pyast.without_bom(source)
     try:
         tree = pyast.parse(source)
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
+    except RecursionError:
+        return Analysis(diagnostics=(Diagnostic(path=path, line=1, col=1, code="NPD001",
+                                                message="code nested too deeply to parse",
+                                                hint="split the deepest expression into several statements"),))
     collection = collect(tree, source, path=path, module_name=module_name)
     found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device, tree=tree, source=source))
     if found.has_errors:
@@ -108,7 +94,9 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
         return source, found.diagnostics
     assert found.tree is not None and found.names is not None and found.module_names is not None
     spelling = get_target(target).spelling(found.module_names)
-    return rewrite_source(source, found.tree, plan, spelling, found.names), found.diagnostics
+    bom = pyast.BOM if source.startswith(pyast.BOM) else ""
+    code = pyast.deep(rewrite_source, pyast.without_bom(source), found.tree, plan, spelling, found.names)
+    return bom + code, found.diagnostics
 
 
 def _names_a_method(index: RunIndex, source: str) -> bool:

@@ -1,4 +1,10 @@
-"""Read one decorator's literal arguments into its IR node, or say what is wrong."""
+"""Read one decorator's arguments into its IR node, or say what is wrong.
+
+Arguments are literals, or module-level names bound once to a literal (see
+:mod:`codegen.constants`); ``core_limit`` counts may also be dotted names as
+strings, read at call time. Whatever the argument, a problem is a positioned
+diagnostic, never an exception.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,16 @@ import ast
 import inspect
 from typing import Any
 
-from npudsl import _rules
+import attrs
+
+from codegen.constants import ConstantError, literal, module_constant
 from codegen.diagnostics import Diagnostic
 from codegen.ir import CoreLimit, Events, Guard, KeepOutput, Stream
 from codegen.positions import Positions
+from codegen.resolve import NpudslNames
+from npudsl import _rules
 
-__all__ = ["parse"]
+__all__ = ["Scope", "parse"]
 
 _SHAPES = {
     "on_stream": inspect.signature(lambda tag, priority=0, *, when=None, sync="auto": None),
@@ -30,11 +40,19 @@ class _Invalid(Exception):
         self.node, self.code, self.message, self.hint = node, code, message, hint
 
 
-def parse(decorator: str, node: ast.expr, positions: Positions, path: str) -> Result:
+@attrs.frozen(kw_only=True)
+class Scope:
+    """Where a decorator stands: the module's names, and the class whose method it decorates (if any)."""
+
+    names: NpudslNames | None = None
+    cls: ast.ClassDef | None = None
+
+
+def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope: Scope = Scope()) -> Result:
     """The IR node for ``node`` (an ``@decorator`` or ``@decorator(...)``), or diagnostics."""
     loc = positions.loc(node)
     try:
-        bound, arg_nodes = _bind(decorator, node)
+        bound, arg_nodes = _bind(decorator, node, scope)
         if decorator in ("after", "records") and not bound.arguments.get("events"):
             raise _Invalid(node, "NPD109", f"@{decorator} needs at least one event name",
                            f'name the events, e.g. @{decorator}("dispatched")')
@@ -47,7 +65,7 @@ def parse(decorator: str, node: ast.expr, positions: Positions, path: str) -> Re
                                  message=bad.message, hint=bad.hint)]
 
 
-def _bind(decorator: str, node: ast.expr) -> tuple[inspect.BoundArguments, dict[str, Any]]:
+def _bind(decorator: str, node: ast.expr, scope: Scope) -> tuple[inspect.BoundArguments, dict[str, Any]]:
     if not isinstance(node, ast.Call):
         if decorator == "keep_output":
             return _SHAPES[decorator].bind(), {}
@@ -57,7 +75,7 @@ def _bind(decorator: str, node: ast.expr) -> tuple[inspect.BoundArguments, dict[
     for arg in node.args:
         if isinstance(arg, ast.Starred):
             raise _Invalid(arg, "NPD101", f"@{decorator} arguments must be literals, not *args", "spell each one out")
-        values.append(_literal(decorator, arg))
+        values.append(_literal(decorator, arg, scope))
         nodes.append(arg)
     kwvalues = {}
     kwnodes = {}
@@ -65,7 +83,7 @@ def _bind(decorator: str, node: ast.expr) -> tuple[inspect.BoundArguments, dict[
         if kw.arg is None:
             raise _Invalid(kw.value, "NPD101", f"@{decorator} arguments must be literals, not **kwargs",
                            "spell each one out")
-        kwvalues[kw.arg], kwnodes[kw.arg] = _literal(decorator, kw.value), kw.value
+        kwvalues[kw.arg], kwnodes[kw.arg] = _literal(decorator, kw.value, scope), kw.value
     try:
         bound = _SHAPES[decorator].bind(*values, **kwvalues)
     except TypeError as exc:
@@ -78,12 +96,15 @@ def _bind(decorator: str, node: ast.expr) -> tuple[inspect.BoundArguments, dict[
     return bound, by_name
 
 
-def _literal(decorator: str, node: ast.expr) -> object:
+def _literal(decorator: str, node: ast.expr, scope: Scope) -> object:
     try:
-        return ast.literal_eval(node)
-    except ValueError:
-        raise _Invalid(node, "NPD101", f"@{decorator} arguments must be literals (str, int, bool, None)",
-                       "npudsl reads decorators without running code; use a literal, or when=\"dotted.name\"") from None
+        if isinstance(node, ast.Name) and scope.names is not None:
+            return module_constant(scope.names, node, scope.cls)
+        return literal(node)
+    except ConstantError as bad:
+        what = node.id if isinstance(node, ast.Name) else "argument"
+        message = bad.message if isinstance(node, ast.Name) else f"{what} {bad.message}"
+        raise _Invalid(node, "NPD101", f"@{decorator}: {message}", bad.hint) from None
 
 
 def _check(decorator: str, name: str, value: object, node: Any) -> None:

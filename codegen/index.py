@@ -13,14 +13,16 @@ from collections.abc import Iterable
 import attrs
 
 from codegen import naming, pyast, scan
+from codegen.collect import collect
 from codegen.flow.callsites import find_calls
-from codegen.ir import Loc
+from codegen.ir import Loc, StreamFunction
+from codegen.modules import ModuleId
 from codegen.plan import EventRef
 from codegen.hygiene import identifiers
 from codegen.positions import Positions
 from codegen.signature import Signature, is_static, signature_of
 
-__all__ = ["CalleeInfo", "CallInfo", "RunIndex", "build_index"]
+__all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
 
 
 @attrs.frozen(kw_only=True)
@@ -63,39 +65,49 @@ class RunIndex:
     classes: dict[str, tuple[str, ...]]  # class name -> forward keys of decorated classes
     submodules: dict[str, dict[str, str]]  # "module:Class" -> {attribute: class name}
     calls: dict[str, tuple[CallInfo, ...]]  # callee key -> visible call sites
-    imports: dict[str, dict[str, str]]  # module -> {name: "from" module spec it is imported from}
+    imports: dict[str, dict[str, tuple[str, str]]]  # module -> {local name: (import spec, name imported)}
     stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
-
-    packages: frozenset[str] = frozenset()  # modules that are packages (``__init__.py``)
+    modules: dict[str, ModuleId] = attrs.Factory(dict)  # module key -> its identity (see codegen.modules)
 
     def package_of(self, module: str) -> str:
-        """The package that relative imports in ``module`` resolve against."""
-        return module if module in self.packages else module.rpartition(".")[0]
+        """The package that relative imports in ``module`` (a run key) resolve against."""
+        found = self.modules.get(module) or ModuleId.of(module)
+        return found.dotted if found.package else found.dotted.rpartition(".")[0]
+
+    def key_of(self, dotted: str) -> str:
+        """The run key of the module imported as ``dotted``: itself, or the one file of the run it names."""
+        if dotted in self.modules or not self.modules:
+            return dotted
+        keys = [key for key, found in self.modules.items() if found.dotted == dotted]
+        return keys[0] if len(keys) == 1 else dotted
 
 
-def build_index(files: Iterable[tuple[str, str]], *, packages: Iterable[str] = ()) -> RunIndex:
-    """Index ``(module_name, source)`` pairs; sources that fail to parse are skipped. ``packages`` names the
-    modules that are a package's ``__init__.py`` (relative imports resolve against them)."""
+def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
+    """Index ``(module, source)`` pairs (a module is its run key, or its :class:`ModuleId`); sources that
+    fail to parse are skipped."""
     trees = []
     positions = []
+    modules: dict[str, ModuleId] = {}
     for module, source in files:
+        found = ModuleId.of(module)
+        source = pyast.without_bom(source)
         try:
-            trees.append((module, pyast.parse(source)))
+            trees.append((found.key, pyast.parse(source), source))
         except (SyntaxError, ValueError):
             continue
+        modules[found.key] = found
         positions.append(Positions(source))
     callees: dict[str, CalleeInfo] = {}
     classes: dict[str, list[str]] = {}
     submodules: dict[str, dict[str, str]] = {}
-    for module, tree in trees:
-        _collect_definitions(module, tree, callees, classes, submodules)
+    for module, tree, source in trees:
+        _collect_definitions(module, tree, source, callees, classes, submodules)
     partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
-                       submodules=submodules, calls={},
-                       imports={module: scan.imported_names(tree) for module, tree in trees},
-                       packages=frozenset(packages))
+                       submodules=submodules, calls={}, modules=modules,
+                       imports={module: scan.imported_names(tree) for module, tree, _ in trees})
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
-    for (module, tree), where in zip(trees, positions):
+    for (module, tree, _), where in zip(trees, positions):
         for callee, info in _collect_calls(module, tree, partial, where):
             stream_calls.setdefault(callee, []).append(info)
             if partial.callees[callee].auto:
@@ -104,32 +116,35 @@ def build_index(files: Iterable[tuple[str, str]], *, packages: Iterable[str] = (
                         stream_calls={k: tuple(v) for k, v in stream_calls.items()})
 
 
-def _collect_definitions(module: str, tree: ast.Module, callees: dict[str, CalleeInfo],
+def _collect_definitions(module: str, tree: ast.Module, source: str, callees: dict[str, CalleeInfo],
                          classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> None:
-    found: list[tuple[str | None, ast.FunctionDef | ast.AsyncFunctionDef, bool, dict[str, object]]] = []
+    """The stream functions of one module, exactly as the collector reads them (the two never disagree)."""
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            stream = scan.stream_of(node.decorator_list)
-            forward = next((fn for fn in scan.functions_of(node) if fn.name == "forward"), None)
-            if stream is not None and forward is not None:
-                found.append((node.name, forward, True, stream))
-                classes.setdefault(node.name, []).append(f"{module}:{node.name}.forward")
             submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
-            found.extend((node.name, fn, False, stream)
-                         for fn in scan.functions_of(node) if (stream := scan.stream_of(fn.decorator_list)) is not None)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stream = scan.stream_of(node.decorator_list)
-            if stream is not None:
-                found.append((None, node, False, stream))
-    taken = set(identifiers(tree)) if found else set()
-    for owner, fn, class_level, stream in found:
-        shared = sum(1 for o, f, _, _ in found if f.name == fn.name and o != owner) > 0
-        key = f"{module}:{owner}.{fn.name}" if owner else f"{module}:{fn.name}"
-        signature = signature_of(fn, method=owner is not None)
-        fork, join = (_sync_event(module, owner, fn.name, role, class_level, shared, taken) for role in ("fork", "join"))
-        callees[key] = CalleeInfo(key=key, fork=fork, join=join, params=scan.params_of(fn), signature=signature,
-                                  join_kw=_join_keyword(fn), class_level=class_level,
-                                  static=owner is not None and is_static(fn), **stream)
+    if not pyast.mentions_npudsl(source):
+        return
+    streams = [fn for fn in collect(tree, source, path=module, module_name=module).ir.functions
+               if fn.stream is not None]
+    nodes = scan.functions_by_qualname(tree) if streams else {}
+    taken = set(identifiers(tree)) if streams else set()
+    for fn in streams:
+        if fn.class_level:
+            classes.setdefault(fn.owner or "", []).append(f"{module}:{fn.qualname}")
+        shared = any(o.name == fn.name and o.owner != fn.owner for o in streams)
+        node = nodes[fn.qualname]
+        fork, join = (_sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken)
+                      for role in ("fork", "join"))
+        callees[f"{module}:{fn.qualname}"] = CalleeInfo(
+            key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
+            signature=signature_of(node, method=fn.owner is not None), join_kw=_join_keyword(node),
+            class_level=fn.class_level, static=fn.owner is not None and is_static(node))
+
+
+def _stream_fields(fn: StreamFunction) -> dict[str, object]:
+    assert fn.stream is not None
+    when = fn.stream.when.dotted if fn.stream.when else None
+    return {"tag": fn.stream.tag, "when": when, "auto": fn.auto_sync, "params": fn.params}
 
 
 def _join_keyword(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -18,6 +18,9 @@ __all__ = [
 ]
 
 
+_DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+
+
 @attrs.frozen(kw_only=True)
 class Loc:
     """A 1-based source position."""
@@ -30,7 +33,7 @@ class Loc:
 class Guard:
     """``when="a.b"``: the dotted name read at call time."""
 
-    dotted: str = attrs.field(validator=v.matches_re(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"))
+    dotted: str = attrs.field(validator=v.matches_re(_DOTTED))
 
     @property
     def root(self) -> str:
@@ -59,12 +62,30 @@ class Events:
     loc: Loc
 
 
+def _count(_instance: object, attribute: attrs.Attribute, value: object) -> None:
+    """A core count is a positive ``int`` or a dotted name (a ``str``) read at call time."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError(f"{attribute.name} must be an int or a dotted name, not {value!r}")
+    if isinstance(value, int):
+        v.ge(1)(_instance, attribute, value)
+    else:
+        v.matches_re(_DOTTED)(_instance, attribute, value)
+
+
 @attrs.frozen(kw_only=True)
 class CoreLimit:
-    aicore: int = attrs.field(validator=v.ge(1))
-    vector: int = attrs.field(validator=v.ge(1))
+    """``@core_limit(aicore, vector)``: each count an ``int``, or a dotted name (``"self.cfg.aic"``) that the
+    generated code spells as that expression, read when the function is called."""
+
+    aicore: int | str = attrs.field(validator=_count)
+    vector: int | str = attrs.field(validator=_count)
     when: Guard | None
     loc: Loc
+
+    @property
+    def known(self) -> bool:
+        """Both counts are integers (``npudsl check`` can verify them)."""
+        return isinstance(self.aicore, int) and isinstance(self.vector, int)
 
 
 @attrs.frozen(kw_only=True)
@@ -90,6 +111,7 @@ class StreamFunction:
     inputs: tuple[str, ...] = ()  # parameters that may carry tensors (see ``codegen.signature``)
     required_inputs: tuple[str, ...] = ()  # those of them without a default: tensors at every call
     returns_value: bool = True  # some ``return`` gives a value
+    params: tuple[str, ...] = ()  # every parameter name, in order (what the run index records)
 
     @property
     def qualname(self) -> str:

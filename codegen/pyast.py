@@ -4,15 +4,80 @@ Outside :func:`shared_trees` every call parses afresh. Inside, trees are kept by
 source text (the same ``str`` objects flow from reading to indexing to collecting,
 so a lookup costs a hash already cached on the string). Nothing here mutates a tree;
 callers must not either.
+
+Source text is taken as Python takes it: a leading UTF-8 byte order mark is not
+code (:func:`without_bom`), and nesting as deep as Python itself compiles parses
+and rewrites (:func:`deep`).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
-__all__ = ["parse", "shared_trees"]
+__all__ = ["BOM", "deep", "mentions_npudsl", "parse", "shared_trees", "without_bom"]
+
+BOM = "\ufeff"
+_NPUDSL = re.compile(r"\bnpudsl\b")
+_T = TypeVar("_T")
+_DEEP_STACK = 512 * 1024 * 1024  # bytes of (virtual) stack for deeply nested code
+_DEEP_LIMIT = 200_000  # Python frames; libcst recurses several frames per nesting level
+
+
+def mentions_npudsl(source: str) -> bool:
+    """The cheap test: a file that never names npudsl has nothing to transform."""
+    return _NPUDSL.search(source) is not None
+
+
+def without_bom(source: str) -> str:
+    """``source`` without a leading byte order mark (Python ignores it; ``ast.parse`` of a ``str`` does not)."""
+    return source[1:] if source.startswith(BOM) else source
+
+
+def deep(function: Callable[..., _T], *args: object, **kwargs: object) -> _T:
+    """``function(*args, **kwargs)``; when it exceeds the recursion limit (deeply nested code: a long
+    expression is a deep tree), again in a thread with a large stack and a high limit."""
+    try:
+        return function(*args, **kwargs)
+    except RecursionError:
+        pass
+    result: list[_T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(function(*args, **kwargs))
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    with _deep_limits():
+        worker = threading.Thread(target=run, name="npudsl-deep")
+        worker.start()
+        worker.join()
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
+_deep_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _deep_limits() -> Iterator[None]:
+    with _deep_lock:
+        limit, stack = sys.getrecursionlimit(), threading.stack_size()
+        sys.setrecursionlimit(max(limit, _DEEP_LIMIT))
+        threading.stack_size(_DEEP_STACK)
+        try:
+            yield
+        finally:
+            threading.stack_size(stack)
+            sys.setrecursionlimit(limit)
 
 _LIMIT = 1024  # trees kept per run, bounding memory on very large runs
 _cache: dict[str, ast.Module] | None = None
@@ -30,12 +95,13 @@ def shared_trees() -> Iterator[None]:
 
 
 def parse(source: str) -> ast.Module:
-    """``ast.parse(source)``, shared within :func:`shared_trees`; raises as ``ast.parse`` does."""
+    """``ast.parse(source)``, shared within :func:`shared_trees`; raises as ``ast.parse`` does, except that
+    nesting Python itself compiles never fails for the recursion limit."""
     if _cache is None:
-        return ast.parse(source)
+        return deep(ast.parse, source)
     tree = _cache.get(source)
     if tree is None:
-        tree = ast.parse(source)
+        tree = deep(ast.parse, source)
         if len(_cache) < _LIMIT:
             _cache[source] = tree
     return tree

@@ -14,9 +14,10 @@ from concurrent.futures import ProcessPoolExecutor
 import attrs
 
 from codegen import pyast
-from codegen.api import mentions_npudsl, module_name_for, transform_with_index
+from codegen.api import mentions_npudsl, transform_with_index
 from codegen.diagnostics import Diagnostic, Severity
 from codegen.index import RunIndex, build_index
+from codegen.modules import module_id, unique_keys
 
 __all__ = ["FileResult", "SourceFile", "discover", "read_sources", "run"]
 
@@ -28,7 +29,7 @@ class SourceFile:
     path: str  # as the user spelled it (joined with the walk)
     root: str  # the PATH argument it came from
     source: str | None
-    module: str
+    module: str  # the module's key in the run, unique among its files (see codegen.modules)
     error: Diagnostic | None = None
 
 
@@ -60,10 +61,13 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[str, str]]:
 
 
 def read_sources(found: Iterable[tuple[str, str]]) -> list[SourceFile]:
+    found = list(found)
+    keys = unique_keys(path for path, _ in found)
     files = []
     for path, root in found:
         source, error = _read(path)
-        files.append(SourceFile(path=path, root=root, source=source, module=module_name_for(path), error=error))
+        module = keys[os.path.abspath(path)]
+        files.append(SourceFile(path=path, root=root, source=source, module=module, error=error))
     return files
 
 
@@ -84,16 +88,16 @@ def _read(path: str) -> tuple[str | None, Diagnostic | None]:
 
 def index_run(files: list[SourceFile]) -> RunIndex:
     """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
-    packages = [f.module for f in files if os.path.basename(f.path) == "__init__.py"]
-    decorated = [(f.module, f.source) for f in files if f.source is not None and mentions_npudsl(f.source)]
-    first = build_index(decorated, packages=packages)
+    decorated = [(module_id(f.path, f.module), f.source) for f in files
+                 if f.source is not None and mentions_npudsl(f.source)]
+    first = build_index(decorated)
     defined = {key.split(":", 1)[1].split(".", 1)[0] for key in first.callees}
     if not defined:
         return first
     names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-    callers = [(f.module, f.source) for f in files
+    callers = [(module_id(f.path, f.module), f.source) for f in files
                if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)]
-    return build_index(decorated + callers, packages=packages) if callers else first
+    return build_index(decorated + callers) if callers else first
 
 
 _WORKER_INDEX: RunIndex | None = None

@@ -17,7 +17,6 @@ __all__ = [
     "imported_names",
     "params_of",
     "statements_breadth_first",
-    "stream_of",
     "submodule_assignments",
 ]
 
@@ -51,29 +50,6 @@ def _decorator_name(node: ast.expr) -> str | None:
         return target.id
     if isinstance(target, ast.Attribute):
         return target.attr
-    return None
-
-
-def _literal(node: ast.expr | None, default: object = None) -> object:
-    if node is None:
-        return default
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return None
-
-
-def stream_of(decorators: list[ast.expr]) -> dict[str, object] | None:
-    """The literal arguments of an ``@on_stream(...)`` among ``decorators``."""
-    for node in decorators:
-        if _decorator_name(node) != "on_stream" or not isinstance(node, ast.Call) or not node.args:
-            continue
-        keywords = {k.arg: k.value for k in node.keywords}
-        tag = _literal(node.args[0])
-        if not isinstance(tag, str):
-            return None
-        sync = _literal(keywords.get("sync"), "auto")
-        return {"tag": tag, "when": _literal(keywords.get("when")), "auto": sync == "auto" and tag != "default"}
     return None
 
 
@@ -169,14 +145,40 @@ def calls_in(fn: _Function) -> Iterator[tuple[ast.Call, bool]]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def imported_names(tree: ast.Module) -> dict[str, str]:
-    """``from <spec> import Name``: {local name: spec}, with leading dots for relative imports."""
-    found: dict[str, str] = {}
-    for node in tree.body:
+def imported_names(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """``from <spec> import Name as local`` in the module's scope (under ``if``/``try`` too):
+    {local: (spec, Name)}, with leading dots for relative imports. A name imported from two
+    places, or bound by another statement of the module's scope too, is left out: it cannot be bound with certainty.
+    """
+    found: dict[str, tuple[str, str]] = {}
+    other: set[str] = set()
+    for node in _module_scope(tree):
         if isinstance(node, ast.ImportFrom):
             spec = "." * node.level + (node.module or "")
-            found.update({a.asname or a.name: spec for a in node.names})
-    return found
+            for a in node.names:
+                local = a.asname or a.name
+                if found.get(local, (spec, a.name)) != (spec, a.name):
+                    other.add(local)
+                found[local] = (spec, a.name)
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Import)):
+            other.update([node.name] if not isinstance(node, ast.Import)
+                         else [(a.asname or a.name).split(".")[0] for a in node.names])
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return {local: origin for local, origin in found.items() if local not in other}
+
+
+def _module_scope(tree: ast.Module) -> Iterator[ast.stmt]:
+    """The statements of the module's own scope: its body, and the blocks of its if, try, with and loops."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            for name in reversed(_BLOCK_FIELDS.get(type(node), ())):
+                stack.extend(reversed(getattr(node, name)))
 
 
 def params_of(fn: _Function) -> tuple[str, ...]:

@@ -12,7 +12,9 @@ import re
 import attrs
 
 __all__ = [
+    "DOTTED_COUNTS",
     "SYNC_MODES",
+    "UNRESOLVED",
     "Violation",
     "check_cores",
     "check_event",
@@ -24,6 +26,10 @@ __all__ = [
 ]
 
 SYNC_MODES = ("auto", "manual")
+
+# Codes the transformer reports beside the argument rules below (docs/check.md describes each).
+UNRESOLVED = "NPD110"  # a decorator that cannot be told with certainty to be npudsl's or not
+DOTTED_COUNTS = "NPD510"  # warning: core_limit counts read at call time, which check cannot verify
 
 _TAG = re.compile(r"[A-Za-z0-9_.:\-]+\Z")
 _EVENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -81,13 +87,16 @@ def check_when(value: object) -> Violation | None:
     )
 
 
-def check_cores(kind: str, value: object) -> Violation | None:
-    if _is_int(value) and value >= 1:
+def check_cores(kind: str, value: object, *, dotted: bool = True) -> Violation | None:
+    """A core count: a positive integer, or (``dotted``) a dotted name as a string, read at call time."""
+    if (_is_int(value) and value >= 1) or (dotted and isinstance(value, str) and _DOTTED.match(value)):
         return None
+    wanted = "a positive integer or a dotted name" if dotted else "a positive integer"
     return Violation(
         code="NPD105",
-        message=f"core_limit {kind} count {value!r} is not a positive integer",
-        hint="core counts range over [1, cores of the device]",
+        message=f"core_limit {kind} count {value!r} is not {wanted}",
+        hint='core counts range over [1, cores of the device]; a dotted name as a string ("self.cfg.aic") '
+             "is read when the function is called",
     )
 
 

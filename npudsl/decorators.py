@@ -108,8 +108,9 @@ def records(*events: str, when: str | None = None) -> Callable[[F], F]:
     return lambda obj: _apply(obj, "records", lambda s: attrs.evolve(s, records=(spec, *s.records)))
 
 
-def core_limit(aicore: int, vector: int, *, when: str | None = None) -> Callable[[F], F]:
-    """The ops of the body use at most ``aicore`` cube and ``vector`` vector cores."""
+def core_limit(aicore: int | str, vector: int | str, *, when: str | None = None) -> Callable[[F], F]:
+    """The ops of the body use at most ``aicore`` cube and ``vector`` vector cores; a count given as a dotted
+    name (``"self.cfg.aic"``) is read when the body is called, like ``when``."""
     for violation in (_rules.check_cores("aicore", aicore), _rules.check_cores("vector", vector),
                       _rules.check_when(when)):
         _require(violation)

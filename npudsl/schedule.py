@@ -35,8 +35,8 @@ class EventSpec:
 
 @attrs.frozen(kw_only=True)
 class CoreLimitSpec:
-    aicore: int
-    vector: int
+    aicore: int | str  # a count, or a dotted name read at call time ("self.cfg.aic")
+    vector: int | str
     when: str | None = None
 
 

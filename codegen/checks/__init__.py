@@ -6,6 +6,7 @@ from codegen.checks import (
     core_range,
     core_sum,
     default_nested,
+    dotted_counts,
     event_cycle,
     event_streams,
     guard_root,
@@ -23,6 +24,6 @@ __all__ = ["RULES", "Context", "Finding", "Rule"]
 
 RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
     unknown_event, event_streams, event_cycle, guard_root,
-    core_range, core_sum,
+    core_range, core_sum, dotted_counts,
     unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
 ))

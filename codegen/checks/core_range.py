@@ -1,4 +1,7 @@
-"""NPD301: a ``core_limit`` asks for more cube or vector cores than the device has."""
+"""NPD301: a ``core_limit`` asks for more cube or vector cores than the device has.
+
+A count given as a dotted name is read at call time: it is not checked here (NPD510 says so).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,11 @@ __all__ = ["RULE", "out_of_range"]
 
 
 def out_of_range(limit: CoreLimit, device: Device) -> bool:
-    return limit.aicore > device.aic or limit.vector > device.aiv
+    return _above(limit.aicore, device.aic) or _above(limit.vector, device.aiv)
+
+
+def _above(count: int | str, cores: int) -> bool:
+    return isinstance(count, int) and count > cores
 
 
 def _find(ctx: Context) -> Iterator[Finding]:

@@ -3,7 +3,8 @@
 "May run concurrently" is decided simply: any two ``core_limit``-ed functions
 of one module that run on different streams. When any two concurrent streams
 together may take more than every core, collectives on several cards can
-deadlock.
+deadlock. Counts given as dotted names are read at call time: a pair is only
+compared on the kind of core (cube, vector) whose two counts are both known.
 """
 
 from __future__ import annotations
@@ -37,7 +38,15 @@ def _limit(fn: StreamFunction) -> CoreLimit:
 
 def _too_many(a: StreamFunction, b: StreamFunction, device: Device) -> bool:
     first, second = _limit(a), _limit(b)
-    return first.aicore + second.aicore > device.aic or first.vector + second.vector > device.aiv
+    return _over(first.aicore, second.aicore, device.aic) or _over(first.vector, second.vector, device.aiv)
+
+
+def _over(mine: int | str, theirs: int | str, cores: int) -> bool:
+    return isinstance(mine, int) and isinstance(theirs, int) and mine + theirs > cores
+
+
+def _sum(mine: int | str, theirs: int | str) -> str:
+    return str(mine + theirs) if isinstance(mine, int) and isinstance(theirs, int) else f"{mine} + {theirs}"
 
 
 def _finding(fn: StreamFunction, other: StreamFunction, device: Device) -> Finding:
@@ -46,7 +55,7 @@ def _finding(fn: StreamFunction, other: StreamFunction, device: Device) -> Findi
         loc=mine.loc,
         message=f'stream "{stream_of(fn)}" ({fn.qualname}: {mine.aicore}/{mine.vector}) and stream '
                 f'"{stream_of(other)}" ({where(other)}: {theirs.aicore}/{theirs.vector}) may run concurrently '
-                f"and together ask for {mine.aicore + theirs.aicore} cube / {mine.vector + theirs.vector} vector "
+                f"and together ask for {_sum(mine.aicore, theirs.aicore)} cube / {_sum(mine.vector, theirs.vector)} vector "
                 f"cores; {device.describe()}",
         hint=f"any two concurrent streams must fit the device together: lower the limits so that they add up "
              f"to at most {device.aic} cube and {device.aiv} vector cores",

@@ -10,6 +10,7 @@ its caller safe by itself (it joins before it returns), which only costs overlap
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import attrs
 
@@ -39,6 +40,7 @@ class Resolver:
     local_names: frozenset[str]  # names the caller binds (its parameters included)
     receiver: str | None = "self"  # the caller's own receiver parameter
     annotations: dict[str, ast.expr] = attrs.Factory(dict)  # the caller's annotated parameters and locals
+    key_of: Callable[[str], str] = str  # dotted module name -> its run key (they differ for same-name files)
 
     def resolve(self, call: ast.Call) -> Resolved | None:
         func = call.func
@@ -65,7 +67,7 @@ class Resolver:
         """The run key of a module-level name: defined here, or imported (``from m import f as name``)."""
         if name in self.bindings and self.bindings[name].name is not None:
             binding = self.bindings[name]
-            return f"{binding.module}:{binding.name}"
+            return f"{self.key_of(binding.module)}:{binding.name}"
         return f"{self.module}:{name}" if name in self.module_names else None
 
     def _attribute(self, func: ast.Attribute, call: ast.Call) -> Resolved | None:
@@ -97,7 +99,7 @@ class Resolver:
         binding = self.bindings.get(dotted.split(".")[0])
         if binding is not None and binding.name is None:
             module = ".".join([binding.module, *dotted.split(".")[1:]])
-            key = f"{module}:{attr}"
+            key = f"{self.key_of(module)}:{attr}"
             if key in self.callees:
                 return Resolved(key=key, receiver=None)
         cls = self._global(dotted) if "." not in dotted else None
@@ -122,7 +124,7 @@ class Resolver:
         binding = self.bindings.get(head)
         if rest and binding is not None and binding.name is None:
             module, _, name = f"{binding.module}.{rest}".rpartition(".")
-            key = f"{module}:{name}.forward"
+            key = f"{self.key_of(module)}:{name}.forward"
         else:
             base = self._global(dotted) if not rest and head not in self.local_names else None
             key = f"{base}.forward" if base else None
@@ -139,7 +141,7 @@ class Resolver:
         binding = self.bindings.get(head)
         if rest and binding is not None and binding.name is None:
             module, _, cls = f"{binding.module}.{rest}".rpartition(".")
-            return f"{module}:{cls}"
+            return f"{self.key_of(module)}:{cls}"
         return self._global(dotted) if not rest else None
 
     def _is_self(self, node: ast.expr) -> bool:

@@ -28,6 +28,8 @@ class _Index(Protocol):
 
     def package_of(self, module: str) -> str: ...
 
+    def key_of(self, dotted: str) -> str: ...
+
 
 @attrs.frozen(kw_only=True)
 class CallSite:
@@ -58,7 +60,8 @@ def function_resolver(module: str, tree: ast.Module, index: _Index, owner: str |
     return Resolver(module=module, owner=owner, callees=index.callees, submodules=index.submodules,
                     bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
                     module_names=names if names is not None else module_level_names(tree),
-                    local_names=frozenset(local), receiver=receiver, annotations=_annotations(fn))
+                    local_names=frozenset(local), receiver=receiver, annotations=_annotations(fn),
+                    key_of=index.key_of)
 
 
 def _annotations(fn: _Function) -> dict[str, ast.expr]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 import ast
 
-from codegen.collect import DECORATORS, NpudslNames
+import libcst as cst
+
+from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.build import statements
 from codegen.rewrite.callsites import apply_caller_plan
@@ -17,13 +17,7 @@ __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
 
 
 def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
-    target = decorator.decorator
-    if isinstance(target, cst.Call):
-        target = target.func
-    if isinstance(target, cst.Name):
-        return target.value in names.aliases
-    return (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-            and target.value.value in names.modules and target.attr.value in DECORATORS)
+    return names.strips(decorator)  # codegen.resolve decides, for the collector and the index too
 
 
 class ModuleRewriter(cst.CSTTransformer):

@@ -26,9 +26,10 @@ from typing import Any
 
 import torch
 
-from npudsl import runtime
-from npudsl.runtime.guards import guard_holds
-from npudsl.schedule import EventSpec, Schedule
+from npudsl import _rules, runtime
+from npudsl.errors import NpudslError
+from npudsl.runtime.guards import guard_holds, read_dotted
+from npudsl.schedule import CoreLimitSpec, EventSpec, Schedule
 
 __all__ = ["run"]
 
@@ -61,6 +62,19 @@ def _events(
     return names
 
 
+def _cores(limit: CoreLimitSpec, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[int]:
+    """The two counts; a dotted name is read now and must name a positive integer."""
+    counts = []
+    for kind, count in (("aicore", limit.aicore), ("vector", limit.vector)):
+        value = read_dotted(count, fn, args, kwargs) if isinstance(count, str) else count
+        violation = _rules.check_cores(kind, value, dotted=False)
+        if violation is not None:
+            raise NpudslError(f"{violation.code} core_limit {kind}={count!r} on {fn.__qualname__}: "
+                              f"{violation.message}")
+        counts.append(value)
+    return counts
+
+
 def _keep(out: Any, clone: bool, caller: str | None) -> Any:
     """Clone and/or ``record_stream`` the tensors returned (top level, tuple or list elements)."""
     if isinstance(out, torch.Tensor):
@@ -86,7 +100,7 @@ def run(schedule: Schedule, fn: Callable[..., Any], args: tuple[Any, ...], kwarg
     if linked:
         runtime.record(f"{edge}.fork")
     with runtime.stream(stream.tag, stream.priority) if stream is not None else contextlib.nullcontext():
-        with runtime.core_limit(limit.aicore, limit.vector) if limit is not None else contextlib.nullcontext():
+        with runtime.core_limit(*_cores(limit, fn, args, kwargs)) if limit is not None else contextlib.nullcontext():
             if linked:
                 runtime.wait(f"{edge}.fork")
             for event in waits:

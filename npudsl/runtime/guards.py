@@ -1,9 +1,9 @@
-"""Reading a decorator's ``when`` guard at call time, without ``eval``.
+"""Reading a decorator's dotted names at call time, without ``eval``: ``when`` guards and ``core_limit`` counts.
 
 The first component of the dotted name is a parameter of the decorated function
 (bound from the call's arguments, then its defaults), else a global of the
 function's module, else a builtin; the rest are attribute lookups. Written with
-plain lookups so dynamo folds the guard to a constant while tracing.
+plain lookups so dynamo folds the value to a constant while tracing.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from npudsl.errors import NpudslError
 
-__all__ = ["guard_holds"]
+__all__ = ["guard_holds", "read_dotted"]
 
 
 def _parameter(fn: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
@@ -43,15 +43,23 @@ def _root(fn: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict
         return fn.__globals__[name]
     if hasattr(builtins, name):
         return getattr(builtins, name)
-    raise NpudslError(f"when={name!r}: {name!r} is neither a parameter of {fn.__qualname__} nor a global of its module")
+    raise NpudslError(f"{name!r} is neither a parameter of {fn.__qualname__} nor a global of its module")
+
+
+def read_dotted(dotted: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The value ``dotted`` names now, in the scope of ``fn`` called with ``args`` and ``kwargs``."""
+    first, *rest = dotted.split(".")
+    try:
+        value = _root(fn, first, args, kwargs)
+    except NpudslError as error:
+        raise NpudslError(f"{dotted!r}: {error}") from None
+    for attribute in rest:
+        value = getattr(value, attribute)
+    return value
 
 
 def guard_holds(when: str | None, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """True when there is no guard or the named value is truthy now."""
     if when is None:
         return True
-    first, *rest = when.split(".")
-    value = _root(fn, first, args, kwargs)
-    for attribute in rest:
-        value = getattr(value, attribute)
-    return bool(value)
+    return bool(read_dotted(when, fn, args, kwargs))

@@ -12,7 +12,7 @@ from codegen.api import transform_source
 from codegen.checks import RULES
 from codegen.diagnostics import TransformError
 
-READER_CODES = ("NPD001", "NPD002", *(f"NPD10{i}" for i in range(1, 10)))
+READER_CODES = ("NPD001", "NPD002", *(f"NPD10{i}" for i in range(1, 10)), "NPD110")
 
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda p: p.name)

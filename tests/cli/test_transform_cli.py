@@ -96,10 +96,12 @@ def test_syntax_error_is_positioned(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_parallel_jobs_give_the_same_result(tmp_path: Path) -> None:
+    src = tmp_path / "src"  # outputs outside the inputs: a second run must not see the first one's files
+    src.mkdir()
     for i in range(6):
-        shutil.copy(SEED, tmp_path / f"m{i}.py")
-    assert main(["transform", str(tmp_path), "-o", str(tmp_path / "j1"), "--jobs", "1"]) == 0
-    assert main(["transform", str(tmp_path), "-o", str(tmp_path / "j2"), "--jobs", "2"]) == 0
+        shutil.copy(SEED, src / f"m{i}.py")
+    assert main(["transform", str(src), "-o", str(tmp_path / "j1"), "--jobs", "1"]) == 0
+    assert main(["transform", str(src), "-o", str(tmp_path / "j2"), "--jobs", "2"]) == 0
     for i in range(6):
         assert (tmp_path / "j1" / f"m{i}.py").read_text() == (tmp_path / "j2" / f"m{i}.py").read_text()
 

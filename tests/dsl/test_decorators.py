@@ -106,3 +106,57 @@ def test_untransformed_code_runs_with_the_same_results() -> None:
     x = torch.randn(5)
     relu, plus = Block().side(x)
     assert torch.equal(relu, torch.relu(x)) and torch.equal(plus, x + 1)
+
+
+def test_class_and_forward_decorators_merge_and_twice_is_an_error() -> None:
+    @on_stream("expert")
+    class Expert(nn.Module):
+        @core_limit(4, 8)
+        def forward(self, x):
+            return x * 2
+
+    assert Expert.__npudsl__ == Schedule(stream=StreamSpec(tag="expert"), core_limit=CoreLimitSpec(aicore=4, vector=8))
+    with pytest.raises(DecoratorError, match="NPD107"):
+        @on_stream("expert")
+        class Twice(nn.Module):
+            @on_stream("other")
+            def forward(self, x):
+                return x
+
+
+class _Config:
+    aic = 4
+
+
+class _Counted(nn.Module):
+    cfg = _Config()
+
+    @core_limit("self.cfg.aic", "vector")
+    def forward(self, x, vector=16):
+        return x + 1
+
+
+def test_dotted_core_counts_are_read_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from npudsl import runtime
+
+    assert _Counted.forward.__npudsl__.core_limit == CoreLimitSpec(aicore="self.cfg.aic", vector="vector")
+    seen = []
+    real = runtime.core_limit
+    monkeypatch.setattr(runtime, "core_limit", lambda a, v: seen.append((a, v)) or real(a, v))
+    model, x = _Counted(), torch.zeros(2)
+    assert torch.equal(model(x), x + 1) and torch.equal(model(x, vector=8), x + 1)
+    assert seen == [(4, 16), (4, 8)]
+
+
+@pytest.mark.parametrize("value", [0, "4", None, True])
+def test_a_dotted_count_that_names_no_positive_integer_fails_at_call_time(value: object) -> None:
+    from npudsl.errors import NpudslError
+
+    with pytest.raises(NpudslError, match="NPD105 core_limit vector='vector'"):
+        _Counted()(torch.zeros(2), vector=value)
+
+
+def test_counts_must_be_integers_or_dotted_names() -> None:
+    for bad in ("self.", "1abc", "self.cfg()", 2.0):
+        with pytest.raises(DecoratorError, match="NPD105"):
+            core_limit(bad, 8)

@@ -8,7 +8,7 @@ TAG = "side"
 
 
 class Bad(nn.Module):
-    @on_stream(TAG)  # E: NPD101@16
+    @on_stream(TAG.upper())  # E: NPD101@16
     def not_literal(self, x):
         return x
 

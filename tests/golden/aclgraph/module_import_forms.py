@@ -43,6 +43,7 @@ class Aliased(nn.Module):
 
     def second(self, x):
         with torchair.scope.npu_stream_switch("side", 0):
+            _record_tagged_stream(x, "side")
             out = x * 2
             out = _clone(out)
             _record_tagged_stream(out, "default")

@@ -18,6 +18,7 @@ def _record_tagged_stream(value, stream) -> None:
 class Block(nn.Module):
     def branch(self, x):
         with torchair.scope.npu_stream_switch("side", 1):
+            _record_tagged_stream(x, "side")
             out = torch.relu(x)
             _record_tagged_stream(out, "default")
             return out

@@ -71,6 +71,7 @@ class Aliased(nn.Module):
     def second(self, x):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("side", 0)):
+            _record_stream(x, _stream("side"))
             out = x * 2
             out = _clone(out)
             _record_stream(out, caller_stream)

@@ -35,6 +35,7 @@ class Block(nn.Module):
     def branch(self, x):
         caller_stream = torch.cuda.current_stream()
         with torch.cuda.stream(_stream("side", 1)):
+            _record_stream(x, _stream("side"))
             out = torch.relu(x)
             _record_stream(out, caller_stream)
             return out

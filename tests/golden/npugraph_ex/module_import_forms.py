@@ -67,6 +67,7 @@ class Aliased(nn.Module):
     def second(self, x):
         caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("side", 0)):
+            _record_stream(x, _stream("side"))
             out = x * 2
             out = _clone(out)
             _record_stream(out, caller_stream)

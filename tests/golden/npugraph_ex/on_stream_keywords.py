@@ -31,6 +31,7 @@ class Block(nn.Module):
     def branch(self, x):
         caller_stream = torch.npu.current_stream()
         with torch.npu.stream(_stream("side", 1)):
+            _record_stream(x, _stream("side"))
             out = torch.relu(x)
             _record_stream(out, caller_stream)
             return out

@@ -16,6 +16,7 @@ class Aliased(nn.Module):
     def second(self, x):
         caller_stream = runtime.current_stream()
         with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
             out = x * 2
             out = runtime.clone(out)
             runtime.record_stream(out, caller_stream)
