@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "aclgraph); e.g. --target ge")
     add_jobs(parser)
     add_filters(parser)
-    parser.add_argument("--stdin-filename", metavar="PATH", help="with '-': the path to report")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="with '-': the path to report; e.g. --stdin-filename pkg/model.py")
     return parser
 
 

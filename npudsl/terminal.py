@@ -52,7 +52,7 @@ class ProgressLine:
     delay: float = 0.5  # seconds before the first line: short runs print nothing
     clock: Callable[[], float] = time.monotonic
     started: float = attrs.field(init=False)
-    phase: tuple[str, float] = attrs.field(init=False, default=("", 0.0))
+    phase: tuple[str, float, int] = attrs.field(init=False, default=("", 0.0, 0))  # name, since, done then
     shown: bool = False
     last: float = 0.0
 
@@ -62,7 +62,7 @@ class ProgressLine:
     def __call__(self, phase: str, done: int, total: int) -> None:
         now = self.clock()
         if phase != self.phase[0]:
-            self.phase = (phase, now)
+            self.phase = (phase, now, done)
         if now - self.started < self.delay or (now - self.last < 0.1 and done < total):
             return
         self.last, self.shown = now, True
@@ -70,9 +70,10 @@ class ProgressLine:
         self.stream.flush()
 
     def text(self, done: int, total: int, now: float) -> str:
-        phase, since = self.phase
-        left = (now - since) / done * (total - done) if done else 0.0
-        eta = f", about {_duration(left)} left" if done < total and done else ""
+        phase, since, first = self.phase
+        paced = done > first and now > since
+        left = (now - since) / (done - first) * (total - done) if paced else 0.0
+        eta = f", about {_duration(left)} left" if paced and done < total else ""
         return f"npudsl: {phase} {done}/{total} files{eta}"
 
     def close(self) -> None:
