@@ -92,6 +92,7 @@ def folder(tmp_path: Path) -> Path:
 
 def test_sigkill_of_the_parent_ends_its_workers(tmp_path: Path, folder: Path) -> None:
     run = _start(tmp_path, "transform", "transform", str(folder), "--jobs", "2", "-o", str(tmp_path / "out"))
+    workers: set[int] = set()
     try:
         assert _wait_for(lambda: len(_children(run.pid)) >= 2), "no workers started"
         workers = _children(run.pid)
@@ -99,8 +100,9 @@ def test_sigkill_of_the_parent_ends_its_workers(tmp_path: Path, folder: Path) ->
         run.wait(10)
         assert _wait_for(lambda: not any(_alive(w) for w in workers), 10), "workers outlived their parent"
     finally:
-        for worker in _children(run.pid):
-            os.kill(worker, signal.SIGKILL)
+        for worker in workers | _children(run.pid):
+            if _alive(worker):
+                os.kill(worker, signal.SIGKILL)
         run.kill()
         run.communicate()
 
