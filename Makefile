@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 NPUDSL := $(VENV)/bin/npudsl
 # torch comes from the PyTorch CPU wheel index (pinned by constraints.txt): never the CUDA build.
+# Only torch itself is looked up there (its dependencies come with the next step, from the usual index).
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: setup demo test golden clean
 
 $(VENV)/.torch: constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -qq --retries 2 -c constraints.txt --index-url $(TORCH_INDEX) torch
+	$(PIP) install -qq --retries 0 --no-deps -c constraints.txt --index-url $(TORCH_INDEX) torch
 	touch $@
 
 $(VENV)/.demo: $(VENV)/.torch pyproject.toml

@@ -62,8 +62,8 @@ def _validate(args: argparse.Namespace) -> None:
     existing_paths(args.files)
     if "-" in args.files:
         raise UsageError("schedule needs model files; '-' (standard input) cannot be imported")
-    if args.output and len(args.files) > 1:
-        raise UsageError("-o takes one FILE; use -d DIR for several")
+    if len(args.files) > 1 and not args.directory:
+        raise UsageError("several FILEs need -d DIR (-o and standard output take one picture)")
     if args.output and not args.output.endswith(_SUFFIXES):
         raise UsageError(f"-o {args.output}: the name must end in .svg (a picture) or .json (a trace)")
     if args.output and os.path.isdir(args.output):

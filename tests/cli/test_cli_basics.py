@@ -28,7 +28,7 @@ for argv in json.loads(sys.argv[1]):
 """
 _TORCH_FREE = [
     ["--help"], ["transform", "--help"], ["check", "-h"], ["schedule", "-h"], ["transform"], ["frobnicate"],
-    ["schedule", "/no/such/model.py"], ["schedule", "-o", "x.png", str(SEED)], ["transform", str(SEED), "--jobs", "0"],
+    ["schedule", "/no/such/model.py"], ["schedule", "-o", "x.png", str(SEED)], ["schedule", str(SEED), str(SEED)], ["transform", str(SEED), "--jobs", "0"],
     ["check", str(SEED), "--jobs", "-1"], ["transform", str(SEED), "--check"], ["check", str(REPO / "examples")],
 ]
 
@@ -45,7 +45,7 @@ def test_version_is_one_fact() -> None:
 def test_help_usage_errors_transform_and_check_never_import_torch() -> None:
     result = python("-c", _NO_TORCH, json.dumps(_TORCH_FREE))
     verdicts = [line for line in result.stderr.splitlines() if line.startswith(("TORCH", "NO-TORCH"))]
-    assert verdicts == ["NO-TORCH 0"] * 4 + ["NO-TORCH 2"] * 6 + ["NO-TORCH 1", "NO-TORCH 0"], result.stderr
+    assert verdicts == ["NO-TORCH 0"] * 4 + ["NO-TORCH 2"] * 7 + ["NO-TORCH 1", "NO-TORCH 0"], result.stderr
     assert "Traceback" not in result.stderr
 
 
