@@ -20,9 +20,11 @@ SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds worker processes through /proc")
 
 _WRAPPER = """
-import os, sys, time
+import os, signal, sys, time
 import codegen.run, npudsl.files
 from npudsl.cli import main
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal, even when started in the background
 
 real_transform, real_fill = codegen.run._transform_one, npudsl.files._fill
 
