@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 
 from npudsl.config import CODE_PATTERN
 from npudsl.errors import NpudslError
@@ -45,7 +46,7 @@ def codes(text: str) -> tuple[str, ...]:
 
 def command_parser(name: str, *, description: str, examples: str, exit_extra: str = "") -> argparse.ArgumentParser:
     epilog = f"examples:\n{examples}\n\n{EXIT_CODES.format(extra=exit_extra)}"
-    return argparse.ArgumentParser(prog=f"npudsl {name}", description=description, epilog=epilog,
+    return argparse.ArgumentParser(prog=f"npudsl {name}", description=textwrap.fill(description, 79), epilog=epilog,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
