@@ -1,4 +1,9 @@
-"""A run over many files: discover, index across files, transform in parallel, never raise per file."""
+"""A run over many files: read, index across files, transform in parallel, never raise per file.
+
+``progress(phase, done, total)``, when given, is called as files are indexed
+(phase ``"indexing"``) and transformed (``"transforming"``), so a front end can
+show how far a long run is and estimate the time left.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +11,26 @@ import contextlib
 import gc
 import os
 import re
-import sys
+import stat
+import functools
 import traceback
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 import attrs
 
 from codegen import pyast
 from codegen.api import mentions_npudsl, transform_with_index
 from codegen.diagnostics import Diagnostic, Severity
+from codegen.discover import discover
 from codegen.index import RunIndex, build_index
 from codegen.modules import module_id, unique_keys
+from codegen.workers import parallel_map
 
-__all__ = ["FileResult", "SourceFile", "discover", "read_sources", "run"]
+__all__ = ["FileResult", "Progress", "SourceFile", "discover", "index_run", "map_files", "read_sources", "run", "source_of"]
 
-_SKIP_DIRS = re.compile(r"^(\..*|__pycache__|node_modules|.*\.egg-info)$")
+Progress = Callable[[str, int, int], None]
+R = TypeVar("R")
 
 
 @attrs.frozen(kw_only=True)
@@ -49,17 +58,6 @@ class FileResult:
         return any(d.severity is Severity.ERROR for d in self.diagnostics) or self.internal_error is not None
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[str, str]]:
-    """(file, root) for every ``.py`` file under ``paths``, in a stable order."""
-    for root in paths:
-        if os.path.isfile(root):
-            yield root, root
-            continue
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not _SKIP_DIRS.match(d))
-            yield from ((os.path.join(folder, f), root) for f in sorted(files) if f.endswith(".py"))
-
-
 def read_sources(found: Iterable[tuple[str, str]]) -> list[SourceFile]:
     found = list(found)
     keys = unique_keys(path for path, _ in found)
@@ -73,7 +71,11 @@ def read_sources(found: Iterable[tuple[str, str]]) -> list[SourceFile]:
 
 def _read(path: str) -> tuple[str | None, Diagnostic | None]:
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
+        with os.fdopen(fd, "rb") as handle:
+            kind = os.fstat(fd).st_mode
+            if not stat.S_ISREG(kind):
+                return None, _not_regular(path, kind)
             data = handle.read()
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
@@ -86,10 +88,32 @@ def _read(path: str) -> tuple[str | None, Diagnostic | None]:
                                 hint="check the path and its permissions")
 
 
-def index_run(files: list[SourceFile]) -> RunIndex:
+def _not_regular(path: str, mode: int) -> Diagnostic:
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
+    return Diagnostic(path=path, line=1, col=1, code="NPD003", severity=Severity.WARNING,
+                      message=f"not a regular file ({kind}); skipped", hint="give npudsl regular .py files only")
+
+
+def source_of(text: str, *, path: str, module: str) -> SourceFile:
+    """A source that is not read from a file (standard input)."""
+    return SourceFile(path=path, root=path, source=text, module=module)
+
+
+def _parse_ahead(sources: list[tuple[str, str]], phase: str, progress: Progress | None) -> None:
+    """Parse now what the index will parse, so a long indexing phase shows progress (trees are shared)."""
+    if progress is None:
+        return
+    for done, (_, source) in enumerate(sources, 1):
+        with contextlib.suppress(SyntaxError, ValueError):
+            pyast.parse(source)
+        progress(phase, done, len(sources))
+
+
+def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunIndex:
     """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
     decorated = [(module_id(f.path, f.module), f.source) for f in files
                  if f.source is not None and mentions_npudsl(f.source)]
+    _parse_ahead(decorated, "indexing", progress)
     first = build_index(decorated)
     defined = {key.split(":", 1)[1].split(".", 1)[0] for key in first.callees}
     if not defined:
@@ -97,33 +121,40 @@ def index_run(files: list[SourceFile]) -> RunIndex:
     names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
     callers = [(module_id(f.path, f.module), f.source) for f in files
                if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)]
+    _parse_ahead(callers, "indexing call sites", progress)
     return build_index(decorated + callers) if callers else first
 
 
-_WORKER_INDEX: RunIndex | None = None
+def map_files(task: Callable[..., R], files: list[SourceFile], *, index: RunIndex, jobs: int, phase: str,
+              progress: Progress | None = None) -> list[R]:
+    """``task(file, index=index)`` for every file, on ``jobs`` worker processes, in the files' order."""
+    results = []
+    for done, result in enumerate(parallel_map(task, files, jobs=jobs, state={"index": index}), 1):
+        results.append(result)
+        if progress is not None:
+            progress(phase, done, len(files))
+    return results
 
 
-def _init_worker(index: RunIndex) -> None:
-    global _WORKER_INDEX
-    _WORKER_INDEX = index
-
-
-def _transform_one(file: SourceFile, target: str) -> FileResult:
-    if file.error is not None:
-        return FileResult(file=file, code=None, diagnostics=(file.error,))
-    assert file.source is not None and _WORKER_INDEX is not None
+def _transform_one(file: SourceFile, target: str, index: RunIndex) -> FileResult:
+    if file.error is not None or file.source is None:
+        return FileResult(file=file, code=None, diagnostics=tuple(d for d in (file.error,) if d is not None))
     try:
         code, diagnostics = transform_with_index(file.source, path=file.path, module_name=file.module,
-                                                 index=_WORKER_INDEX, target=target)
+                                                 index=index, target=target)
     except Exception:  # per-file work never raises out of the run
         return FileResult(file=file, code=None, internal_error=traceback.format_exc())
     errors = any(d.severity is Severity.ERROR for d in diagnostics)
     return FileResult(file=file, code=None if errors else code, diagnostics=diagnostics)
 
 
-def run(files: list[SourceFile], *, target: str, jobs: int, progress: bool = False) -> list[FileResult]:
+def run(files: list[SourceFile], *, target: str, jobs: int, progress: Progress | None = None) -> list[FileResult]:
+    """Transform ``files`` as one run (see the module docstring); never raises for a file."""
     with pyast.shared_trees():  # forked workers inherit the trees the index parsed
-        return _run(files, target=target, jobs=jobs, progress=progress)
+        index = index_run(files, progress)
+        with _heap_frozen():
+            return map_files(functools.partial(_transform_one, target=target), files, index=index, jobs=jobs,
+                             phase="transforming", progress=progress)
 
 
 @contextlib.contextmanager
@@ -141,26 +172,3 @@ def _heap_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-def _run(files: list[SourceFile], *, target: str, jobs: int, progress: bool) -> list[FileResult]:
-    index = index_run(files)
-    with _heap_frozen():
-        return _transform_all(files, index, target=target, jobs=jobs, progress=progress)
-
-
-def _transform_all(files: list[SourceFile], index: RunIndex, *, target: str, jobs: int,
-                   progress: bool) -> list[FileResult]:
-    if jobs <= 1 or len(files) < 2 * jobs:
-        _init_worker(index)
-        return [_report(i, len(files), progress, _transform_one(f, target)) for i, f in enumerate(files, 1)]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(index,)) as pool:
-        results = pool.map(_transform_one, files, [target] * len(files), chunksize=max(1, len(files) // (jobs * 8)))
-        return [_report(i, len(files), progress, r) for i, r in enumerate(results, 1)]
-
-
-def _report(done: int, total: int, progress: bool, result: FileResult) -> FileResult:
-    if progress:
-        end = "\n" if done == total else ""
-        print(f"\r[{done}/{total}] {result.file.path[-60:]:<60}", end=end, file=sys.stderr, flush=True)
-    return result

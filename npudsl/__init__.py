@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from npudsl._version import __version__
 from npudsl.decorators import after, core_limit, keep_output, on_stream, records
 from npudsl.errors import DecoratorError, NpudslError, StreamRaceError
 
@@ -11,6 +12,7 @@ __all__ = [
     "DecoratorError",
     "NpudslError",
     "StreamRaceError",
+    "__version__",
     "after",
     "compile",
     "core_limit",

@@ -1,4 +1,4 @@
-"""``npudsl check``: every diagnostic of a run, as text or JSON lines; nothing is written.
+"""``npudsl check``: every diagnostic of a run, as text, JSON lines, SARIF or GitHub annotations; nothing is written.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage or internal error.
 """
@@ -6,57 +6,122 @@ Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage or internal error.
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import sys
 
 from codegen import pyast
 from codegen.checks.pipeline import FileReport, check_file
 from codegen.diagnostics import Diagnostic, Severity
-from codegen.run import discover, index_run, read_sources
-from npudsl.devices import DEFAULT_DEVICE, Device, DeviceError, custom_device, get_device
+from codegen.index import RunIndex
+from codegen.run import SourceFile, index_run, map_files
+from codegen.targets import TARGETS
+from npudsl.cli_args import (EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE, UsageError, add_filters, add_jobs,
+                             command_parser, existing_paths)
+from npudsl.config import Config, load_config
+from npudsl.devices import DEFAULT_DEVICE, DEVICES, Device, DeviceError, custom_device, get_device
+from npudsl.noqa import Rules
+from npudsl.report import count, render_github, render_json, render_text
+from npudsl.sarif import sarif_log
+from npudsl.sources import gather, jobs_for, rules_for, target_for
+from npudsl.terminal import ProgressLine, Style, wants_color
 
-__all__ = ["run_check"]
+__all__ = ["build_parser", "run_check"]
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+_EXAMPLES = """  npudsl check src/                            text diagnostics, one a line
+  npudsl check src/ --device atlas-a2-910b3    core limits against that device
+  npudsl check src/ --cores 20,40              ... or against these core counts
+  npudsl check src/ --format sarif > npudsl.sarif   for code-scanning services
+  npudsl check src/ --format github            annotations in a GitHub Actions job"""
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = command_parser("check", description="Report multi-stream mistakes (unknown events, cycles, core "
+                            "limits, unsynchronized streams...) without writing anything: what transform would "
+                            "report, for the chosen device.", examples=_EXAMPLES)
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="files and folders (every .py file below); '-' reads standard input")
+    device = parser.add_mutually_exclusive_group()
+    device.add_argument("--device", metavar="NAME", help=f"a device profile: {', '.join(sorted(DEVICES))} "
+                        f"(default: [tool.npudsl] device, else {DEFAULT_DEVICE.name}); e.g. --device atlas-a3")
+    device.add_argument("--cores", metavar="AIC,AIV", help="cube and vector core counts; e.g. --cores 24,48")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (default), json (one object a line), sarif (SARIF 2.1.0), github "
+                             "(::error annotations); e.g. --format sarif")
+    parser.add_argument("--target", "-t", choices=sorted(TARGETS), metavar="T",
+                        help="the target whose own diagnostics to include (default: [tool.npudsl] target, else "
+                             "aclgraph); e.g. --target ge")
+    add_jobs(parser)
+    add_filters(parser)
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="with '-': the path to report; e.g. --stdin-filename pkg/model.py")
+    return parser
+
+
+def _device(args: argparse.Namespace, config: Config) -> Device:
+    try:
+        if args.cores or (config.cores and not args.device):
+            return custom_device(args.cores or config.cores or "")
+        name = args.device or config.device
+        return get_device(name) if name else DEFAULT_DEVICE
+    except DeviceError as exc:
+        where = f"{config.path}: " if not (args.cores or args.device) else ""
+        raise UsageError(f"{where}{exc}") from None
+
+
+def _check_one(file: SourceFile, *, index: RunIndex, target: str, device: Device) -> FileReport:
+    return check_file(file, index, target=target, device=device)
 
 
 def run_check(args: argparse.Namespace) -> int:
+    paths = existing_paths(args.paths)
+    config = load_config(paths)
+    device, target, rules = _device(args, config), target_for(args, config), rules_for(args, config)
+    files = gather(args, config)
+    progress = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
     try:
-        device = _device(args)
-    except DeviceError as exc:
-        print(f"npudsl check: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    files = read_sources(discover(args.paths))
-    with pyast.shared_trees():
-        index = index_run(files)
-        reports = [check_file(f, index, target=args.target, device=device) for f in files]
-    diagnostics = [d for r in reports for d in r.diagnostics]
+        with pyast.shared_trees():
+            index = index_run(files, progress)
+            task = functools.partial(_check_one, target=target, device=device)
+            reports = map_files(task, files, index=index, jobs=jobs_for(args, config), phase="checking",
+                                progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    diagnostics, silenced = _filter(reports, files, rules)
+    _print(diagnostics, args.format)
+    return _finish(reports, diagnostics, device, silenced)
+
+
+def _filter(reports: list[FileReport], files: list[SourceFile], rules: Rules) -> tuple[list[Diagnostic], int]:
+    kept: list[Diagnostic] = []
+    silenced = 0
+    for report, file in zip(reports, files):
+        shown, quiet = rules.keep(report.diagnostics, file.source)
+        kept += shown
+        silenced += quiet
+    return kept, silenced
+
+
+def _print(diagnostics: list[Diagnostic], form: str) -> None:
+    if form == "sarif":
+        sys.stdout.write(sarif_log(diagnostics))
+        return
+    style = Style(wants_color(sys.stdout))
+    render = {"json": render_json, "github": render_github}.get(form, lambda d: render_text(d, style))
     for diagnostic in diagnostics:
-        print(_render(diagnostic, args.format))
-    return _finish(reports, diagnostics, device)
+        print(render(diagnostic))
 
 
-def _device(args: argparse.Namespace) -> Device:
-    if getattr(args, "cores", None):
-        return custom_device(args.cores)
-    if getattr(args, "device", None):
-        return get_device(args.device)
-    return DEFAULT_DEVICE
-
-
-def _render(diagnostic: Diagnostic, form: str) -> str:
-    if form == "json":
-        return json.dumps(diagnostic.to_json(), sort_keys=True)
-    return diagnostic.format()
-
-
-def _finish(reports: list[FileReport], diagnostics: list[Diagnostic], device: Device) -> int:
+def _finish(reports: list[FileReport], diagnostics: list[Diagnostic], device: Device, silenced: int) -> int:
     internal = [r for r in reports if r.internal_error]
     for report in internal:
         print(f"{report.path}: internal error in npudsl (please report):\n{report.internal_error}", file=sys.stderr)
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
-    print(f"npudsl check: {len(reports)} files, {errors} errors, {len(diagnostics) - errors} warnings "
-          f"(device {device.describe()})", file=sys.stderr)
+    quiet = f", {silenced} silenced" if silenced else ""
+    print(f"npudsl check: {count(len(reports), 'file')}, {count(errors, 'error')}, "
+          f"{count(len(diagnostics) - errors, 'warning')}{quiet} (device {device.describe()})", file=sys.stderr)
     if internal:
         return EXIT_USAGE
-    return EXIT_ERRORS if errors else EXIT_OK
+    return EXIT_DIAGNOSTICS if errors else EXIT_OK

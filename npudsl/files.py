@@ -1,26 +1,97 @@
-"""Writing results without ever leaving a half-written file."""
+"""Writing results without ever losing data or leaving a half-written or temporary file.
+
+:func:`write_atomic` writes through a symbolic link to the file it names, and
+keeps that file's mode and owner: the new text goes to a temporary file beside
+it, which then replaces it in one rename. Where a rename would lose something,
+the file is rewritten in place instead (same inode): when it has other hard
+links (they must see the new text too), or when its owner or group cannot be
+given to the temporary file (another user's file in a folder we may write).
+The temporary file is removed on any error or interrupt.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 
-__all__ = ["write_atomic"]
+__all__ = ["output_path", "write_atomic"]
+
+
+def output_path(path: str, root: str, out: str) -> str:
+    """Where ``-o OUT`` puts ``path`` found under the PATH ``root`` (a file PATH: ``OUT/<its name>``)."""
+    same = os.path.abspath(path) == os.path.abspath(root)
+    relative = os.path.basename(path) if same else os.path.relpath(path, root)
+    return os.path.normpath(os.path.join(out, relative))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fill(handle_fd: int, data: bytes) -> None:
+    with os.fdopen(handle_fd, "wb", closefd=False) as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _rewrite_in_place(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        _fill(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _same_owner(fd: int, info: os.stat_result) -> bool:
+    """Give the temporary file ``info``'s owner and group; False when that is not allowed."""
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) == (info.st_uid, info.st_gid):
+        return True
+    try:
+        os.fchown(fd, info.st_uid, info.st_gid)
+    except PermissionError:
+        return False
+    return True
+
+
+def _replace(path: str, data: bytes, info: os.stat_result | None) -> bool:
+    """Write through a temporary file and rename it over ``path``; False: must rewrite in place instead."""
+    fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".npudsl-", suffix=".tmp")
+    try:
+        if info is not None and not _same_owner(fd, info):
+            return False
+        _fill(fd, data)
+        os.fchmod(fd, stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask())
+        os.close(fd)
+        fd = -1
+        os.replace(temp, path)
+        temp = ""
+        return True
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if temp:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and an atomic rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".npudsl-", suffix=".tmp")
+    """Write ``text`` (UTF-8, newlines as given) to ``path``; raises ``OSError`` when it cannot."""
+    target = os.path.realpath(path)  # through symbolic links
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    data = text.encode("utf-8")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    if info is not None and info.st_nlink > 1:
+        _rewrite_in_place(target, data)
+    elif not _replace(target, data, info):
+        _rewrite_in_place(target, data)

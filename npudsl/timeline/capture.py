@@ -17,7 +17,7 @@ import torch.fx
 
 from npudsl.errors import NpudslError
 
-__all__ = ["capture_graph", "load_example", "pick_model", "single_process_group"]
+__all__ = ["capture_graph", "load_example", "pick_model", "resolve_inputs", "single_process_group"]
 
 
 def load_example(path: str) -> types.ModuleType:
@@ -33,6 +33,30 @@ def load_example(path: str) -> types.ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _function_in(module: types.ModuleType, name: str, where: str) -> Any:
+    found = getattr(module, name, None)
+    if not callable(found):
+        raise NpudslError(f"{where}: defines no function {name}(); the picture needs inputs to capture a graph "
+                          "(pass --inputs FUNC, FILE.py:FUNC or package.module:FUNC)")
+    return found
+
+
+def resolve_inputs(module: types.ModuleType, path: str, spec: str | None) -> Any:
+    """The function that makes the inputs: ``NAME`` in ``module``, ``FILE.py:NAME`` or ``package.module:NAME``."""
+    if spec is None or ":" not in spec:
+        return _function_in(module, spec or "example_inputs", path)
+    where, name = spec.rsplit(":", 1)
+    if where.endswith(".py"):
+        if not os.path.isfile(where):
+            raise NpudslError(f"--inputs {spec}: no such file {where}")
+        return _function_in(load_example(where), name, where)
+    try:
+        other = importlib.import_module(where)
+    except ImportError as exc:
+        raise NpudslError(f"--inputs {spec}: cannot import {where}: {exc}") from None
+    return _function_in(other, name, where)
 
 
 def _no_arguments(cls: type) -> bool:

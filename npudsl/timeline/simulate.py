@@ -6,6 +6,10 @@ outside them). A stream runs its ops in program order, one at a time; an
 has been reached on the recording stream. Program order is a valid order for
 all these constraints, so one pass gives every op its earliest start. The
 single-stream time is the sum of all costs.
+
+Each ``stream_enter`` ... ``stream_exit`` on a side stream is a :class:`Region`,
+labelled with the function that runs there (``SharedExpert.forward``), read from
+the node's source information.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import torch.fx
 
 from npudsl.race._timeline import runtime_op
 from npudsl.timeline.cost import name_of
+from npudsl.timeline.labels import region_label
 
-__all__ = ["Arrow", "Schedule", "Slot", "simulate"]
+__all__ = ["Arrow", "Region", "Schedule", "Slot", "simulate"]
 
 MAIN = "default"
 
@@ -45,11 +50,22 @@ class Arrow:
 
 
 @attrs.frozen
+class Region:
+    """One piece of side-stream work: what a stream method ran, from its first op to its exit."""
+
+    stream: str
+    label: str
+    start: float
+    end: float
+
+
+@attrs.frozen
 class Schedule:
     streams: tuple[str, ...]
     slots: tuple[Slot, ...]
     arrows: tuple[Arrow, ...]
     serial: float  # everything on one stream
+    regions: tuple[Region, ...] = ()
 
     @property
     def makespan(self) -> float:
@@ -69,6 +85,8 @@ class _Sim:
     recorded: dict[str, tuple[str, float]] = attrs.Factory(dict)
     slots: list[Slot] = attrs.Factory(list)
     arrows: list[Arrow] = attrs.Factory(list)
+    entered: list[tuple[str, int]] = attrs.Factory(list)  # (label, first slot index) of each open region
+    regions: list[Region] = attrs.Factory(list)
 
     @property
     def stream(self) -> str:
@@ -79,7 +97,9 @@ class _Sim:
         if name == "stream_enter":
             self.open.append(str(node.args[0]))
             self.clock.setdefault(self.stream, 0.0)
+            self.entered.append((region_label(node), len(self.slots)))
         elif name == "stream_exit":
+            self.close_region()
             self.open.pop()
         elif name == "event_record":
             self.recorded[str(node.args[0])] = (self.stream, self.clock[self.stream])
@@ -87,6 +107,12 @@ class _Sim:
             self.wait(str(node.args[0]))
         elif name is None and node.op in ("call_function", "call_method", "call_module"):
             self.run(node)
+
+    def close_region(self) -> None:
+        label, first = self.entered.pop()
+        mine = [s for s in self.slots[first:] if s.stream == self.stream]
+        if self.stream != MAIN and mine:
+            self.regions.append(Region(stream=self.stream, label=label, start=mine[0].start, end=mine[-1].end))
 
     def wait(self, event: str) -> None:
         source, at = self.recorded[event]
@@ -110,4 +136,4 @@ def simulate(graph: torch.fx.Graph, cost: Callable[[torch.fx.Node], float]) -> S
         sim.visit(node)
     streams = tuple(sim.clock)
     return Schedule(streams=streams, slots=tuple(sim.slots), arrows=tuple(sim.arrows),
-                    serial=sum(s.end - s.start for s in sim.slots))
+                    serial=sum(s.end - s.start for s in sim.slots), regions=tuple(sim.regions))

@@ -30,7 +30,7 @@ def test_moe_decoder_has_one_lane_per_stream() -> None:
 def test_cli_writes_the_svg_and_prints_the_saving(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = os.path.join(str(tmp_path), "moe.svg")
     assert main([MOE, "-o", out]) == 0
-    assert "predicted saving" in capsys.readouterr().out
+    assert "predicted saving" in capsys.readouterr().err
     ET.parse(out)
 
 

@@ -34,7 +34,7 @@ def test_clean_file_exits_0_and_prints_nothing(capsys: pytest.CaptureFixture[str
 def test_warnings_alone_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(WARNS))
     assert code == 0
-    assert lines == [f'{WARNS}:11:6: NPD505 Block.work records event "extra", but no function in class Block waits '
+    assert lines == [f'{WARNS}:11:6: NPD505 warning: Block.work records event "extra", but no function in class Block waits '
                      'for it (hint: add @after("extra") where that work is needed, or drop the record)']
 
 
@@ -100,21 +100,21 @@ def test_missing_path_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path
 def test_syntax_error_position(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(CASES / "npd001_syntax_unicode_bad.py"))
     assert code == 1
-    assert lines[0].startswith(f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 syntax error: unmatched ')'")
+    assert lines[0].startswith(f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 error: syntax error: unmatched ')'")
 
 
 def test_non_utf8_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     case = CASES / "npd002_not_utf8_bad.py"
     code, lines, _ = _check(capsys, str(case))
     assert code == 1
-    assert lines == [f"{case}:5:12: NPD002 file is not valid UTF-8 (hint: save the file as UTF-8 (PEP 3120))"]
+    assert lines == [f"{case}:5:12: NPD002 error: file is not valid UTF-8 (hint: save the file as UTF-8 (PEP 3120))"]
 
 
 def test_unreadable_file_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "gone.py").symlink_to(tmp_path / "missing-target.py")
     code, lines, _ = _check(capsys, str(tmp_path))
     assert code == 1
-    assert lines == [f"{tmp_path / 'gone.py'}:1:1: NPD002 cannot read file: No such file or directory "
+    assert lines == [f"{tmp_path / 'gone.py'}:1:1: NPD002 error: cannot read file: No such file or directory "
                      "(hint: check the path and its permissions)"]
 
 

@@ -57,8 +57,7 @@ def test_interrupted_in_place_write_keeps_the_original(tmp_path: Path, monkeypat
         raise KeyboardInterrupt("power cut between the write and the rename")
 
     monkeypatch.setattr(files.os, "replace", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        main(["transform", str(folder), "--in-place", "--jobs", "1"])
+    assert main(["transform", str(folder), "--in-place", "--jobs", "1"]) == 130  # one line, no traceback
     assert (folder / GOOD.name).read_bytes() == before
     assert os.listdir(folder) == [GOOD.name]  # no temporary file left behind
     capsys.readouterr()

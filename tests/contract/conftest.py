@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from codegen.contract import ApiTable, WheelFetchError, build_torch_table, load_npu_table
+from npu_contract import ApiTable, WheelFetchError, build_torch_table, load_npu_table
 
 
 @pytest.fixture(scope="session")

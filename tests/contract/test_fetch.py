@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.contract import WheelFetchError, cache_dir, fetch_wheel, open_wheel
+from npu_contract import WheelFetchError, cache_dir, fetch_wheel, open_wheel
 
 
 def test_cache_dir_honours_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.contract import ApiTable, api_references, verify_source
+from npu_contract import ApiTable, api_references, verify_source
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 NPU_TARGETS = ("aclgraph", "ge", "npugraph_ex")

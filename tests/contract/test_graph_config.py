@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from codegen.contract import ApiTable, verify_config_paths, verify_source
+from npu_contract import ApiTable, verify_config_paths, verify_source
 from npudsl.errors import NpudslError
 from npudsl.graph_config import (
     TORCHAIR_DEFAULTS,

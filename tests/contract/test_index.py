@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.contract import ApiKind, ApiTable, ParamKind
+from npu_contract import ApiKind, ApiTable, ParamKind
 
 POK = ParamKind.POSITIONAL_OR_KEYWORD
 

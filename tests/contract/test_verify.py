@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from codegen.contract import ApiTable, Problem, api_references, verify_config_paths, verify_source
+from npu_contract import ApiTable, Problem, api_references, verify_config_paths, verify_source
 
 # Calls known to be valid against torch-npu 2.13.0 (from the seeds / real model code).
 KNOWN_GOOD = '''\

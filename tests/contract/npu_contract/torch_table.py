@@ -7,7 +7,7 @@ import inspect
 import types
 import warnings
 
-from codegen.contract.model import ApiEntry, ApiKind, ApiTable, Param, ParamKind
+from npu_contract.model import ApiEntry, ApiKind, ApiTable, Param, ParamKind
 
 __all__ = ["build_torch_table"]
 

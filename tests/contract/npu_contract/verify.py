@@ -9,10 +9,10 @@ from collections.abc import Iterable
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, PositionProvider
 
-from codegen.contract.binding import check_arguments
-from codegen.contract.model import ApiEntry, ApiKind, ApiTable, ConfigTree, Problem
-from codegen.contract.names import FileNames, collect_names
-from codegen.contract.pysource import dotted
+from npu_contract.binding import check_arguments
+from npu_contract.model import ApiEntry, ApiKind, ApiTable, ConfigTree, Problem
+from npu_contract.names import FileNames, collect_names
+from npu_contract.pysource import dotted
 
 __all__ = ["api_references", "lookup", "verify_config_paths", "verify_source"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from codegen.contract.model import ConfigLeaf, ConfigTree
-from codegen.contract.pysource import NO_LITERAL, ClassInfo, FieldInfo
-from codegen.contract.resolve import Definition, SourceTree
+from npu_contract.model import ConfigLeaf, ConfigTree
+from npu_contract.pysource import NO_LITERAL, ClassInfo, FieldInfo
+from npu_contract.resolve import Definition, SourceTree
 
 __all__ = ["config_tree"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from codegen.contract.configs import config_tree
-from codegen.contract.fetch import TORCH_NPU_VERSION, open_wheel
-from codegen.contract.model import ApiEntry, ApiKind, ApiTable, Param
-from codegen.contract.pysource import ClassInfo, FunctionInfo
-from codegen.contract.resolve import Definition, SourceTree
+from npu_contract.configs import config_tree
+from npu_contract.fetch import TORCH_NPU_VERSION, open_wheel
+from npu_contract.model import ApiEntry, ApiKind, ApiTable, Param
+from npu_contract.pysource import ClassInfo, FunctionInfo
+from npu_contract.resolve import Definition, SourceTree
 
 __all__ = ["ALIASES", "NAMESPACES", "build_npu_table", "load_npu_table"]
 

@@ -9,8 +9,8 @@ import attrs
 import libcst as cst
 import libcst.matchers as m
 
-from codegen.contract.model import Param, ParamKind
-from codegen.contract.pyimports import ImportRef, dotted, imports_of
+from npu_contract.model import Param, ParamKind
+from npu_contract.pyimports import ImportRef, dotted, imports_of
 
 __all__ = [
     "ClassInfo",

@@ -6,8 +6,8 @@ from typing import Literal
 
 import attrs
 
-from codegen.contract.fetch import WheelSource
-from codegen.contract.pysource import ClassInfo, FunctionInfo, ModuleInfo, parse_module
+from npu_contract.fetch import WheelSource
+from npu_contract.pysource import ClassInfo, FunctionInfo, ModuleInfo, parse_module
 
 __all__ = ["Definition", "SourceTree", "WHEEL_PACKAGES"]
 

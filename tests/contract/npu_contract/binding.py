@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codegen.contract.model import Param, ParamKind
+from npu_contract.model import Param, ParamKind
 
 __all__ = ["check_arguments"]
 

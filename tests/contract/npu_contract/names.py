@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codegen.contract.model import ApiKind, ApiTable
-from codegen.contract.pysource import dotted
+from npu_contract.model import ApiKind, ApiTable
+from npu_contract.pysource import dotted
 
 __all__ = ["FileNames", "collect_names"]
 
