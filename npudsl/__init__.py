@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from npudsl.decorators import after, core_limit, keep_output, on_stream, records
-from npudsl.errors import DecoratorError, NpudslError, StreamRaceError
+from npudsl.errors import DecoratorError, NpudslError, StaleOutputError, StreamRaceError
 
 __all__ = [
     "DecoratorError",
     "NpudslError",
+    "StaleOutputError",
     "StreamRaceError",
     "after",
     "compile",
