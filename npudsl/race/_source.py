@@ -6,8 +6,10 @@ import os
 import re
 import sys
 import sysconfig
+import types
 
 import torch
+import torch._dynamo.utils
 import torch.fx
 
 import npudsl
@@ -65,9 +67,14 @@ def location(node: torch.fx.Node) -> str:
     return f"{found[0]}:{found[1]}" if found else f"node '{node.name}' (no source line recorded)"
 
 
+def _is_user_frame(frame: types.FrameType) -> bool:
+    """A frame of the user's own code, not of torch or npudsl, and not one running what dynamo compiled."""
+    return _is_user_file(frame.f_code.co_filename) and frame.f_code not in torch._dynamo.utils.orig_code_map
+
+
 def caller_location() -> str:
-    """``file:line`` of the innermost user frame running now (who called into torch or npudsl)."""
+    """``file:line`` of the innermost user frame running now (who called into torch, npudsl or a compiled model)."""
     frame = sys._getframe(1)
-    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+    while frame is not None and not _is_user_frame(frame):
         frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "an unknown line"
