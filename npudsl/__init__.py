@@ -6,11 +6,12 @@ from typing import Any
 
 from npudsl._version import __version__
 from npudsl.decorators import after, core_limit, keep_output, on_stream, records
-from npudsl.errors import DecoratorError, NpudslError, StreamRaceError
+from npudsl.errors import DecoratorError, NpudslError, StaleOutputError, StreamRaceError
 
 __all__ = [
     "DecoratorError",
     "NpudslError",
+    "StaleOutputError",
     "StreamRaceError",
     "__version__",
     "after",

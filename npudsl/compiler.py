@@ -22,9 +22,11 @@ GRAPH_OPTIONS = ("mempool", "reuse_within_graph", "clone_inputs", "clone_outputs
 
 
 def _portable(options: dict[str, Any]) -> Backend:
-    from npudsl.race import npudsl_backend
+    """The race checker, and graph outputs that live as graph memory (StaleOutputError), under seed 003's options."""
+    from npudsl.graph_config import graph_memory
+    from npudsl.race import portable_backend
 
-    return npudsl_backend
+    return portable_backend(graph_memory(**options))
 
 
 def _torchair(target: str) -> Any:
@@ -74,18 +76,21 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
     """Transform ``model``'s classes for ``target`` (swapping its instances' classes) and ``torch.compile`` it.
 
     With ``portable``, the backend checks every captured graph for cross-stream
-    races (raising :class:`~npudsl.errors.StreamRaceError`) and runs it as captured.
-    With ``aclgraph``, ``mempool``, ``reuse_within_graph``, ``clone_inputs``,
-    ``clone_outputs`` and ``share_inputs_across_graphs`` set torchair's graph
-    memory options (seed 003; see ``npudsl.graph_config.aclgraph_options``).
+    races (raising :class:`~npudsl.errors.StreamRaceError`), runs it as captured,
+    and gives its outputs the lifetime of graph memory (using one after a later
+    replay overwrote it raises :class:`~npudsl.errors.StaleOutputError`).
+    ``mempool``, ``reuse_within_graph``, ``clone_inputs``, ``clone_outputs`` and
+    ``share_inputs_across_graphs`` are seed 003's graph memory options: torchair's
+    CompilerConfig with ``aclgraph`` (``npudsl.graph_config.aclgraph_options``), the
+    same rules of reuse with ``portable`` (``npudsl.graph_config.graph_memory``).
     """
     if target not in BACKENDS:
         raise NpudslError(f"unknown target {target!r}; choose one of {', '.join(sorted(BACKENDS))}")
     if "backend" in torch_compile_kwargs:
         raise NpudslError("npudsl.compile picks the backend from the target; do not pass backend=")
     options = {name: torch_compile_kwargs.pop(name) for name in GRAPH_OPTIONS if name in torch_compile_kwargs}
-    if options and target != "aclgraph":
-        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to target='aclgraph' only")
+    if options and target not in ("aclgraph", "portable"):
+        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to targets 'aclgraph' and 'portable' only")
     backend = BACKENDS[target](options)
     import torch
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DecoratorError", "NpudslError", "StreamRaceError"]
+__all__ = ["DecoratorError", "NpudslError", "StaleOutputError", "StreamRaceError"]
 
 
 class NpudslError(Exception):
@@ -15,3 +15,7 @@ class DecoratorError(NpudslError, ValueError):
 
 class StreamRaceError(NpudslError):
     """A captured graph uses a tensor across streams without synchronization."""
+
+
+class StaleOutputError(NpudslError):
+    """A graph output is used after a later replay of its graph overwrote its memory (seed 003, scenario 2)."""

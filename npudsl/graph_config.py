@@ -1,9 +1,11 @@
 """Seed 003: memory reuse between aclgraphs, as CompilerConfig assignments.
 
-`aclgraph_options(...)` checks the user's choices and returns the exact
-`torchair.CompilerConfig` settings, as (dotted path, value) pairs; every one of
-the five settings is always emitted, so the result does not depend on torchair's
-defaults. `build_compiler_config(settings)` applies them to a fresh config.
+`graph_memory(...)` checks the user's choices and resolves them (mode 2 follows
+mode 1); `aclgraph_options(...)` turns them into the exact `torchair.CompilerConfig`
+settings, as (dotted path, value) pairs; every one of the five settings is always
+emitted, so the result does not depend on torchair's defaults.
+`build_compiler_config(settings)` applies them to a fresh config. The `portable`
+target runs the same resolved choices (`npudsl.race`, docs/runtime.md).
 This module does not import torch or torchair (torchair only inside
 `build_compiler_config`). Table and rules: docs/contract.md.
 """
@@ -26,8 +28,10 @@ __all__ = [
     "USE_CUSTOM_POOL",
     "ConfigSetting",
     "GraphConfigError",
+    "GraphMemory",
     "aclgraph_options",
     "build_compiler_config",
+    "graph_memory",
 ]
 
 MODE = "mode"
@@ -56,6 +60,16 @@ class ConfigSetting:
 
     path: str
     value: Any
+
+
+@attrs.frozen(kw_only=True)
+class GraphMemory:
+    """The graph memory options, checked and resolved (what the runtime actually does)."""
+
+    mempool: Any = None  # mode 1: one pool for every graph of this config
+    reuse_within_graph: bool = True  # mode 2: the captured graphs of one FX graph share their memory
+    clone_inputs: bool = True  # mode 3: user inputs are copied into graph memory before each replay
+    clone_outputs: bool = False
 
 
 def _require_bool(name: str, value: object) -> None:
@@ -94,15 +108,15 @@ def _check_sharing(share: bool, mempool: object, clone_inputs: bool) -> None:
         raise GraphConfigError("share_inputs_across_graphs=True needs clone_inputs=True (mode 3 clones the inputs)")
 
 
-def aclgraph_options(
+def graph_memory(
     *,
     mempool: object = None,
     reuse_within_graph: bool | None = None,
     clone_inputs: bool = True,
     clone_outputs: bool = False,
     share_inputs_across_graphs: bool = False,
-) -> tuple[ConfigSetting, ...]:
-    """The CompilerConfig settings for reduce-overhead (aclgraph) memory reuse.
+) -> GraphMemory:
+    """Check the graph memory options of seed 003 and resolve them.
 
     mempool: a `torch.npu.graph_pool_handle()` shared by every graph compiled
     with this config (mode 1; turns mode 2 off). reuse_within_graph: mode 2,
@@ -115,12 +129,18 @@ def aclgraph_options(
         _require_bool(name, value)
     reuse = _reuse(mempool, reuse_within_graph)
     _check_sharing(share_inputs_across_graphs, mempool, clone_inputs)
+    return GraphMemory(mempool=mempool, reuse_within_graph=reuse, clone_inputs=clone_inputs, clone_outputs=clone_outputs)
+
+
+def aclgraph_options(**options: Any) -> tuple[ConfigSetting, ...]:
+    """The CompilerConfig settings for reduce-overhead (aclgraph) memory reuse; options as `graph_memory`."""
+    memory = graph_memory(**options)
     return (
         ConfigSetting(path=MODE, value="reduce-overhead"),
-        ConfigSetting(path=USE_CUSTOM_POOL, value=mempool),
-        ConfigSetting(path=DISABLE_REUSE_IN_SAME_FX, value=not reuse),
-        ConfigSetting(path=CLONE_INPUT, value=clone_inputs),
-        ConfigSetting(path=CLONE_OUTPUT, value=clone_outputs),
+        ConfigSetting(path=USE_CUSTOM_POOL, value=memory.mempool),
+        ConfigSetting(path=DISABLE_REUSE_IN_SAME_FX, value=not memory.reuse_within_graph),
+        ConfigSetting(path=CLONE_INPUT, value=memory.clone_inputs),
+        ConfigSetting(path=CLONE_OUTPUT, value=memory.clone_outputs),
     )
 
 

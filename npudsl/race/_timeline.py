@@ -11,7 +11,6 @@ op of every stream.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import attrs
@@ -19,6 +18,7 @@ import torch
 import torch.fx
 
 from npudsl.errors import StreamRaceError
+from npudsl.race._alias import root
 from npudsl.race._source import location
 from npudsl.runtime._ops import OPS
 
@@ -58,13 +58,6 @@ def runtime_op(node: torch.fx.Node) -> str | None:
     if node.op != "call_function":
         return None
     return _BY_TARGET.get(node.target)
-
-
-def source(node: torch.fx.Node) -> torch.fx.Node:
-    """The node whose allocation ``node`` stands for: ``getitem`` picks from its tuple."""
-    while node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
-        node = node.args[0]
-    return node
 
 
 class _Walk:
@@ -115,7 +108,7 @@ class _Walk:
 
     def record_stream(self, _node: torch.fx.Node, tensor: Any, tag: str) -> None:
         if isinstance(tensor, torch.fx.Node):
-            self.timeline.kept_for.setdefault(source(tensor), set()).add(tag)
+            self.timeline.kept_for.setdefault(root(tensor), set()).add(tag)
 
     def core_limit_enter(self, *_: Any) -> None:
         """Core limits do not order anything."""

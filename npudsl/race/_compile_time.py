@@ -1,0 +1,37 @@
+"""npudsl's errors raised from inside ``torch.compile``, reaching the user as one clear exception.
+
+Dynamo wraps what a backend raises in ``BackendCompilerFailed``, appends hints to the
+message, and keeps its own frames in the traceback. An error made here is also a
+``ShortenTraceback``: dynamo re-raises it as it is, its traceback starts at the frame
+that raised it, and its text is npudsl's message alone. It still is the public type
+(``except npudsl.StreamRaceError`` catches it) and prints as that type.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+from torch._dynamo.exc import ShortenTraceback
+
+from npudsl.errors import NpudslError
+
+__all__ = ["compile_time_error"]
+
+
+@functools.cache
+def _subclass(error: type[NpudslError]) -> type[NpudslError]:
+    def __init__(self: ShortenTraceback, message: str, frame: types.FrameType) -> None:
+        ShortenTraceback.__init__(self, message, first_useful_frame=frame)
+        self.message = message
+
+    def __str__(self: ShortenTraceback) -> str:  # dynamo appends its hints to args[0]; show ours only
+        return self.message
+
+    namespace = {"__init__": __init__, "__str__": __str__, "__module__": "npudsl", "__qualname__": error.__qualname__}
+    return type(error.__name__, (error, ShortenTraceback), namespace)
+
+
+def compile_time_error(error: type[NpudslError], message: str, frame: types.FrameType) -> NpudslError:
+    """An ``error`` to raise in ``frame`` (the raising function's own frame) while torch.compile runs."""
+    return _subclass(error)(message, frame)
