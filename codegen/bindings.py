@@ -28,8 +28,8 @@ __all__ = [
 
 DECORATORS = frozenset({"on_stream", "after", "records", "core_limit", "keep_output"})
 # What ``from npudsl import *`` binds: npudsl.__all__ (a test pins the two together).
-NPUDSL_EXPORTS = ("DecoratorError", "NpudslError", "StreamRaceError", "after", "compile", "core_limit",
-                  "keep_output", "on_stream", "records")
+NPUDSL_EXPORTS = ("DecoratorError", "NpudslError", "StaleOutputError", "StreamRaceError", "__version__", "after",
+                  "compile", "core_limit", "keep_output", "on_stream", "records")
 _STAR_EXPORTS = {"npudsl": NPUDSL_EXPORTS, "npudsl.decorators": tuple(sorted(DECORATORS))}
 
 OTHER = "?"

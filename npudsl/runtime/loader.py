@@ -23,6 +23,7 @@ from npudsl.runtime._shadow import shadow_class
 __all__ = ["line_map", "run_roots", "swap_classes", "transformed_sources"]
 
 _CACHE: dict[tuple[tuple[str, ...], str, tuple[str, ...]], dict[type, type]] = {}
+_HELD: dict[tuple[tuple[str, ...], str, tuple[str, ...]], list[types.ModuleType]] = {}
 
 
 def _file(module: types.ModuleType) -> str | None:
@@ -84,9 +85,11 @@ _SUFFIX_MARK = "__npudsl"
 
 
 def _twins(roots: tuple[str, ...], target: str, model_modules: list[types.ModuleType]) -> dict[type, type]:
-    """User class -> its shadow subclass, for every class the run transforms (cached per run and modules)."""
-    key = (roots, target, tuple(sorted(module.__name__ for module in model_modules)))
+    """User class -> its shadow subclass, for every class the run transforms (cached per run and modules:
+    a module run again, as a reloaded file is, has new classes and gets new twins)."""
+    key = (roots, target, tuple(sorted(f"{module.__name__}@{id(module)}" for module in model_modules)))
     if key not in _CACHE:
+        _HELD[key] = model_modules  # the ids in the key stay theirs while the entry lives
         loaded = _loaded_by_file(model_modules)
         found = [(loaded[path], original, code, path) for path, original, code in transformed_sources(roots, target)
                  if path in loaded]

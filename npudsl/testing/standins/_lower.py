@@ -33,11 +33,13 @@ cross-stream dependency itself).
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator
 from typing import Any
 
 import torch
 import torch.fx
 
+from npudsl.race._access import Access, accesses
 from npudsl.runtime._ops import OPS
 from npudsl.testing.standins._device import StandinError
 from npudsl.testing.standins._ops import op_name
@@ -154,30 +156,38 @@ class _Lowering:
                 self.graph.erase_node(token)
 
 
-def _reads(node: torch.fx.Node) -> list[torch.fx.Node]:
-    """The producers whose tensors ``node`` reads (a kernel: not a runtime op, a getitem or the output)."""
-    if node.op not in ("call_function", "call_method", "call_module") or node.target is operator.getitem:
-        return []
-    if node.op == "call_function" and any(node.target in (p, p.default) for p in OPS.values()):
-        return []
-    return [_source(n) for n in node.all_input_nodes if _source(n).op not in ("placeholder", "get_attr")]
+def _cross_stream_pairs(walk: _Lowering) -> Iterator[tuple[torch.fx.Node, torch.fx.Node, torch.fx.Node, bool]]:
+    """(earlier, later, memory, later reads) for each two accesses of one memory on two streams, one a write.
+
+    GE's graph is functional: an in-place write makes a new value and every later use names it, so it
+    orders a write before a later read (and a read before a later write) on any stream, as it does a
+    producer before its readers. Graph inputs are written before everything and need nothing.
+    """
+    seen: dict[torch.fx.Node, list[Access]] = {}
+    for access in accesses(walk.graph):
+        stream = walk.stream_of.get(access.node)
+        for earlier in seen.get(access.memory, []):
+            made = walk.stream_of.get(earlier.node)
+            if stream is None or made is None or made == stream or not (earlier.write or access.write):
+                continue
+            if earlier.node.op not in ("placeholder", "get_attr"):
+                yield earlier.node, access.node, access.memory, not access.write
+        seen.setdefault(access.memory, []).append(access)
 
 
 def _sync_data_edges(walk: _Lowering, order: bool) -> None:
     """What GE does for a data edge between streams: keep the tensor for the reader and (``order``) order it."""
     synced: set[tuple[torch.fx.Node, str]] = set()
-    for node in list(walk.graph.nodes):
-        reader = walk.stream_of.get(node)
-        for producer in _reads(node):
-            made = walk.stream_of.get(producer)
-            if reader is None or made is None or made == reader or (producer, reader) in synced:
-                continue
-            synced.add((producer, reader))
-            event = walk.record_after(producer) if order else None
-            with walk.graph.inserting_before(node):
-                if event is not None:
-                    walk.emit("event_wait", (event,), node)
-                walk.emit("record_stream", (producer, reader), node)
+    kept: set[tuple[torch.fx.Node, str]] = set()
+    for earlier, node, memory, reads in list(_cross_stream_pairs(walk)):
+        reader = walk.stream_of[node]
+        with walk.graph.inserting_before(node):
+            if order and (earlier, reader) not in synced:
+                synced.add((earlier, reader))
+                walk.emit("event_wait", (walk.record_after(earlier),), node)
+            if reads and memory.op not in ("placeholder", "get_attr") and (memory, reader) not in kept:
+                kept.add((memory, reader))
+                walk.emit("record_stream", (memory, reader), node)
 
 
 def lower(gm: torch.fx.GraphModule, target: str, *, data_edges: str | None = None) -> torch.fx.GraphModule:
