@@ -17,6 +17,7 @@ from codegen.diagnostics import Diagnostic, Severity
 from codegen.flow.callsites import CallSite, aware_call, find_calls
 from codegen.flow.exprs import bound_names
 from codegen.flow.ge import fork_waits
+from codegen.flow.tensors import local_returns
 from codegen.flow.imports import module_bindings
 from codegen.flow.planner import Flags, plan_caller
 from codegen.flow.sites import Site, plan_site
@@ -138,7 +139,8 @@ def _join_event(module: _Module) -> Callable[[Site], EventRef]:
 
 def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], event_sync: bool) -> CallerPlan:
     if not event_sync:
-        return fork_waits(fn, sites)
+        returns = local_returns(module.tree, qualname, _receiver(qualname, fn))
+        return fork_waits(fn, sites, method="." in qualname, returns=returns)
     taken = set(identifiers(fn)) | set(module.names.generated.values()) | set(module.names.taken)
     flags = Flags(taken=taken)
     return plan_caller(fn, sites, _current(module, qualname), flags, _join_event(module))

@@ -3,35 +3,44 @@
 GE orders every cross-stream data dependency itself and plans the memory of the whole graph, so the
 join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
 first op waits for the caller's prior work. One edge per call: the callee's first tensor input waits
-for the value the caller made last before the call (the real engines' ``npu_wait_tensor(hidden_states,
-topk_weights)``). A call with no such value before it in its block needs no edge.
+for the tensor the caller made last before the call (the real engines' ``npu_wait_tensor(hidden_states,
+topk_weights)``). Both ends must certainly be tensors (``tensors.py``): a call with no such pair in its
+block gets no edge, and GE still orders it by its data.
 """
 
 from __future__ import annotations
 
 import ast
 
-from codegen.flow.exprs import bound_names
+from codegen.flow.arguments import Argument
 from codegen.flow.sites import Site
+from codegen.flow.tensors import Returns, certain_tensors
 from codegen.plan import CallerPlan, Cond, ForkWait
+from codegen.signature import Tensorness
 
 __all__ = ["fork_waits"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def fork_waits(fn: _Function, sites: list[Site]) -> CallerPlan:
+def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns) -> CallerPlan:
     blocks = _blocks(fn)
+    made = certain_tensors(fn, method=method, returns=returns)
     site_stmts = {s.stmt for s in sites}
     steps = {}
     for site in sites:
-        tensor = next((a.name for a in site.args if a.bare and a.name), None)
-        dependency = _last_value(blocks.get(site.stmt, []), site.stmt, site_stmts)
+        tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
+        dependency = _last_tensor(blocks.get(site.stmt, []), site.stmt, site_stmts, made)
         if tensor is None or dependency is None or dependency == tensor or site.guard.hoist is not None:
             continue
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
         steps[("before", site.stmt, "")] = (ForkWait(tensor=tensor, dependency=dependency, when=when),)
     return CallerPlan(steps=steps)
+
+
+def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
+    """The argument is a tensor: the callee says so, or the caller made it (the ``tensors.py`` rules)."""
+    return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
 
 
 def _blocks(fn: _Function) -> dict[ast.stmt, list[ast.stmt]]:
@@ -45,17 +54,10 @@ def _blocks(fn: _Function) -> dict[ast.stmt, list[ast.stmt]]:
     return found
 
 
-def _last_value(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt]) -> str | None:
-    """The last name a plain assignment before ``stmt`` in its block binds (not a stream call's result)."""
+def _last_tensor(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt],
+                 made: dict[ast.stmt, str]) -> str | None:
+    """The tensor the last assignment before ``stmt`` in its block that makes one binds (not a stream call's)."""
     for earlier in reversed(block[:block.index(stmt)]):
-        if earlier in site_stmts or not isinstance(earlier, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            continue
-        targets = earlier.targets if isinstance(earlier, ast.Assign) else [earlier.target]
-        names = [n for t in targets for n in _ordered_names(t)]
-        if names:
-            return names[-1]
+        if earlier not in site_stmts and earlier in made:
+            return made[earlier]
     return None
-
-
-def _ordered_names(target: ast.expr) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)] if bound_names(target) else []

@@ -40,18 +40,18 @@ from npudsl import on_stream
 
 class Moe(torch.nn.Module):
     @on_stream("shared", when="self.multistream")
-    def shared_expert(self, hidden_states, cache):
+    def shared_expert(self, hidden_states: torch.Tensor, cache):
         cache.add_(1)
         return hidden_states * 2
 
-    def forward(self, hidden_states, cache):
+    def forward(self, hidden_states: torch.Tensor, cache):
         topk_weights = hidden_states.softmax(-1)
         shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
         return routed + shared
 '''
 
-FORK_OUT = '''    def forward(self, hidden_states, cache):
+FORK_OUT = '''    def forward(self, hidden_states: torch.Tensor, cache):
         topk_weights = hidden_states.softmax(-1)
         if self.multistream:
             torchair.scope.npu_wait_tensor(hidden_states, topk_weights)
@@ -83,3 +83,76 @@ def test_fork_is_one_control_edge_with_its_result_discarded() -> None:
 def test_what_ge_used_to_reject_transforms_everywhere() -> None:
     for target in ("aclgraph", "ge", "npugraph_ex", "cuda", "portable"):
         assert not [d for d in diagnostics(MANUAL, target) if d.endswith("error")]
+
+
+EDGES = '''
+import torch
+from npudsl import on_stream
+from .other import route
+
+
+def quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x.round(), x.abs()
+
+
+class Moe(torch.nn.Module):
+    @on_stream("shared")
+    def shared(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    def gate(self, x: torch.Tensor) -> torch.Tensor:
+        return x.softmax(-1)
+
+    def flag(self, x: torch.Tensor, is_prefill: bool):
+        on = not is_prefill
+        s = self.shared(x)
+        return s
+
+    def unpacked(self, x: torch.Tensor):
+        q, scale = quant(x)
+        s = self.shared(x)
+        return s + q
+
+    def own_method(self, x: torch.Tensor):
+        weights = self.gate(x)
+        meta = route(x)
+        s = self.shared(x)
+        return s + weights
+
+    def rebound(self, x: torch.Tensor, c: bool):
+        h = x + 1
+        if c:
+            h = None
+        s = self.shared(x)
+        return s
+
+    def topk(self, x: torch.Tensor):
+        top = x.topk(2)
+        s = self.shared(x)
+        return s
+
+    def unannotated(self, x):
+        y = x + 1
+        s = self.shared(x)
+        return s
+'''
+
+
+def _edges(code: str) -> dict[str, str]:
+    """Each method with the control edge put before its call, if any."""
+    found, method = {}, None
+    for line in code.splitlines():
+        if line.strip().startswith("def "):
+            method = line.strip()[4:].split("(")[0]
+        elif "npu_wait_tensor(" in line:
+            found[method] = line.strip()
+    return found
+
+
+def test_fork_edges_join_only_certain_tensors() -> None:
+    """The edge takes two tensors: a flag, a tuple from an unseen call, a name that may be None, a
+    ``topk`` result, or an unannotated input would fail GE's capture, so those calls get none."""
+    assert _edges(transform(EDGES, "ge")) == {
+        "unpacked": "torchair.scope.npu_wait_tensor(x, scale)",
+        "own_method": "torchair.scope.npu_wait_tensor(x, weights)",
+    }
