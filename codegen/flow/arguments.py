@@ -48,7 +48,7 @@ def _long_lived(node: ast.expr, receiver: str | None) -> bool:
         return True
     while isinstance(node, ast.Attribute):
         node = node.value
-    return receiver is not None and isinstance(node, ast.Name) and node.id == receiver and node is not None
+    return receiver is not None and isinstance(node, ast.Name) and node.id == receiver
 
 
 def arguments(call: ast.Call, signature: Signature, *, explicit_receiver: bool,

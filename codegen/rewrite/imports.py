@@ -11,6 +11,7 @@ import libcst.matchers as m
 from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
 from codegen.rewrite.build import statements
+from codegen.rewrite.import_order import place_imports
 from codegen.rewrite.returns import local_names
 from codegen.rewrite.segments import Statement, Style
 from codegen.targets.base import Spelling
@@ -39,9 +40,22 @@ def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, n
         leading = [cst.EmptyLine()] * (2 if helpers else 1)
         leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
         events[0] = events[0].with_changes(leading_lines=leading)
-    added = statements(wanted) + helpers + events
     at = _after_imports(body)
+    start = 1 if body and m.matches(body[0].node, _DOCSTRING) else 0
+    texts, at = place_imports(texts, range(start, at), wanted)
+    added = _spaced_after_imports(helpers + events) if at else helpers + events
     return "".join([*texts[:at], style.code(added), *texts[at:]])
+
+
+def _spaced_after_imports(added: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """isort's spacing below the imports: two blank lines before a definition, one before anything else;
+    the comments above the first added statement stay."""
+    if not added:
+        return added
+    first = added[0]
+    blank = 2 if isinstance(first, (cst.FunctionDef, cst.ClassDef)) else 1
+    comments = [line for line in first.leading_lines if line.comment is not None]
+    return [first.with_changes(leading_lines=[cst.EmptyLine()] * blank + comments), *added[1:]]
 
 
 def _imports(plan: ModulePlan, spelling: Spelling) -> list[str]:

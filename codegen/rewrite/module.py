@@ -73,21 +73,27 @@ class ModuleRewriter(cst.CSTTransformer):
         return self._strip(updated)
 
     def _strip(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
-        """Drop npudsl decorators, keeping the comments that stood above them."""
+        """Drop npudsl decorators, keeping the comments above them and on their lines."""
         kept: list[cst.Decorator] = []
         moved: list[cst.EmptyLine] = []
         for decorator in node.decorators:
             if is_npudsl_decorator(decorator, self.names):
-                moved.extend(decorator.leading_lines)
+                moved.extend([*decorator.leading_lines, *_line_comment(decorator)])
             else:
                 kept.append(decorator.with_changes(leading_lines=[*moved, *decorator.leading_lines]) if moved
                             else decorator)
                 moved = []
         if len(kept) == len(node.decorators):
             return node
-        lines = [*node.leading_lines, *moved] if not kept else list(node.leading_lines)
-        return node.with_changes(decorators=kept, leading_lines=lines)
+        if not kept:
+            return node.with_changes(decorators=kept, leading_lines=[*node.leading_lines, *moved])
+        return node.with_changes(decorators=kept, lines_after_decorators=[*moved, *node.lines_after_decorators])
 
+
+def _line_comment(decorator: cst.Decorator) -> list[cst.EmptyLine]:
+    """The comment at the end of a decorator's line, as a line of its own."""
+    comment = decorator.trailing_whitespace.comment
+    return [cst.EmptyLine(comment=comment)] if comment is not None else []
 
 
 def _ending_with(node: cst.FunctionDef, lines: list[cst.BaseStatement]) -> cst.FunctionDef:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import types
 from collections import Counter
 from collections.abc import Iterator
 
@@ -48,8 +49,6 @@ class FakeDevice:
     @property
     def npugraph_ex(self) -> object:
         """``torch.npu.npugraph_ex``: its ``scope.limit_core_num`` sets the current stream's limit here."""
-        import types
-
         return types.SimpleNamespace(scope=types.SimpleNamespace(limit_core_num=self._limit_core_num))
 
     @contextlib.contextmanager

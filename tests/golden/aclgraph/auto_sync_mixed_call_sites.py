@@ -1,8 +1,8 @@
 """One call site uses the result at once, so no call site can wait later: the callee joins itself."""
 
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:

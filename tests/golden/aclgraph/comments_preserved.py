@@ -1,7 +1,7 @@
 # A header comment stays where it is.
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:
@@ -28,3 +28,13 @@ class Commented(nn.Module):
             # after a blank line
             _record_tagged_stream(y, "default")
             return y  # trailing on return
+
+    @torch.no_grad()
+    # Above a decorator that goes, after one that stays.
+    # on the decorator's line
+    def after_kept(self, x):
+        with torchair.scope.npu_stream_switch("side", 0):
+            _record_tagged_stream(x, "side")
+            out = x * 2
+            _record_tagged_stream(out, "default")
+            return out

@@ -1,6 +1,6 @@
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 class Blocking(nn.Module):

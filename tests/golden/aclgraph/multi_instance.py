@@ -1,8 +1,8 @@
 """Sixty layers share one stream and one pair of events: torchair tags are process-global."""
 
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:

@@ -1,9 +1,10 @@
+from contextlib import nullcontext
+
 import torch
+import torchair
 from torch import nn
 
 import config
-import torchair
-from contextlib import nullcontext
 
 
 def _record_tagged_stream(value, stream) -> None:

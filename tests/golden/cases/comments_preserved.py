@@ -15,3 +15,9 @@ class Commented(nn.Module):
 
         # after a blank line
         return y  # trailing on return
+
+    @torch.no_grad()
+    # Above a decorator that goes, after one that stays.
+    @on_stream("side", sync="manual")  # on the decorator's line
+    def after_kept(self, x):
+        return x * 2

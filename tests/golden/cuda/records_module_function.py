@@ -1,12 +1,11 @@
 """Events of module-level functions are scoped to the module."""
 
-import torch
 import functools
 
+import torch
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 

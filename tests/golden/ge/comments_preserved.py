@@ -1,7 +1,7 @@
 # A header comment stays where it is.
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 class Commented(nn.Module):
@@ -14,3 +14,10 @@ class Commented(nn.Module):
 
             # after a blank line
             return y  # trailing on return
+
+    @torch.no_grad()
+    # Above a decorator that goes, after one that stays.
+    # on the decorator's line
+    def after_kept(self, x):
+        with torchair.scope.npu_stream_switch("side", 0):
+            return x * 2

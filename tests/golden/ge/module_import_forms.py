@@ -1,7 +1,6 @@
 import torch
-from torch import nn
 import torchair
-
+from torch import nn
 
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 

@@ -1,9 +1,8 @@
 """Sixty layers share one stream and one pair of events: torchair tags are process-global."""
 
 import torch
-from torch import nn
 import torchair
-
+from torch import nn
 
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 

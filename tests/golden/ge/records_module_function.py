@@ -3,7 +3,6 @@
 import torch
 import torchair
 
-
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 
 

@@ -1,10 +1,10 @@
+from contextlib import nullcontext
+
 import torch
+import torchair
 from torch import nn
 
 import config
-import torchair
-from contextlib import nullcontext
-
 
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 

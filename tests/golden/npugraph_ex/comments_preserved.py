@@ -2,10 +2,8 @@
 import torch
 from torch import nn
 
-
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 
@@ -41,3 +39,14 @@ class Commented(nn.Module):
             # after a blank line
             _record_stream(y, caller_stream)
             return y  # trailing on return
+
+    @torch.no_grad()
+    # Above a decorator that goes, after one that stays.
+    # on the decorator's line
+    def after_kept(self, x):
+        caller_stream = torch.npu.current_stream()
+        with torch.npu.stream(_stream("side", 0)):
+            _record_stream(x, _stream("side"))
+            out = x * 2
+            _record_stream(out, caller_stream)
+            return out

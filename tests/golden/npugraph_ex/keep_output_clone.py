@@ -4,7 +4,6 @@ from torch import nn
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 def _clone(value):
     """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):

@@ -1,8 +1,8 @@
 """One call site uses the result at once, so no call site can wait later: the callee joins itself."""
 
 import torch
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class Mixed(nn.Module):

@@ -1,7 +1,7 @@
 # A header comment stays where it is.
 import torch
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class Commented(nn.Module):
@@ -17,3 +17,14 @@ class Commented(nn.Module):
             # after a blank line
             runtime.record_stream(y, caller_stream)
             return y  # trailing on return
+
+    @torch.no_grad()
+    # Above a decorator that goes, after one that stays.
+    # on the decorator's line
+    def after_kept(self, x):
+        caller_stream = runtime.current_stream()
+        with runtime.stream("side", 0):
+            runtime.record_stream(x, "side")
+            out = x * 2
+            runtime.record_stream(out, caller_stream)
+            return out

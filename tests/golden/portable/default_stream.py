@@ -1,6 +1,6 @@
 import torch
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class BackToMain(nn.Module):

@@ -3,8 +3,8 @@ from contextlib import nullcontext
 import torch
 import torchair
 from npudsl import compile as npudsl_compile
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class Existing(nn.Module):

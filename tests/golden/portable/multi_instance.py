@@ -1,8 +1,8 @@
 """Sixty layers share one stream and one pair of events: torchair tags are process-global."""
 
 import torch
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class Shared(nn.Module):

@@ -1,9 +1,10 @@
+from contextlib import nullcontext
+
 import torch
+from npudsl import runtime
 from torch import nn
 
 import config
-from npudsl import runtime
-from contextlib import nullcontext
 
 
 class Guarded(nn.Module):

@@ -1,11 +1,11 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
 import torch
+import torchair
+from shared_expert import _SHARED_EXPERT_JOIN
 from torch import nn
 
 from shared_expert import SharedExpert
-import torchair
-from shared_expert import _SHARED_EXPERT_JOIN
 
 
 def _record_tagged_stream(value, stream) -> None:

@@ -9,8 +9,8 @@ multi-card runs when every stream may take every core.
 """
 
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:

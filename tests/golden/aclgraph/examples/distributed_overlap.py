@@ -27,8 +27,8 @@ import time
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:

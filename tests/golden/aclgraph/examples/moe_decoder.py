@@ -10,11 +10,12 @@ stream and one pair of events, however many layers there are. With
 ``multistream=False`` (prefill, say) the same code runs on one stream.
 """
 
+from contextlib import nullcontext
+
 import torch
+import torchair
 from torch import nn
 from torch.nn import functional as F
-import torchair
-from contextlib import nullcontext
 
 
 def _record_tagged_stream(value, stream) -> None:

@@ -8,8 +8,8 @@ exactly as the seed does, so the transformed forward issues the seed's calls.
 """
 
 import torch
-from torch import nn
 import torchair
+from torch import nn
 
 
 def _record_tagged_stream(value, stream) -> None:

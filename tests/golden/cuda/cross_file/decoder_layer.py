@@ -1,15 +1,13 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
 import torch
+from shared_expert import _SHARED_EXPERT_JOIN
 from torch import nn
 
 from shared_expert import SharedExpert
-from shared_expert import _SHARED_EXPERT_JOIN
-
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 

@@ -8,14 +8,13 @@ stream never waits for cores held by the other, which is what deadlocks
 multi-card runs when every stream may take every core.
 """
 
-import torch
-from torch import nn
 import functools
 
+import torch
+from torch import nn
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 

@@ -19,6 +19,7 @@ the same computation on one stream.
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import socket
 import sys
@@ -28,12 +29,9 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
-import functools
-
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 

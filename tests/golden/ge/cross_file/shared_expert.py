@@ -1,7 +1,8 @@
-import torch
-from torch import nn
-import torchair
 from contextlib import nullcontext
+
+import torch
+import torchair
+from torch import nn
 
 
 class SharedExpert(nn.Module):

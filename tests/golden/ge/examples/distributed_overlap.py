@@ -27,9 +27,8 @@ import time
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch import nn
 import torchair
-
+from torch import nn
 
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 

@@ -8,9 +8,8 @@ exactly as the seed does, so the transformed forward issues the seed's calls.
 """
 
 import torch
-from torch import nn
 import torchair
-
+from torch import nn
 
 _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
 

@@ -1,12 +1,11 @@
+import functools
+from contextlib import nullcontext
+
 import torch
 from torch import nn
-from contextlib import nullcontext
-import functools
-
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 

@@ -10,16 +10,15 @@ stream and one pair of events, however many layers there are. With
 ``multistream=False`` (prefill, say) the same code runs on one stream.
 """
 
+import functools
+from contextlib import nullcontext
+
 import torch
 from torch import nn
 from torch.nn import functional as F
-from contextlib import nullcontext
-import functools
-
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
 
 

@@ -1,10 +1,10 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
 import torch
+from npudsl import runtime
 from torch import nn
 
 from shared_expert import SharedExpert
-from npudsl import runtime
 
 
 class DecoderLayer(nn.Module):

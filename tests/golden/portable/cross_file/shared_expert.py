@@ -1,7 +1,8 @@
-import torch
-from torch import nn
-from npudsl import runtime
 from contextlib import nullcontext
+
+import torch
+from npudsl import runtime
+from torch import nn
 
 
 class SharedExpert(nn.Module):

@@ -27,8 +27,8 @@ import time
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 

@@ -10,11 +10,12 @@ stream and one pair of events, however many layers there are. With
 ``multistream=False`` (prefill, say) the same code runs on one stream.
 """
 
+from contextlib import nullcontext
+
 import torch
+from npudsl import runtime
 from torch import nn
 from torch.nn import functional as F
-from npudsl import runtime
-from contextlib import nullcontext
 
 
 class SharedExpert(nn.Module):

@@ -8,8 +8,8 @@ exactly as the seed does, so the transformed forward issues the seed's calls.
 """
 
 import torch
-from torch import nn
 from npudsl import runtime
+from torch import nn
 
 
 class Model(nn.Module):
