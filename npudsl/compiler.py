@@ -1,9 +1,11 @@
 """``npudsl.compile``: transform the model's classes in-process, then ``torch.compile`` it.
 
-Each target maps to a backend factory in :data:`BACKENDS`; a factory either
-returns a ``torch.compile`` backend or raises :class:`NpudslError` explaining what
-the target needs. Factories run before the model is touched, so an unusable
-target changes nothing.
+Each target maps to a factory in :data:`BACKENDS`; a factory either returns the
+``torch.compile`` keyword arguments that pick the target's backend (``backend=``,
+and for ``npugraph_ex`` its ``options=``) or raises :class:`NpudslError` explaining
+what the target needs. Factories run before the model is touched, so an unusable
+target changes nothing. The user's other keyword arguments pass through unchanged
+(``mode="reduce-overhead"`` with ``cuda``, for instance).
 """
 
 from __future__ import annotations
@@ -16,60 +18,93 @@ from npudsl.errors import NpudslError
 __all__ = ["BACKENDS", "compile_model"]
 
 Backend = Callable[..., Any]
-
+CompileArgs = dict[str, Any]  # keyword arguments of torch.compile
 
 GRAPH_OPTIONS = ("mempool", "reuse_within_graph", "clone_inputs", "clone_outputs", "share_inputs_across_graphs")
+GRAPH_TARGETS = ("aclgraph", "npugraph_ex", "portable")  # the targets that take GRAPH_OPTIONS
 
 
-def _portable(options: dict[str, Any]) -> Backend:
+def _portable(options: dict[str, Any]) -> CompileArgs:
     """The race checker, and graph outputs that live as graph memory (StaleOutputError), under seed 003's options."""
     from npudsl.graph_config import graph_memory
     from npudsl.race import portable_backend
 
-    return portable_backend(graph_memory(**options))
+    return {"backend": portable_backend(graph_memory(**options))}
+
+
+def _missing(target: str, needs: str) -> NpudslError:
+    return NpudslError(f"target {target!r} needs {needs}; use target='portable' to run and check the model on "
+                       "CPU or CUDA")
 
 
 def _torchair(target: str) -> Any:
     try:
         import torchair
     except ImportError:
-        raise NpudslError(
-            f"target {target!r} needs torch_npu with torchair (an Ascend NPU and CANN); "
-            "use target='portable' to run and check the model on CPU or CUDA"
-        ) from None
+        raise _missing(target, "torch_npu with torchair (an Ascend NPU and CANN)") from None
     return torchair
 
 
-def _aclgraph(options: dict[str, Any]) -> Backend:
+def _aclgraph(options: dict[str, Any]) -> CompileArgs:
     """torchair reduce-overhead, with the graph memory options of seed 003 (docs/contract.md)."""
     from npudsl.graph_config import aclgraph_options, build_compiler_config
 
     settings = aclgraph_options(**options)  # contradictions fail before anything is imported
     torchair = _torchair("aclgraph")
-    return torchair.get_npu_backend(compiler_config=build_compiler_config(settings, factory=torchair.CompilerConfig))
+    config = build_compiler_config(settings, factory=torchair.CompilerConfig)
+    return {"backend": torchair.get_npu_backend(compiler_config=config)}
 
 
-def _torchair_mode(target: str, mode: str) -> Callable[[dict[str, Any]], Backend]:
-    def factory(options: dict[str, Any]) -> Backend:
-        torchair = _torchair(target)
-        config = torchair.CompilerConfig()
-        config.mode = mode
-        return torchair.get_npu_backend(compiler_config=config)
-
-    return factory
+def _ge(options: dict[str, Any]) -> CompileArgs:
+    """torchair max-autotune (GE)."""
+    torchair = _torchair("ge")
+    config = torchair.CompilerConfig()
+    config.mode = "max-autotune"
+    return {"backend": torchair.get_npu_backend(compiler_config=config)}
 
 
-def _not_compiled(options: dict[str, Any]) -> Backend:
-    raise NpudslError("target 'cuda' is for `npudsl transform`; compile its output with torch.compile")
+def _registered(name: str, target: str) -> str:
+    """``name`` if dynamo knows a backend by it (torch_npu registers npugraph_ex through an entry point)."""
+    import torch._dynamo
+
+    try:
+        torch._dynamo.lookup_backend(name)
+    except torch._dynamo.exc.InvalidBackend:
+        raise _missing(target, f"torch_npu (2.13 or later), which registers the {name!r} backend") from None
+    return name
 
 
-BACKENDS: dict[str, Callable[[dict[str, Any]], Backend]] = {
+def _npugraph_ex(options: dict[str, Any]) -> CompileArgs:
+    """The npugraph_ex backend, with the graph memory options of seed 003 as its ``options=``."""
+    from npudsl.graph_config import NPUGRAPH_EX_BACKEND, npugraph_ex_options
+
+    settings = npugraph_ex_options(**options)  # contradictions fail before the backend is looked up
+    return {"backend": _registered(NPUGRAPH_EX_BACKEND, "npugraph_ex"), "options": settings}
+
+
+def _cuda(options: dict[str, Any]) -> CompileArgs:
+    """Inductor, with the user's own options (``mode="reduce-overhead"`` captures CUDA graphs)."""
+    return {"backend": "inductor"}
+
+
+BACKENDS: dict[str, Callable[[dict[str, Any]], CompileArgs]] = {
     "portable": _portable,
     "aclgraph": _aclgraph,
-    "ge": _torchair_mode("ge", "max-autotune"),
-    "npugraph_ex": _torchair_mode("npugraph_ex", "npugraph_ex"),
-    "cuda": _not_compiled,
+    "ge": _ge,
+    "npugraph_ex": _npugraph_ex,
+    "cuda": _cuda,
 }
+
+
+def _merged(chosen: CompileArgs, given: dict[str, Any]) -> CompileArgs:
+    """The user's torch.compile arguments with the target's; an option given both ways is an error."""
+    if "options" in chosen and given.get("options"):
+        both = sorted(set(chosen["options"]) & set(given["options"]))
+        if both:
+            raise NpudslError(f"options {', '.join(map(repr, both))} are set by npudsl's graph memory arguments; "
+                              "pass mempool=, reuse_within_graph=, clone_inputs= or clone_outputs= instead")
+        chosen = {**chosen, "options": {**given["options"], **chosen["options"]}}
+    return {**given, **chosen}
 
 
 def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: Any) -> Any:
@@ -82,19 +117,22 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
     ``mempool``, ``reuse_within_graph``, ``clone_inputs``, ``clone_outputs`` and
     ``share_inputs_across_graphs`` are seed 003's graph memory options: torchair's
     CompilerConfig with ``aclgraph`` (``npudsl.graph_config.aclgraph_options``), the
-    same rules of reuse with ``portable`` (``npudsl.graph_config.graph_memory``).
+    same rules of reuse with ``portable`` (``npudsl.graph_config.graph_memory``), and
+    npugraph_ex's ``options=`` with ``npugraph_ex`` (``npudsl.graph_config.npugraph_ex_options``).
+    ``cuda`` compiles with inductor; its keyword arguments (``mode=``, ``options=``, ...) pass through.
     """
     if target not in BACKENDS:
         raise NpudslError(f"unknown target {target!r}; choose one of {', '.join(sorted(BACKENDS))}")
     if "backend" in torch_compile_kwargs:
         raise NpudslError("npudsl.compile picks the backend from the target; do not pass backend=")
     options = {name: torch_compile_kwargs.pop(name) for name in GRAPH_OPTIONS if name in torch_compile_kwargs}
-    if options and target not in ("aclgraph", "portable"):
-        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to targets 'aclgraph' and 'portable' only")
-    backend = BACKENDS[target](options)
+    if options and target not in GRAPH_TARGETS:
+        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to targets "
+                          f"{', '.join(map(repr, GRAPH_TARGETS))} only")
+    arguments = _merged(BACKENDS[target](options), torch_compile_kwargs)
     import torch
 
     from npudsl.runtime.loader import swap_classes
 
     swap_classes(model, target)
-    return torch.compile(model, backend=backend, **torch_compile_kwargs)
+    return torch.compile(model, **arguments)

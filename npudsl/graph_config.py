@@ -4,8 +4,9 @@
 mode 1); `aclgraph_options(...)` turns them into the exact `torchair.CompilerConfig`
 settings, as (dotted path, value) pairs; every one of the five settings is always
 emitted, so the result does not depend on torchair's defaults.
-`build_compiler_config(settings)` applies them to a fresh config. The `portable`
-target runs the same resolved choices (`npudsl.race`, docs/runtime.md).
+`build_compiler_config(settings)` applies them to a fresh config. `npugraph_ex_options(...)`
+spells the same choices as the `options=` of `torch.compile(backend="npugraph_ex")`. The
+`portable` target runs the same resolved choices (`npudsl.race`, docs/runtime.md).
 This module does not import torch or torchair (torchair only inside
 `build_compiler_config`). Table and rules: docs/contract.md.
 """
@@ -24,6 +25,8 @@ __all__ = [
     "CLONE_OUTPUT",
     "DISABLE_REUSE_IN_SAME_FX",
     "MODE",
+    "NPUGRAPH_EX_BACKEND",
+    "NPUGRAPH_EX_DEFAULTS",
     "TORCHAIR_DEFAULTS",
     "USE_CUSTOM_POOL",
     "ConfigSetting",
@@ -32,6 +35,7 @@ __all__ = [
     "aclgraph_options",
     "build_compiler_config",
     "graph_memory",
+    "npugraph_ex_options",
 ]
 
 MODE = "mode"
@@ -47,6 +51,15 @@ TORCHAIR_DEFAULTS: dict[str, object] = {
     DISABLE_REUSE_IN_SAME_FX: False,
     CLONE_INPUT: True,
     CLONE_OUTPUT: False,
+}
+
+NPUGRAPH_EX_BACKEND = "npugraph_ex"  # the torch.compile backend torch_npu registers
+# npugraph_ex's CompilerConfig options for seed 003, and their defaults (checked against the real sources too).
+NPUGRAPH_EX_DEFAULTS: dict[str, object] = {
+    "use_graph_pool": None,  # mode 1; a pool turns reuse_graph_pool_in_same_fx off, as in torchair
+    "reuse_graph_pool_in_same_fx": True,  # mode 2
+    "clone_input": True,  # mode 3
+    "clone_output": False,
 }
 
 
@@ -142,6 +155,18 @@ def aclgraph_options(**options: Any) -> tuple[ConfigSetting, ...]:
         ConfigSetting(path=CLONE_INPUT, value=memory.clone_inputs),
         ConfigSetting(path=CLONE_OUTPUT, value=memory.clone_outputs),
     )
+
+
+def npugraph_ex_options(**options: Any) -> dict[str, Any]:
+    """``torch.compile(backend="npugraph_ex", options=...)`` for seed 003's memory options (as `graph_memory`);
+    every option is spelled out, so the result does not depend on npugraph_ex's defaults."""
+    memory = graph_memory(**options)
+    return {
+        "use_graph_pool": memory.mempool,
+        "reuse_graph_pool_in_same_fx": memory.reuse_within_graph,
+        "clone_input": memory.clone_inputs,
+        "clone_output": memory.clone_outputs,
+    }
 
 
 def _default_factory() -> Any:

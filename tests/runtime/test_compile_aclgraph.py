@@ -50,7 +50,7 @@ def test_contradictions_fail_before_torchair_is_needed() -> None:
 
 
 def test_graph_options_belong_to_graph_targets_only() -> None:
-    with pytest.raises(NpudslError, match="'aclgraph' and 'portable'"):
+    with pytest.raises(NpudslError, match="'aclgraph', 'npugraph_ex', 'portable' only"):
         npudsl.compile(torch.nn.Linear(2, 2), target="ge", clone_outputs=True)
 
 

@@ -71,7 +71,7 @@ def test_race_names_the_original_file_lines(fake_transformer: list[str]) -> None
     assert str(caught.value).startswith("tensor 'x.sin()' made")  # the user's expression, not the generated 'out'
 
 
-@pytest.mark.parametrize("target", ["aclgraph", "ge", "npugraph_ex", "cuda", "tpu"])
+@pytest.mark.parametrize("target", ["aclgraph", "ge", "npugraph_ex", "tpu"])
 def test_other_targets_fail_before_touching_the_model(target: str) -> None:
     model = compile_models.Net()
     with pytest.raises(npudsl.NpudslError, match=repr(target)):

@@ -1,7 +1,4 @@
-"""The stand-ins match torch-npu 2.13.0, read as text from the cached wheel (skipped when it is not cached).
-
-tests/contract downloads the wheel into the cache; these tests only read it.
-"""
+"""The stand-ins match torch-npu 2.13.0, read as text from the wheel (see conftest.py for offline runs)."""
 
 from __future__ import annotations
 
@@ -13,22 +10,13 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from codegen.contract import TORCH_NPU_VERSION, cache_dir, open_wheel
-from codegen.contract.fetch import WheelSource
+from npu_contract.fetch import WheelSource
 from npudsl.testing import standins
 from npudsl.testing.standins import _limits, _torchair
 from npudsl.testing.standins._config import Option
 
 _TORCHAIR = "torch_npu/dynamo/torchair/"
 _REAL_NAMESPACE = {standins.AIR: "air", standins.NPUGRAPH_EX: "npugraph_ex"}
-
-
-@pytest.fixture(scope="module")
-def wheel() -> WheelSource:
-    found = sorted(cache_dir().glob(f"torch_npu-{TORCH_NPU_VERSION}-*.whl"))
-    if not found:
-        pytest.skip(f"torch-npu {TORCH_NPU_VERSION} wheel not cached in {cache_dir()} (tests/contract downloads it)")
-    return open_wheel(TORCH_NPU_VERSION, cache_dir())
 
 
 def _flat(text: str) -> str:
