@@ -19,7 +19,7 @@ import torch.fx
 
 from npudsl.suggest.dag import Unit
 from npudsl.suggest.simulate import predict
-from npudsl.suggest.units import Site
+from npudsl.suggest.units import Site, attribute_of
 from npudsl.timeline.simulate import Schedule
 
 __all__ = ["SYNC_COST", "Move", "Plan", "choose", "stream_name"]
@@ -49,11 +49,9 @@ class Plan:
 
 def stream_name(site: Site, module: str) -> str:
     """A name like a hand-written one: the method, or the submodule's attribute (its class for a list item)."""
-    if not site.submodule:
-        return site.callee.split(".")[-1]
-    attribute = module.rsplit(".", 1)[-1]
-    if attribute and not attribute.isdigit():
-        return attribute
+    attribute = attribute_of(site, module)
+    if attribute is not None:
+        return attribute.lstrip("_") or attribute
     return "".join("_" + c.lower() if c.isupper() else c for c in site.callee.split(".")[0]).lstrip("_")
 
 

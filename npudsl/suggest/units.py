@@ -23,7 +23,7 @@ import torch.fx
 
 from npudsl.race._timeline import runtime_op
 
-__all__ = ["Instance", "Site", "SourceDefs", "call_units", "compute_nodes", "frames_of"]
+__all__ = ["Instance", "Site", "SourceDefs", "attribute_of", "call_units", "compute_nodes", "frames_of"]
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\w+)')
 _COMPUTE = ("call_function", "call_method", "call_module")
@@ -66,6 +66,14 @@ class SourceDefs:
     def method_at(self, line: int) -> str | None:
         inner = [(first, name) for first, last, name in self.spans if first <= line <= last]
         return max(inner)[1] if inner else None
+
+
+def attribute_of(site: Site, module: str) -> str | None:
+    """The ``self.<attribute>`` the caller calls: the method, or the submodule's attribute (None: a list item)."""
+    if not site.submodule:
+        return site.callee.split(".")[-1]
+    last = module.rsplit(".", 1)[-1]
+    return last if last and not last.isdigit() else None
 
 
 def compute_nodes(graph: torch.fx.Graph) -> list[torch.fx.Node]:
