@@ -16,6 +16,7 @@ from collections.abc import Callable
 import attrs
 import torch.fx
 
+from npudsl.race._timeline import runtime_op
 from npudsl.suggest.units import Instance, SourceDefs, frames_of
 
 __all__ = ["Unit", "analyze"]
@@ -78,6 +79,17 @@ def _race(instance: Instance, join: int, nodes: list[torch.fx.Node], index: dict
     return None
 
 
+def _on_streams(nodes: list[torch.fx.Node]) -> set[int]:
+    """Ops already inside a ``stream_enter`` ... ``stream_exit`` (the source has decorators there)."""
+    depth, inside = 0, set()
+    for i, node in enumerate(nodes):
+        op = runtime_op(node)
+        depth += (op == "stream_enter") - (op == "stream_exit")
+        if depth:
+            inside.add(i)
+    return inside
+
+
 def _parent(instance: Instance, earlier: list[Instance]) -> Instance | None:
     return next((p for p in reversed(earlier) if p.depth == instance.depth - 1
                  and p.nodes[0] <= instance.nodes[0] and instance.nodes[-1] <= p.nodes[-1]), None)
@@ -87,10 +99,12 @@ def analyze(instances: list[Instance], nodes: list[torch.fx.Node], cost: Callabl
             defs: SourceDefs) -> list[Unit]:
     """Each instance's facts (``instances`` in order of their first op)."""
     index = {node: i for i, node in enumerate(nodes)}
-    units = []
+    units, placed = [], _on_streams(nodes)
     for k, instance in enumerate(instances):
         join = _join(instance, nodes, index, defs)
         problem = _race(instance, join, nodes, index) if join is not None else "nothing reads its result"
+        if placed.intersection(instance.nodes):
+            problem = "it is already on a side stream"
         units.append(Unit(instance=instance, cost=sum(cost(nodes[i]) for i in instance.nodes), join=join,
                           parent=_parent(instance, instances[:k]), problem=problem))
     return units
