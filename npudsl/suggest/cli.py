@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", metavar="NAME", help="the model class (default: Model, else the last nn.Module "
                         "class whose constructor needs no arguments); e.g. --model MoEDecoder")
     parser.add_argument("--inputs", metavar="FUNC", help="the function returning the inputs: a name in FILE, "
-                        "FILE.py:NAME or package.module:NAME (default: example_inputs)")
+                        "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs")
     parser.add_argument("--streams", type=positive_int, default=1, metavar="N",
                         help="the most side streams to use (default: 1); e.g. --streams 2")
     mode = parser.add_mutually_exclusive_group()

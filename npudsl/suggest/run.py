@@ -39,6 +39,8 @@ def _capture(path: str, model: str | None, inputs: str | None, measured: bool, h
 
     module = load_example(path)
     make_inputs = resolve_inputs(module, path, inputs)
+    if model is None and isinstance(getattr(module, "Model", None), type):
+        model = "Model"  # the default order: --model, else Model, else the last nn.Module class
     instance = pick_model(module, model)
     with single_process_group(module):
         gm, example = capture_graph(instance, tuple(make_inputs()))
