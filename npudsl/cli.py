@@ -25,12 +25,14 @@ COMMANDS = {
     "transform": ("npudsl.transform_cli", "run_transform", "rewrite the decorators into explicit stream code"),
     "check": ("npudsl.check_cli", "run_check", "report multi-stream mistakes without writing anything"),
     "schedule": ("npudsl.timeline.cli", "run_schedule", "draw the captured schedule (SVG or Chrome trace JSON)"),
+    "suggest": ("npudsl.suggest.cli", "run_suggest", "propose @on_stream decorators for an unannotated model"),
 }
 
 _EXAMPLES = """examples:
   npudsl transform src/ --diff          what the decorators become, as a patch
   npudsl check src/ --format github     annotations in a GitHub Actions job
   npudsl schedule model.py -o model.svg a timeline picture of the model's streams
+  npudsl suggest model.py --diff        the decorators worth adding to an unannotated model
   npudsl COMMAND --help                 every option of a command, with examples"""
 
 

@@ -1,0 +1,195 @@
+"""Stage 4: write a plan into the source with libcst: ``@on_stream`` where the moves are, and its import.
+
+- A callee whose every call in the model moves to one stream gets the decorator
+  itself: the method, or the submodule's class (its ``forward``).
+- Otherwise each moved call gets a small method on the caller that wraps it,
+  decorated, and the call goes through it (``self.branch_a(x)`` becomes
+  ``self._branch_a(x)``): that is how one instance of a class can move while
+  another of the same class stays.
+- ``from npudsl import on_stream`` joins an existing ``from npudsl import`` or
+  starts its own block after the module's imports.
+"""
+
+from __future__ import annotations
+
+import attrs
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from npudsl.suggest.units import Site
+
+__all__ = ["Edit", "Wrap", "apply_edits", "wrappable"]
+
+_NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl"), relative=[])
+
+
+@attrs.frozen(kw_only=True)
+class Wrap:
+    """Route the call ``self.<attribute>(...)`` of ``site`` through a decorated method ``name``."""
+
+    site: Site
+    attribute: str
+    name: str
+    stream: str
+
+
+@attrs.frozen(kw_only=True)
+class Edit:
+    decorate: dict[str, str]  # "Class" or "Class.method" -> stream
+    wraps: tuple[Wrap, ...] = ()
+
+
+def _decorator(stream: str) -> cst.Decorator:
+    return cst.Decorator(decorator=cst.parse_expression(f"on_stream({stream!r})".replace("'", '"')))
+
+
+def _self_call(attribute: str) -> m.Call:
+    return m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name(attribute)))
+
+
+def _parameters(call: cst.Call) -> list[str] | None:
+    """The wrapper's parameters for ``call``'s arguments; None when they cannot be mirrored (``*a``, ``**k``)."""
+    names: list[str] = []
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            names.append(arg.keyword.value)
+        elif isinstance(arg.value, cst.Name) and arg.value.value not in ("self", *names):
+            names.append(arg.value.value)
+        else:
+            names.append(f"arg{i}")
+    return names if len(set(names)) == len(names) else None
+
+
+def _wrapper(wrap: Wrap, call: cst.Call) -> cst.FunctionDef:
+    names = _parameters(call) or []
+    passed = [f"{n}={n}" if a.keyword is not None else n for n, a in zip(names, call.args)]
+    code = (f"def {wrap.name}(self{''.join(', ' + n for n in names)}):\n"
+            f"    return self.{wrap.attribute}({', '.join(passed)})\n")
+    function = cst.ensure_type(cst.parse_statement(code), cst.FunctionDef)
+    return function.with_changes(decorators=[_decorator(wrap.stream)])
+
+
+class _Calls(cst.CSTVisitor):
+    """The calls ``self.<attribute>(...)`` on each line of one method."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: dict[tuple[str, int, str], list[cst.Call]] = {}
+        self.scope: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.append(node.name.value)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.append(node.name.value)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Attribute(value=m.Name("self"))):
+            span = self.get_metadata(PositionProvider, node)
+            for line in range(span.start.line, span.end.line + 1):
+                key = (".".join(self.scope), line, node.func.attr.value)  # type: ignore[attr-defined]
+                self.found.setdefault(key, []).append(node)
+
+
+def _calls(wrapper: MetadataWrapper) -> dict[tuple[str, int, str], list[cst.Call]]:
+    visitor = _Calls()
+    wrapper.visit(visitor)
+    return visitor.found
+
+
+def wrappable(module: cst.Module, site: Site, attribute: str) -> bool:
+    """Whether ``site`` is one call ``self.<attribute>(...)`` whose arguments a wrapper can mirror."""
+    found = _calls(MetadataWrapper(module, unsafe_skip_copy=True)).get((site.caller, site.line, attribute), [])
+    return len(found) == 1 and _parameters(found[0]) is not None
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, edit: Edit, calls: dict[cst.Call, Wrap]) -> None:
+        super().__init__()
+        self.edit = edit
+        self.calls = calls
+        self.scope: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.append(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.append(node.name.value)
+
+    def _decorated(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+        stream = self.edit.decorate.get(".".join(self.scope))
+        self.scope.pop()
+        if stream is None:
+            return node
+        return node.with_changes(decorators=[_decorator(stream), *node.decorators])
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        return self._decorated(updated)  # type: ignore[return-value]
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        body: list[cst.BaseStatement] = []
+        for statement in updated.body.body:
+            name = statement.name.value if isinstance(statement, cst.FunctionDef) else None
+            for call, wrap in self.calls.items():
+                if wrap.site.caller == f"{updated.name.value}.{name}":
+                    lines = statement.leading_lines if body else ()
+                    body.append(_wrapper(wrap, call).with_changes(leading_lines=lines))
+            body.append(statement)
+        updated = updated.with_changes(body=updated.body.with_changes(body=body))
+        return self._decorated(updated)  # type: ignore[return-value]
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        wrap = self.calls.get(original)
+        if wrap is None:
+            return updated
+        return updated.with_changes(func=updated.func.with_changes(attr=cst.Name(wrap.name)))
+
+
+def _with_import(module: cst.Module) -> cst.Module:
+    body = list(module.body)
+    for i, statement in enumerate(body):
+        if m.matches(statement, m.SimpleStatementLine(body=[_NPUDSL_FROM])):
+            node = statement.body[0]
+            if isinstance(node.names, cst.ImportStar) or any(  # type: ignore[attr-defined]
+                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):  # type: ignore
+                return module
+            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],  # type: ignore[attr-defined]
+                           key=lambda a: cst.Module([]).code_for_node(a.name))
+            names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
+            body[i] = statement.with_changes(body=[node.with_changes(names=names)])
+            return module.with_changes(body=body)
+    return module.with_changes(body=_insert_import(body))
+
+
+def _insert_import(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
+    docstring = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
+    at = 1 if body and m.matches(body[0], docstring) else 0
+    while at < len(body) and m.matches(body[at], imports):
+        at += 1
+    line = cst.parse_statement("from npudsl import on_stream\n")
+    line = line.with_changes(leading_lines=[cst.EmptyLine()] if at else [])
+    if at < len(body) and not body[at].leading_lines:
+        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
+    return [*body[:at], line, *body[at:]]
+
+
+def apply_edits(source: str, edit: Edit) -> str:
+    """``source`` with ``edit`` written in (the same text when it asks for nothing)."""
+    if not edit.decorate and not edit.wraps:
+        return source
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    found = _calls(wrapper)
+    calls = {found[(w.site.caller, w.site.line, w.attribute)][0]: w for w in edit.wraps}
+    return _with_import(wrapper.module.visit(_Apply(edit, calls))).code

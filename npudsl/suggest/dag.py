@@ -1,0 +1,110 @@
+"""Stage 2: what each call unit needs, makes and may overlap with, from the graph's data dependencies.
+
+For one unit instance: its cost, where it starts (the fork: the side stream waits
+for everything the main stream issued before the call), and its join: the first
+op outside the unit that reads one of its results (the main stream waits there,
+as the transformer's automatic sync does). The ops between the fork and the join
+are the window where the unit can run beside the main stream. A unit is not
+movable when moving it would race (it writes a tensor the window reads, or the
+window writes a tensor it reads) or when nothing outside reads its results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+import torch.fx
+
+from npudsl.race._timeline import runtime_op
+from npudsl.suggest.units import Instance, SourceDefs, frames_of
+
+__all__ = ["Unit", "analyze"]
+
+
+@attrs.frozen(kw_only=True)
+class Unit:
+    instance: Instance
+    cost: float  # microseconds, the sum of its ops
+    join: int | None  # index of the first op outside that reads a result; None: no result is read
+    parent: Instance | None
+    problem: str | None = None  # why it cannot be moved
+
+    @property
+    def fork(self) -> int:
+        return self.instance.nodes[0]
+
+    @property
+    def movable(self) -> bool:
+        return self.problem is None and self.join is not None and self.cost > 0
+
+
+def _mutated(node: torch.fx.Node) -> torch.fx.Node | None:
+    """The tensor an in-place op writes (``add_``, ``copy_``...), or None."""
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    writes = name.endswith("_") and not name.endswith("__")
+    first = node.args[0] if node.args else None
+    return first if writes and isinstance(first, torch.fx.Node) else None
+
+
+def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node], defs: SourceDefs) -> int:
+    """The first op of the caller's statement that holds op ``reader``: the join waits before the statement."""
+    statement = frames_of(nodes[reader], defs)[:instance.depth + 1]
+    start = reader
+    while start - 1 > instance.nodes[-1] and frames_of(nodes[start - 1], defs)[:instance.depth + 1] == statement:
+        start -= 1
+    return start
+
+
+def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
+          ) -> int | None:
+    inside, last = set(instance.nodes), instance.nodes[-1]
+    made = [nodes[i] for i in instance.nodes]
+    written = [w for node in made if (w := _mutated(node)) is not None and index[w] not in inside]
+    readers = [index[user] for node in made + written for user in node.users
+               if index[user] not in inside and index[user] > last]
+    return _statement_start(instance, min(readers), nodes, defs) if readers else None
+
+
+def _race(instance: Instance, join: int, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int]) -> str | None:
+    inside = set(instance.nodes)
+    window = [nodes[i] for i in range(instance.nodes[0], join) if i not in inside]
+    reads = {a for i in instance.nodes for a in nodes[i].all_input_nodes if index[a] not in inside}
+    writes = {w for i in instance.nodes if (w := _mutated(nodes[i])) is not None and index[w] not in inside}
+    for node in window:
+        if _mutated(node) in reads:
+            return f"{node.name} writes a tensor it reads"
+        if writes & set(node.all_input_nodes):
+            return f"it writes a tensor {node.name} reads"
+    return None
+
+
+def _on_streams(nodes: list[torch.fx.Node]) -> set[int]:
+    """Ops already inside a ``stream_enter`` ... ``stream_exit`` (the source has decorators there)."""
+    depth, inside = 0, set()
+    for i, node in enumerate(nodes):
+        op = runtime_op(node)
+        depth += (op == "stream_enter") - (op == "stream_exit")
+        if depth:
+            inside.add(i)
+    return inside
+
+
+def _parent(instance: Instance, earlier: list[Instance]) -> Instance | None:
+    return next((p for p in reversed(earlier) if p.depth == instance.depth - 1
+                 and p.nodes[0] <= instance.nodes[0] and instance.nodes[-1] <= p.nodes[-1]), None)
+
+
+def analyze(instances: list[Instance], nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float],
+            defs: SourceDefs) -> list[Unit]:
+    """Each instance's facts (``instances`` in order of their first op)."""
+    index = {node: i for i, node in enumerate(nodes)}
+    units, placed = [], _on_streams(nodes)
+    for k, instance in enumerate(instances):
+        join = _join(instance, nodes, index, defs)
+        problem = _race(instance, join, nodes, index) if join is not None else "nothing reads its result"
+        if placed.intersection(instance.nodes):
+            problem = "it is already on a side stream"
+        units.append(Unit(instance=instance, cost=sum(cost(nodes[i]) for i in instance.nodes), join=join,
+                          parent=_parent(instance, instances[:k]), problem=problem))
+    return units

@@ -1,0 +1,64 @@
+"""Run every stage on one model file: :func:`suggest`."""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+import libcst as cst
+
+from npudsl.suggest.apply import Edit, apply_edits
+from npudsl.suggest.dag import Unit, analyze
+from npudsl.suggest.mapping import edits, mappable
+from npudsl.suggest.plan import SYNC_COST, Plan, choose
+from npudsl.suggest.units import SourceDefs, call_units, compute_nodes
+from npudsl.timeline.cost import NOMINAL, Hardware
+
+__all__ = ["Suggestion", "suggest"]
+
+
+@attrs.frozen(kw_only=True)
+class Suggestion:
+    path: str
+    model: str  # the model class's name
+    plan: Plan
+    units: tuple[Unit, ...]
+    edit: Edit
+    source: str
+    proposed: str  # the source with the decorators; equal to ``source`` when nothing is worth moving
+    note: str  # how op times were found
+
+    @property
+    def changed(self) -> bool:
+        return self.proposed != self.source
+
+
+def _capture(path: str, model: str | None, inputs: str | None, measured: bool, hardware: Hardware):  # type: ignore[no-untyped-def]
+    from npudsl.timeline.capture import capture_graph, load_example, pick_model, resolve_inputs, single_process_group
+    from npudsl.timeline.cost import measured_cost, model_cost
+
+    module = load_example(path)
+    make_inputs = resolve_inputs(module, path, inputs)
+    if model is None and isinstance(getattr(module, "Model", None), type):
+        model = "Model"  # the issue's default order: --model, else Model, else the last nn.Module class
+    instance = pick_model(module, model)
+    with single_process_group(module):
+        gm, example = capture_graph(instance, tuple(make_inputs()))
+        if measured:
+            return instance, gm, measured_cost(gm, example), "measured: each op's fastest eager time on this CPU"
+    return instance, gm, model_cost(hardware), hardware.describe()
+
+
+def suggest(path: str, *, model: str | None = None, inputs: str | None = None, streams: int = 1,
+            sync_cost: float = SYNC_COST, measured: bool = False, hardware: Hardware = NOMINAL) -> Suggestion:
+    """The decorators worth adding to ``path``'s model; raises :class:`~npudsl.errors.NpudslError` on bad input."""
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    instance, gm, cost, note = _capture(path, model, inputs, measured, hardware)
+    nodes = compute_nodes(gm.graph)
+    defs = SourceDefs.read(path, source)
+    units = mappable(analyze(call_units(nodes, defs), nodes, cost, defs), cst.parse_module(source))
+    plan = choose(units, nodes, cost, streams=streams, sync_cost=sync_cost)
+    edit = edits(plan.moves, units, defs)
+    return Suggestion(path=os.fspath(path), model=type(instance).__name__, plan=plan, units=tuple(units),
+                      edit=edit, source=source, proposed=apply_edits(source, edit), note=note)
