@@ -5,13 +5,12 @@ from __future__ import annotations
 from common_sources import AUTO, MANUAL
 from targets_util import diagnostics, transform, user_code
 
-AUTO_OUT = '''import torch
-import functools
+AUTO_OUT = '''import functools
 
+import torch
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 

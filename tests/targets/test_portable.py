@@ -24,9 +24,10 @@ class Block(torch.nn.Module):
         return x + 1
 '''
 
-SWITCH_OUT = '''import torch
+SWITCH_OUT = '''from contextlib import nullcontext
+
+import torch
 from npudsl import runtime
-from contextlib import nullcontext
 
 
 class Block(torch.nn.Module):
