@@ -12,6 +12,7 @@ from codegen.checks import (
     guard_root,
     no_call_site,
     unbound_call,
+    unjoined_stream,
     unknown_event,
     unlimited_stream,
     unresolved_receiver,
@@ -26,4 +27,5 @@ RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
     unknown_event, event_streams, event_cycle, guard_root,
     core_range, core_sum, dotted_counts,
     unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
+    unjoined_stream,
 ))

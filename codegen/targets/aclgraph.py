@@ -13,6 +13,22 @@ __all__ = ["AclGraph", "TorchairSpelling", "tag_text"]
 
 _DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
+# torchair raises ValueError when a tag is created twice, and a module may run again in one process
+# (importlib.reload, an import under another name, npudsl.compile's twin): the table lives on
+# torchair.ops, where every copy of every generated module finds it.
+_TAGGED_EVENT = '''_TAGGED_EVENTS = vars(TORCHAIR.ops).setdefault("npudsl_tagged_events", {})
+
+
+def {name}(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, TORCHAIR.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+'''
+
 
 def tag_text(stream: str | CurrentStream) -> str:
     """The tag of ``stream`` as torchair names it (``"default"`` is the main stream). Tags are static: the
@@ -68,10 +84,12 @@ class _Spelling(TorchairSpelling):
         return [f"{self.helper('_record_tagged_stream', source)}({value.name}, {tag_text(stream)})"]
 
     def define_event(self, event: EventRef) -> str | None:
-        return f"{event.var} = {self.torchair}.ops.npu_create_tagged_event(tag={quote(event.tag)})"
+        table = self.names.global_name("_TAGGED_EVENTS")
+        source = _TAGGED_EVENT.replace("_TAGGED_EVENTS", table).replace("TORCHAIR", self.torchair)
+        return f"{event.var} = {self.helper('_tagged_event', source)}({quote(event.tag)}, __file__)"
 
     def event_comment(self) -> str | None:
-        return "# Tagged events are process-global: each is created once, here."
+        return "# Tagged events are process-global: each is made here, once per process."
 
 
 @attrs.frozen

@@ -3,7 +3,7 @@
 A comment ``# E: NPD201@6`` (an error) or ``# W: NPD501@16`` (a warning) says
 that the diagnostic is expected on that line, at that 1-based column; a line may
 carry several. ``# device: NAME`` anywhere in a file checks its case against
-that device profile. A case is a file, or a folder whose files are checked
+that device profile, ``# target: T`` for that target (default aclgraph). A case is a file, or a folder whose files are checked
 together (one run).
 """
 
@@ -24,6 +24,7 @@ __all__ = ["CASES", "Expected", "actual", "all_cases", "expected"]
 CASES = Path(__file__).resolve().parent / "cases"
 _EXPECT = re.compile(r"\b([EW]): (NPD\d{3})@(\d+)")
 _DEVICE = re.compile(rb"^# device: (\S+)", re.MULTILINE)
+_TARGET = re.compile(rb"^# target: (\S+)", re.MULTILINE)
 _SEVERITY = {"E": Severity.ERROR, "W": Severity.WARNING}
 
 
@@ -64,11 +65,17 @@ def device_of(case: Path) -> Device:
     return get_device(names.pop().decode()) if names else DEFAULT_DEVICE
 
 
+def target_of(case: Path) -> str:
+    names = {m.decode() for path in _files(case) for m in _TARGET.findall(path.read_bytes())}
+    assert len(names) <= 1, f"{case}: one target per case"
+    return names.pop() if names else "aclgraph"
+
+
 def diagnostics(case: Path) -> list[Diagnostic]:
     files = read_sources(discover([str(case)]))
     index = index_run(files)
-    device = device_of(case)
-    reports = [check_file(f, index, target="aclgraph", device=device) for f in files]
+    device, target = device_of(case), target_of(case)
+    reports = [check_file(f, index, target=target, device=device) for f in files]
     assert not [r.internal_error for r in reports if r.internal_error]
     return [d for r in reports for d in r.diagnostics]
 

@@ -114,7 +114,8 @@ def test_two_files_with_one_module_name_stay_apart(tmp_path: Path) -> None:
              for f in files}
     assert found == {"a": [], "b": ["NPD502"]}
     out = _run(tmp_path)
-    assert 'tag="a/model.Block.f.join"' in out["a/model.py"] and 'tag="b/model.Block.f.join"' in out["b/model.py"]
+    assert '_tagged_event("a/model.Block.f.join"' in out["a/model.py"]
+    assert '_tagged_event("b/model.Block.f.join"' in out["b/model.py"]
 
 
 def test_the_cli_gives_same_named_files_their_own_tags(tmp_path: Path) -> None:
@@ -123,7 +124,7 @@ def test_the_cli_gives_same_named_files_their_own_tags(tmp_path: Path) -> None:
     done = cli("transform", str(tmp_path / "src"), "-o", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     for name in ("a", "b"):
-        assert f'tag="{name}/model.Block.f.fork"' in (tmp_path / "out" / name / "model.py").read_text()
+        assert f'_tagged_event("{name}/model.Block.f.fork"' in (tmp_path / "out" / name / "model.py").read_text()
 
 
 def test_a_unique_module_name_is_its_own_key(tmp_path: Path) -> None:

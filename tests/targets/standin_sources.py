@@ -35,9 +35,22 @@ import torch
 from torch import nn
 import torchair
 
-# Tagged events are process-global: each is created once, here.
-_SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="m.AtOnce.side.fork")
-_SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="m.AtOnce.side.join")
+
+
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_SIDE_FORK = _tagged_event("m.AtOnce.side.fork", __file__)
+_SIDE_JOIN = _tagged_event("m.AtOnce.side.join", __file__)
 
 
 class AtOnce(nn.Module):

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from common_sources import AUTO, MANUAL
 from targets_util import diagnostics, transform, user_code
+
+from codegen.checks.pipeline import check_file
+from codegen.run import index_run, source_of
+from npudsl.devices import DEFAULT_DEVICE
 
 AUTO_OUT = '''import functools
 
@@ -132,3 +137,11 @@ def test_switch_events_clone_guards_and_no_core_limit() -> None:
 
 def test_core_limit_is_a_positioned_warning() -> None:
     assert "7:6: NPD590 warning" in diagnostics(MANUAL, "cuda")
+
+
+@pytest.mark.parametrize("target, expected", [("cuda", ["14:6 NPD511"]), ("aclgraph", []), ("npugraph_ex", [])])
+def test_an_unjoined_manual_stream_is_reported_for_cuda_only(target: str, expected: list[str]) -> None:
+    """"late" waits for "side" but nothing waits for "late": CUDA graph capture would fail."""
+    files = [source_of(MANUAL, path="m.py", module="m")]
+    report = check_file(files[0], index_run(files), target=target, device=DEFAULT_DEVICE)
+    assert [f"{d.line}:{d.col} {d.code}" for d in report.diagnostics if d.code == "NPD511"] == expected

@@ -15,11 +15,24 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_LEFT_DONE = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.left_done")
-_RIGHT_DONE = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.right_done")
-_BOTH_READ = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.both_read")
-_MERGED = torchair.ops.npu_create_tagged_event(tag="after_multiple_events.Fan.merged")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_LEFT_DONE = _tagged_event("after_multiple_events.Fan.left_done", __file__)
+_RIGHT_DONE = _tagged_event("after_multiple_events.Fan.right_done", __file__)
+_BOTH_READ = _tagged_event("after_multiple_events.Fan.both_read", __file__)
+_MERGED = _tagged_event("after_multiple_events.Fan.merged", __file__)
 
 
 class Fan(nn.Module):

@@ -15,9 +15,22 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_SIDE_FORK = torchair.ops.npu_create_tagged_event(tag="auto_sync_join_placement.Overlap.side.fork")
-_SIDE_JOIN = torchair.ops.npu_create_tagged_event(tag="auto_sync_join_placement.Overlap.side.join")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_SIDE_FORK = _tagged_event("auto_sync_join_placement.Overlap.side.fork", __file__)
+_SIDE_JOIN = _tagged_event("auto_sync_join_placement.Overlap.side.join", __file__)
 
 
 class Overlap(nn.Module):

@@ -15,11 +15,24 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_SIMPLE_FORK = torchair.ops.npu_create_tagged_event(tag="auto_sync_no_call_site.Lonely.simple.fork")
-_SIMPLE_JOIN = torchair.ops.npu_create_tagged_event(tag="auto_sync_no_call_site.Lonely.simple.join")
-_BRANCHING_FORK = torchair.ops.npu_create_tagged_event(tag="auto_sync_no_call_site.Lonely.branching.fork")
-_BRANCHING_JOIN = torchair.ops.npu_create_tagged_event(tag="auto_sync_no_call_site.Lonely.branching.join")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_SIMPLE_FORK = _tagged_event("auto_sync_no_call_site.Lonely.simple.fork", __file__)
+_SIMPLE_JOIN = _tagged_event("auto_sync_no_call_site.Lonely.simple.join", __file__)
+_BRANCHING_FORK = _tagged_event("auto_sync_no_call_site.Lonely.branching.fork", __file__)
+_BRANCHING_JOIN = _tagged_event("auto_sync_no_call_site.Lonely.branching.join", __file__)
 
 
 class Lonely(nn.Module):

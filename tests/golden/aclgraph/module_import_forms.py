@@ -28,8 +28,21 @@ def _clone(value):
     return value
 
 
-# Tagged events are process-global: each is created once, here.
-_DONE = torchair.ops.npu_create_tagged_event(tag="module_import_forms.Aliased.done")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_DONE = _tagged_event("module_import_forms.Aliased.done", __file__)
 
 
 class Aliased(nn.Module):

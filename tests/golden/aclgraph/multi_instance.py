@@ -17,10 +17,23 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_SHARED_FORK = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.fork")
-_SHARED_JOIN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Shared.forward.join")
-_LAYER_IN = torchair.ops.npu_create_tagged_event(tag="multi_instance.Layer.layer_in")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_SHARED_FORK = _tagged_event("multi_instance.Shared.forward.fork", __file__)
+_SHARED_JOIN = _tagged_event("multi_instance.Shared.forward.join", __file__)
+_LAYER_IN = _tagged_event("multi_instance.Layer.layer_in", __file__)
 
 
 class Shared(nn.Module):

@@ -15,11 +15,24 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_INNER_FORK = torchair.ops.npu_create_tagged_event(tag="nested_streams.Nested.inner.fork")
-_INNER_JOIN = torchair.ops.npu_create_tagged_event(tag="nested_streams.Nested.inner.join")
-_OUTER_FORK = torchair.ops.npu_create_tagged_event(tag="nested_streams.Nested.outer.fork")
-_OUTER_JOIN = torchair.ops.npu_create_tagged_event(tag="nested_streams.Nested.outer.join")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_INNER_FORK = _tagged_event("nested_streams.Nested.inner.fork", __file__)
+_INNER_JOIN = _tagged_event("nested_streams.Nested.inner.join", __file__)
+_OUTER_FORK = _tagged_event("nested_streams.Nested.outer.fork", __file__)
+_OUTER_JOIN = _tagged_event("nested_streams.Nested.outer.join", __file__)
 
 
 class Nested(nn.Module):

@@ -16,8 +16,21 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_COPIED = torchair.ops.npu_create_tagged_event(tag="records_module_function.copied")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_COPIED = _tagged_event("records_module_function.copied", __file__)
 
 
 def copy_out(x):

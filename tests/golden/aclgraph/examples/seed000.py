@@ -24,9 +24,22 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-# Tagged events are process-global: each is created once, here.
-_ADD_DONE = torchair.ops.npu_create_tagged_event(tag="seed000.Model.add_done")
-_MM_DONE = torchair.ops.npu_create_tagged_event(tag="seed000.Model.mm_done")
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_ADD_DONE = _tagged_event("seed000.Model.add_done", __file__)
+_MM_DONE = _tagged_event("seed000.Model.mm_done", __file__)
 
 
 class Model(nn.Module):
