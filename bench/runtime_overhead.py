@@ -12,6 +12,7 @@ the decorated block untransformed (the decorators' eager runtime).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ import torch  # noqa: E402
 import torch.fx  # noqa: E402
 
 from bench.overhead_models import DecoratedBlock, HandBlock, build, inputs  # noqa: E402
-from bench.timing import best_of  # noqa: E402
+from bench.timing import best_in_turns, best_of  # noqa: E402
 from npudsl.runtime.loader import swap_classes  # noqa: E402
 
 __all__ = ["graph_signature", "main", "per_call"]
@@ -67,11 +68,8 @@ def build_models(hidden: int, inter: int) -> dict[str, torch.nn.Module]:
 
 def _eager(models: dict[str, torch.nn.Module], x: torch.Tensor, calls: int, repeat: int) -> dict[str, float]:
     """Per-call times, the models taking turns within each repeat (fair under varying load)."""
-    best = {name: float("inf") for name in models}
-    for _ in range(repeat):
-        for name, model in models.items():
-            best[name] = min(best[name], per_call(model, x, calls, 1))
-    return best
+    return best_in_turns({name: functools.partial(per_call, model, x, calls, 1) for name, model in models.items()},
+                         repeat)
 
 
 def main(argv: list[str] | None = None) -> int:

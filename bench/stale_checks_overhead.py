@@ -30,7 +30,7 @@ import torch  # noqa: E402
 import torch.fx  # noqa: E402
 
 from bench.overhead_models import DecoratedBlock, build, inputs  # noqa: E402
-from bench.timing import best_of  # noqa: E402
+from bench.timing import best_in_turns, best_of  # noqa: E402
 from npudsl.graph_config import graph_memory  # noqa: E402
 from npudsl.race import portable_backend  # noqa: E402
 from npudsl.runtime.loader import swap_classes  # noqa: E402
@@ -64,15 +64,13 @@ def decode(model: Callable[..., Any], x: torch.Tensor, calls: int) -> torch.Tens
 
 
 def _per_call(models: dict[str, Callable[..., Any]], x: torch.Tensor, calls: int, repeat: int) -> dict[str, float]:
-    best = {name: float("inf") for name in models}
+    def measure(model: Callable[..., Any]) -> Callable[[], float]:
+        return lambda: best_of(lambda: decode(model, x, calls), 1, time.perf_counter) / calls * 1e6
+
     with torch.no_grad():
         for model in models.values():
             decode(model, x, 3)  # compile and warm up
-        for _ in range(repeat):
-            for name, model in models.items():
-                seconds = best_of(lambda m=model: decode(m, x, calls), 1, time.perf_counter)
-                best[name] = min(best[name], seconds / calls * 1e6)
-    return best
+        return best_in_turns({name: measure(model) for name, model in models.items()}, repeat)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ import gc
 import time
 from collections.abc import Callable
 
-__all__ = ["best_of"]
+__all__ = ["best_in_turns", "best_of"]
 
 
 def best_of(fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter) -> float:
@@ -21,4 +21,14 @@ def best_of(fn: Callable[[], object], repeat: int, clock: Callable[[], float] = 
         start = clock()
         fn()
         best = min(best, clock() - start)
+    return best
+
+
+def best_in_turns(measures: dict[str, Callable[[], float]], repeat: int) -> dict[str, float]:
+    """The smallest of ``repeat`` readings of each measure, the measures taking turns within each round
+    (fair when the machine's load varies during the run)."""
+    best = {name: float("inf") for name in measures}
+    for _ in range(max(1, repeat)):
+        for name, measure in measures.items():
+            best[name] = min(best[name], measure())
     return best

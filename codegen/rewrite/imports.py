@@ -40,9 +40,7 @@ def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, n
         leading = [cst.EmptyLine()] * (2 if helpers else 1)
         leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
         events[0] = events[0].with_changes(leading_lines=leading)
-    at = _after_imports(body)
-    start = 1 if body and m.matches(body[0].node, _DOCSTRING) else 0
-    texts, at = place_imports(texts, range(start, at), wanted)
+    texts, at = place_imports(texts, _import_block(body), wanted)
     added = _spaced_after_imports(helpers + events) if at else helpers + events
     return "".join([*texts[:at], style.code(added), *texts[at:]])
 
@@ -82,17 +80,17 @@ def _event_definitions(plan: ModulePlan, spelling: Spelling) -> list[cst.BaseSta
     return statements(line for line in lines if line)
 
 
-def _after_imports(body: list[Statement]) -> int:
-    """Index just after the leading docstring and import block."""
+def _import_block(body: list[Statement]) -> range:
+    """The statements of the leading import block, after the docstring."""
     first = body[0].node if body else None
-    at = 1 if first is not None and m.matches(first, _DOCSTRING) else 0
-    last = at
-    for i, stmt in enumerate(body[at:], start=at):
+    start = 1 if first is not None and m.matches(first, _DOCSTRING) else 0
+    last = start
+    for i, stmt in enumerate(body[start:], start=start):
         if stmt.unit.imports:
             last = i + 1
         elif not isinstance(stmt.unit.node, (ast.If, ast.Try)):
             break
-    return last
+    return range(start, last)
 
 
 def _drop_unused_npudsl(body: list[Statement], names: NpudslNames) -> list[Statement]:

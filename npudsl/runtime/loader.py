@@ -22,8 +22,8 @@ from npudsl.runtime._shadow import shadow_class
 
 __all__ = ["line_map", "run_roots", "swap_classes", "transformed_sources"]
 
-_CACHE: dict[tuple[tuple[str, ...], str, tuple[str, ...]], dict[type, type]] = {}
-_HELD: dict[tuple[tuple[str, ...], str, tuple[str, ...]], list[types.ModuleType]] = {}
+# (roots, target, modules) -> (the modules, held so the ids in the key stay theirs; user class -> twin)
+_CACHE: dict[tuple[tuple[str, ...], str, tuple[str, ...]], tuple[list[types.ModuleType], dict[type, type]]] = {}
 
 
 def _file(module: types.ModuleType) -> str | None:
@@ -89,15 +89,14 @@ def _twins(roots: tuple[str, ...], target: str, model_modules: list[types.Module
     a module run again, as a reloaded file is, has new classes and gets new twins)."""
     key = (roots, target, tuple(sorted(f"{module.__name__}@{id(module)}" for module in model_modules)))
     if key not in _CACHE:
-        _HELD[key] = model_modules  # the ids in the key stay theirs while the entry lives
         loaded = _loaded_by_file(model_modules)
         found = [(loaded[path], original, code, path) for path, original, code in transformed_sources(roots, target)
                  if path in loaded]
         made = build_modules(found, suffix=f"{_SUFFIX_MARK}_{target}")
         users = {module.__name__: module for module, _, _, _ in found}
         transformed = {cls: twin for name, module in made.items() for cls, twin in _classes(users[name], module)}
-        _CACHE[key] = {cls: shadow_class(cls, transformed) for cls in transformed}
-    return _CACHE[key]
+        _CACHE[key] = (model_modules, {cls: shadow_class(cls, transformed) for cls in transformed})
+    return _CACHE[key][1]
 
 
 def _classes(user: types.ModuleType, module: types.ModuleType) -> list[tuple[type, type]]:
