@@ -63,6 +63,11 @@ class UserEvents:
                  for name in spec.names}
         self.owners = Counter(name for _, name in pairs)
 
+    def waiters(self, owner: str | None, name: str) -> tuple[str, ...]:
+        """The functions of the event's scope that wait for it, in source order."""
+        return tuple(fn.qualname for fn in self.ir.functions
+                     if fn.owner == owner and any(name in spec.names for spec in fn.waits))
+
     def ref(self, owner: str | None, name: str) -> EventRef:
         key = (owner, name)
         if key not in self.chosen:
@@ -70,7 +75,7 @@ class UserEvents:
             self.chosen[key] = naming.fresh_name(wanted, self.taken)
             self.taken.add(self.chosen[key])
         return EventRef(var=self.chosen[key], tag=naming.event_tag(self.ir.module_name, owner, name), user=True,
-                        name=name)
+                        name=name, waiters=self.waiters(owner, name))
 
 
 def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *,
@@ -101,7 +106,8 @@ def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPl
 def lower_function(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
                    index: RunIndex, events: UserEvents, *, event_sync: bool) -> FunctionPlan:
     """The plan of one decorated function. ``event_sync``: the target orders streams with events (all but GE)."""
-    waits = tuple(Wait(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
+    waits = tuple(Wait(event=attrs.evolve(events.ref(fn.owner, name), waiter=fn.qualname),
+                       when=Cond.of(_when(spec.when)))
                   for spec in fn.waits for name in spec.names)
     records = tuple(Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
                     for spec in fn.records for name in spec.names)

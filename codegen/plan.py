@@ -70,6 +70,8 @@ class EventRef:
     source: str | None = None  # module to import it from, when another module defines it
     user: bool = False  # named by @after/@records (not a fork or join of the automatic synchronization)
     name: str = ""  # the user's event name, for user events
+    waiters: tuple[str, ...] = ()  # user events: the functions of its scope that wait for it (qualnames)
+    waiter: str = ""  # on a wait of a user event: the function that waits
 
 
 @attrs.frozen(kw_only=True)

@@ -9,6 +9,7 @@ from codegen.checks import (
     dotted_counts,
     event_cycle,
     event_streams,
+    ge_event_runs,
     guard_root,
     no_call_site,
     unbound_call,
@@ -27,5 +28,5 @@ RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
     unknown_event, event_streams, event_cycle, guard_root,
     core_range, core_sum, dotted_counts,
     unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
-    unjoined_stream,
+    unjoined_stream, ge_event_runs,
 ))

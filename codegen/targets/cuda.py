@@ -1,4 +1,9 @@
-"""CUDA: ``torch.cuda.Stream`` / ``torch.cuda.Event`` / ``record_stream``; core limits are reported and ignored."""
+"""CUDA: ``torch.cuda.Stream`` / ``torch.cuda.Event`` / ``record_stream``; core limits are reported and ignored.
+
+``record_stream`` is called under CUDA graph capture too: the caching allocator then keeps a recorded
+block out of reuse until capture ends, which grows the graph's pool by the tensors that cross streams
+but never lets another stream's work reuse memory a side stream may still read or write.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +16,9 @@ from codegen.hygiene import ModuleNames
 from codegen.ir import ModuleIR
 from codegen.plan import LimitCores, ModulePlan
 from codegen.targets.base import Spelling
-from codegen.targets.helpers import RECORD
-from codegen.targets.native import RECORD_DOC, NativeSpelling
+from codegen.targets.native import NativeSpelling
 
 __all__ = ["Cuda"]
-
-_RECORD_DOC = (f"{RECORD_DOC}\n\n    Skipped while a CUDA graph is captured eagerly: the block would stay in use until "
-               "capture ends.\n    ")
-
 
 @attrs.define(eq=False)
 class _Spelling(NativeSpelling):
@@ -26,13 +26,6 @@ class _Spelling(NativeSpelling):
 
     def limit(self, context: LimitCores) -> str | None:
         return None  # no CUDA counterpart: ``diagnose`` warns
-
-    def record_helper(self) -> str:
-        torch = self.torch
-        call = (f"if {torch}.compiler.is_compiling() or not {torch}.cuda.is_current_stream_capturing():\n"
-                "            value.record_stream(stream)")
-        source = RECORD.replace("RECORD_DOC", _RECORD_DOC).replace("RECORD_CALL", call).replace("TORCH", torch)
-        return self.helper("_record_stream", source)
 
 
 @attrs.frozen

@@ -4,9 +4,12 @@
 GE orders a graph by its data dependencies and frees memory itself, so the automatic join and the
 lifetime of tensors need no call; the fork is one control edge at each planned call
 (``npu_wait_tensor(<input>, <caller's last value>)``, its result discarded, as in the seeds: rebinding
-it would move later in-place writes onto the wait's output). A user event is a token:
-``@records("e")`` keeps ``torchair.ops.record()`` in the module's table under the event's tag, and
-``@after("e")`` waits for the token recorded last (a wait before any record orders nothing).
+it would move later in-place writes onto the wait's output). A user event is a token
+that lives for one run of the graph: ``@records("e")`` puts ``torchair.ops.record()`` in the module's
+table once for each function of the event's scope that waits for it, and ``@after("e")`` takes its
+own token out and waits for it (no token: no record since its last wait, and nothing to order). A
+token taken out never outlives the graph, so it is neither an extra graph output nor a guard that
+recompiles the next call.
 """
 
 from __future__ import annotations
@@ -14,13 +17,13 @@ from __future__ import annotations
 import attrs
 
 from codegen.hygiene import ModuleNames
-from codegen.plan import CurrentStream, ForkWait, Record, Step, Value, Wait
+from codegen.plan import CurrentStream, EventRef, ForkWait, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
 from codegen.targets.base import Local, Spelling, quote
 
 __all__ = ["Ge"]
 
-_TOKENS = '''{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_TOKENS = '''{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token of its last record, until waited for
 '''
 
 
@@ -35,19 +38,34 @@ class _Spelling(TorchairSpelling):
         if isinstance(step, (Record, Wait)) and not step.event.user:
             return []  # the automatic fork and join: GE follows the data
         if isinstance(step, Record):
-            return [f"{self.tokens()}[{quote(step.event.tag)}] = {self.torchair}.ops.record()"]
+            return self._record(step.event)
         if isinstance(step, Wait):
-            table, tag = self.tokens(), quote(step.event.tag)
-            return [f"if {tag} in {table}:\n    {self.torchair}.ops.wait([{table}[{tag}]])"]
+            table, key = self.tokens(), quote(_key(step.event, step.event.waiter))
+            return [f"if {key} in {table}:\n    {self.torchair}.ops.wait([{table}.pop({key})])"]
         if isinstance(step, ForkWait):
             return [f"{self.torchair}.scope.npu_wait_tensor({step.tensor}, {step.dependency})"]
         raise TypeError(step)
+
+    def _record(self, event: EventRef) -> list[str]:
+        """One token per waiting function (none when nothing waits: the record would order nothing)."""
+        if not event.waiters:
+            return []
+        table, token = self.tokens(), f"{self.torchair}.ops.record()"
+        keys = [quote(_key(event, waiter)) for waiter in event.waiters]
+        if len(keys) == 1:
+            return [f"{table}[{keys[0]}] = {token}"]
+        return [f"{table}[{keys[0]}] = {token}", *(f"{table}[{key}] = {table}[{keys[0]}]" for key in keys[1:])]
 
     def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
         return []  # GE plans the memory of the whole graph; nothing is reused early
 
     def stream_wait(self, step: object) -> list[str]:
         return []
+
+
+def _key(event: EventRef, waiter: str) -> str:
+    """The table key of ``waiter``'s token: the event's tag, and the waiter's name when several wait."""
+    return event.tag if len(event.waiters) < 2 else f"{event.tag}/{waiter.rsplit('.', 1)[-1]}"
 
 
 @attrs.frozen

@@ -55,6 +55,15 @@ def _traceable(code: str, target: str) -> str:
     return ast.unparse(ast.fix_missing_locations(_RecordStream().visit(ast.parse(code))))
 
 
+def _assert_one_graph_without_stashes(graphs: list[torch.fx.GraphModule], outputs: Any, what: str) -> None:
+    """Two calls traced one graph, and the graph returns what the model returns and nothing it stashed."""
+    assert len(graphs) == 1, f"{what}: {len(graphs)} graphs for two calls (a recompile)"
+    returned = {id(t) for t in torch.utils._pytree.tree_leaves(outputs) if isinstance(t, torch.Tensor)}
+    (node,) = [n for n in graphs[0].graph.nodes if n.op == "output"]
+    produced = [a for a in torch.utils._pytree.tree_leaves(node.args) if isinstance(a, torch.fx.Node)]
+    assert len(produced) <= len(returned), f"{what}: the graph returns {len(produced)} tensors, the model {len(returned)}"
+
+
 def run_generated(package: str, root: Path, target: str, inputs: Callable[[], tuple[Any, ...]], *,
                   eager_first: bool = False, **build: Any) -> Any:
     """Import the generated ``package`` under ``target``'s stand-ins, compile its model whole with the race
@@ -68,8 +77,13 @@ def run_generated(package: str, root: Path, target: str, inputs: Callable[[], tu
             model = module.build(**build)
             if eager_first:
                 model(*inputs())
-            compiled = torch.compile(model, backend=standins.checking_backend(target), fullgraph=True)
-            return compiled(*inputs())
+            graphs: list[torch.fx.GraphModule] = []
+            compiled = torch.compile(model, backend=standins.checking_backend(target, seen=graphs.append),
+                                     fullgraph=True)
+            outputs = compiled(*inputs())
+            outputs = compiled(*inputs())
+            _assert_one_graph_without_stashes(graphs, outputs, f"{package} on {target}")
+            return outputs
     finally:
         sys.path.remove(str(root))
         delattr(builtins, _RECORD_STREAM)

@@ -83,5 +83,7 @@ class FakeDevice:
         self.calls["set_stream_limit"] += 1
         self.limit = {"cube_core_num": cube, "vector_core_num": vector}
 
+    capturing: bool = False  # what is_current_stream_capturing answers (a CUDA graph captured eagerly)
+
     def is_current_stream_capturing(self) -> bool:
-        return False
+        return self.capturing

@@ -155,10 +155,8 @@ def _event(tag: str) -> torch.cuda.Event:
 
 
 def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
-    """``tensor.record_stream(stream)``, except while a CUDA graph is captured eagerly, where it would keep
-    the block alive until capture ends. Traced code always records."""
-    if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-        tensor.record_stream(stream)
+    """``tensor.record_stream(stream)``."""
+    tensor.record_stream(stream)
 
 
 _SIDE_FORK = functools.partial(_event, "m.AtOnce.side.fork")

@@ -89,3 +89,20 @@ def test_native_import_touches_no_device_and_results_match(example: str, target:
     expected = getattr(reference, MODELS[example])()(*inputs)
     torch.testing.assert_close(first, expected)
     torch.testing.assert_close(again, expected)
+
+
+def test_cuda_records_crossing_tensors_while_a_graph_is_captured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under eager CUDA graph capture the allocator holds a recorded block until capture ends: the pool grows,
+    but no stream reuses memory another may still read. Skipping the record there would race, so the
+    generated code records exactly as it does outside capture."""
+    recorded = []
+    monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, stream: recorded.append(stream))
+    counts = []
+    for capturing in (False, True):
+        recorded.clear()
+        fake = FakeDevice(capturing=capturing)
+        module = _module(_generated("moe_decoder.py", "cuda"), "moe_decoder", fake, "cuda")
+        module.MoEDecoder()(*module.example_inputs())
+        counts.append(len(recorded))
+    assert counts[0] > 0
+    assert counts[1] == counts[0]

@@ -3,8 +3,11 @@ the automatic fork as one ``npu_wait_tensor`` control edge per call (its result 
 
 from __future__ import annotations
 
+import torch
 from common_sources import AUTO, MANUAL
 from targets_util import diagnostics, transform, user_code
+
+from npudsl.testing.targets import trace_graph
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):
@@ -13,24 +16,25 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
             torchair.scope.limit_core_num(8, 16) if self.limit else nullcontext(),
         ):
             out = x * 2
-            _EVENT_TOKENS["m.Block.ready"] = torchair.ops.record()
+            _EVENT_TOKENS["m.Block.ready/consume"] = torchair.ops.record()
+            _EVENT_TOKENS["m.Block.ready/back"] = _EVENT_TOKENS["m.Block.ready/consume"]
             return out
 
     def consume(self, x, scale: float = 2.0):
         with torchair.scope.npu_stream_switch("late", 0):
-            if "m.Block.ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["m.Block.ready"]])
+            if "m.Block.ready/consume" in _EVENT_TOKENS:
+                torchair.ops.wait([_EVENT_TOKENS.pop("m.Block.ready/consume")])
             out = x * scale
             out = _clone(out)
             return out
 
     def back(self, x):
-        if "m.Block.ready" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["m.Block.ready"]])
+        if "m.Block.ready/back" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS.pop("m.Block.ready/back")])
         return x + 1
 '''
 
-TOKENS = '''_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+TOKENS = '''_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 '''
 
 FORK = '''
@@ -156,3 +160,61 @@ def test_fork_edges_join_only_certain_tensors() -> None:
         "unpacked": "torchair.scope.npu_wait_tensor(x, scale)",
         "own_method": "torchair.scope.npu_wait_tensor(x, weights)",
     }
+
+
+EVENTS = '''
+import torch
+from npudsl import after, on_stream, records
+
+
+class Layer(torch.nn.Module):
+    @records("written")
+    def write(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @on_stream("side", sync="manual")
+    @after("written")
+    def read_side(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+
+    @after("written")
+    def read_main(self, x: torch.Tensor) -> torch.Tensor:
+        return x - 1
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.read_side(x) + self.read_main(x)
+
+
+class Model(torch.nn.Module):
+    """One layer records, another layer of the same class waits: events are the class's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first, self.second = Layer(), Layer()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.first.write(x)
+        return self.second(y) + self.first(y)
+'''
+
+
+def _air_ops(gm: torch.fx.GraphModule) -> list[str]:
+    return [str(n.target).split(".")[1] for n in gm.graph.nodes
+            if n.op == "call_function" and str(n.target).startswith("standin_air.")]
+
+
+def test_event_tokens_live_for_one_run_of_the_graph() -> None:
+    """A token per waiting function, taken by its wait: one graph for three calls, nothing stashed returned,
+    every wait ordered on a record of the same run, and the other layer's wait finds its token too."""
+    code = transform(EVENTS, "ge")
+    assert '_EVENT_TOKENS["m.Layer.written/read_side"] = torchair.ops.record()' in code
+    assert '_EVENT_TOKENS["m.Layer.written/read_main"] = _EVENT_TOKENS["m.Layer.written/read_side"]' in code
+    assert 'torchair.ops.wait([_EVENT_TOKENS.pop("m.Layer.written/read_main")])' in code
+    x = torch.arange(4.0)
+    trace = trace_graph(code, "ge", lambda m: m.Model(), (x,), calls=3)
+    assert len(trace.dynamo) == 1, "the second call recompiled"
+    (output,) = trace.dynamo[0].graph.find_nodes(op="output")
+    assert len(output.args[0]) == 1, "a token became a graph output"
+    # the second layer's two waits take the first layer's tokens; the first layer's forward finds none left
+    assert [op for op in _air_ops(trace.dynamo[0]) if op in ("record", "wait")] == ["record", "wait", "wait"]
+    assert torch.equal(trace.outputs, (x * 2 + 1) + (x * 2 - 1) + (x * 2 + 1) + (x * 2 - 1))

@@ -14,13 +14,9 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
 
 
 def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts.
-
-    Skipped while a CUDA graph is captured eagerly: the block would stay in use until capture ends.
-    """
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
-        if torch.compiler.is_compiling() or not torch.cuda.is_current_stream_capturing():
-            value.record_stream(stream)
+        value.record_stream(stream)
     elif isinstance(value, (tuple, list)):
         for item in value:
             _record_stream(item, stream)

@@ -2,7 +2,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Fan(nn.Module):
@@ -20,10 +20,7 @@ class Fan(nn.Module):
 
     def merge(self, left, right):
         if "after_multiple_events.Fan.left_done" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["after_multiple_events.Fan.left_done"]])
+            torchair.ops.wait([_EVENT_TOKENS.pop("after_multiple_events.Fan.left_done")])
         if "after_multiple_events.Fan.right_done" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["after_multiple_events.Fan.right_done"]])
-        out = left + right
-        _EVENT_TOKENS["after_multiple_events.Fan.both_read"] = torchair.ops.record()
-        _EVENT_TOKENS["after_multiple_events.Fan.merged"] = torchair.ops.record()
-        return out
+            torchair.ops.wait([_EVENT_TOKENS.pop("after_multiple_events.Fan.right_done")])
+        return left + right

@@ -2,7 +2,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Pipeline(nn.Module):
@@ -14,5 +14,5 @@ class Pipeline(nn.Module):
     def consume(self, y):
         with torchair.scope.npu_stream_switch("consumer", 0):
             if "after_records.Pipeline.ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["after_records.Pipeline.ready"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("after_records.Pipeline.ready")])
             return y.sum()

@@ -2,7 +2,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class BackToMain(nn.Module):
@@ -14,5 +14,5 @@ class BackToMain(nn.Module):
 
     def main(self, x):
         if "default_stream.BackToMain.side_done" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["default_stream.BackToMain.side_done"]])
+            torchair.ops.wait([_EVENT_TOKENS.pop("default_stream.BackToMain.side_done")])
         return x + 1

@@ -4,7 +4,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Shared(nn.Module):
@@ -26,7 +26,7 @@ class Layer(nn.Module):
     def post(self, x):
         with torchair.scope.npu_stream_switch("post", 0):
             if "multi_instance.Layer.layer_in" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["multi_instance.Layer.layer_in"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("multi_instance.Layer.layer_in")])
             return x.tanh()
 
     def forward(self, x):

@@ -3,7 +3,7 @@
 import torch
 import torchair
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 def copy_out(x):
@@ -15,5 +15,5 @@ def copy_out(x):
 
 def use(x):
     if "records_module_function.copied" in _EVENT_TOKENS:
-        torchair.ops.wait([_EVENT_TOKENS["records_module_function.copied"]])
+        torchair.ops.wait([_EVENT_TOKENS.pop("records_module_function.copied")])
     return x + 1

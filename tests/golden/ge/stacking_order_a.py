@@ -2,7 +2,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Ordered(nn.Module):
@@ -17,12 +17,12 @@ class Ordered(nn.Module):
             torchair.scope.limit_core_num(4, 8),
         ):
             if "stacking_order_a.Ordered.go" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["stacking_order_a.Ordered.go"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("stacking_order_a.Ordered.go")])
             out = x * 2
             _EVENT_TOKENS["stacking_order_a.Ordered.done"] = torchair.ops.record()
             return out
 
     def finish(self, y):
         if "stacking_order_a.Ordered.done" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["stacking_order_a.Ordered.done"]])
+            torchair.ops.wait([_EVENT_TOKENS.pop("stacking_order_a.Ordered.done")])
         return y - 1

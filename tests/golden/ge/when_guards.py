@@ -6,7 +6,7 @@ from torch import nn
 
 import config
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Guarded(nn.Module):
@@ -31,7 +31,7 @@ class Guarded(nn.Module):
     def consume(self, x):
         if self.multistream:
             if "when_guards.Guarded.ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["when_guards.Guarded.ready"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("when_guards.Guarded.ready")])
         return x + 1
 
     def forward(self, x):

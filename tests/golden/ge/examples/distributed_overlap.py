@@ -30,7 +30,7 @@ import torch.multiprocessing as mp
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
@@ -57,7 +57,7 @@ class OverlapStep(nn.Module):
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
         with torchair.scope.npu_stream_switch("comm", 0):
             if "distributed_overlap.OverlapStep.grad_ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["distributed_overlap.OverlapStep.grad_ready"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("distributed_overlap.OverlapStep.grad_ready")])
             dist.all_reduce(grad)
             _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = torchair.ops.record()
             return grad
@@ -67,7 +67,7 @@ class OverlapStep(nn.Module):
 
     def combine(self, hidden: torch.Tensor, reduced: torch.Tensor) -> torch.Tensor:
         if "distributed_overlap.OverlapStep.reduced" in _EVENT_TOKENS:
-            torchair.ops.wait([_EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"]])
+            torchair.ops.wait([_EVENT_TOKENS.pop("distributed_overlap.OverlapStep.reduced")])
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -11,7 +11,7 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token its last record made (torchair.ops.record)
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
 
 
 class Model(nn.Module):
@@ -23,7 +23,7 @@ class Model(nn.Module):
     def matmul(self, in3, in4):
         with torchair.scope.npu_stream_switch("1", 0):
             if "seed000.Model.add_done" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["seed000.Model.add_done"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("seed000.Model.add_done")])
             out = torch.mm(in3, in4)
             _EVENT_TOKENS["seed000.Model.mm_done"] = torchair.ops.record()
             return out
@@ -37,7 +37,7 @@ class Model(nn.Module):
     def late_add(self, in3, in4):
         with torchair.scope.npu_stream_switch("2", 0):
             if "seed000.Model.mm_done" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS["seed000.Model.mm_done"]])
+                torchair.ops.wait([_EVENT_TOKENS.pop("seed000.Model.mm_done")])
             return torch.add(in3, in4)
 
     def forward(self, in1, in2, in3, in4):

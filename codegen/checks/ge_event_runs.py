@@ -1,0 +1,99 @@
+"""NPD512 (warning, target ge): an event order that GE cannot carry, because it crosses a run of the graph.
+
+On GE an event is a token that lives for one run of the compiled graph: ``@records("e")`` makes one
+token per waiting function, and ``@after("e")`` takes its own out and waits for it (see
+``codegen.targets.ge``). What that cannot express, found where one function of the event's scope
+calls both the recorder and the waiter (``self.m(...)``, or ``m(...)`` for module-level functions):
+
+- a waiter called before any recorder: it takes the token of the previous run's last record, which
+  orders nothing in this graph, and that token was an extra output of the previous run;
+- a waiter called in a loop (the innermost around it) that calls no recorder: only its first call after a record orders, the
+  others find no token.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from codegen import scan
+from codegen.checks.base import Context, Finding, Rule
+from codegen.checks.scope import by_scope, event_uses
+from codegen.diagnostics import Severity
+from codegen.ir import Loc
+
+__all__ = ["RULE"]
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+Call = tuple[str, ast.Call, tuple[ast.AST, ...]]  # (callee name, call, loops around it)
+
+
+def _calls(node: ast.AST, owner: str | None, loops: tuple[ast.AST, ...] = ()) -> Iterator[Call]:
+    """Calls of this scope's functions in ``node``, in the order they run (a call after its arguments),
+    with the loops around each."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield from _calls(child, owner, (*loops, child) if isinstance(child, _LOOPS) else loops)
+        name = _callee(child.func, owner) if isinstance(child, ast.Call) else None
+        if name is not None:
+            yield name, child, loops
+
+
+def _callee(func: ast.expr, owner: str | None) -> str | None:
+    if owner is None:
+        return func.id if isinstance(func, ast.Name) else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        return func.attr
+    return None
+
+
+def _event_findings(name: str, recorders: set[str], waiters: set[str], calls: list[Call]) -> Iterator[Finding]:
+    recorded = [i for i, call in enumerate(calls) if call[0] in recorders]
+    if not recorded:
+        return
+    first = calls[recorded[0]][1]
+    for i, (callee, call, loops) in enumerate(calls):
+        if callee not in waiters:
+            continue
+        if i < recorded[0]:
+            yield _before(name, callee, call, first)
+        elif loops and not any(loops[-1] in calls[r][2] for r in recorded):
+            yield _in_loop(name, callee, call)
+
+
+def _before(name: str, callee: str, call: ast.Call, first: ast.Call) -> Finding:
+    return Finding(
+        loc=Loc(line=call.lineno, col=call.col_offset + 1),
+        message=f'on GE, {callee} waits for event "{name}" before it is recorded in this run (line {first.lineno}): '
+                "it takes the token of the previous run, which orders nothing in this graph and was an extra "
+                "output of the previous run",
+        hint='call the recorder first, or let npudsl order the calls (sync="auto"); GE orders only within one run',
+    )
+
+
+def _in_loop(name: str, callee: str, call: ast.Call) -> Finding:
+    return Finding(
+        loc=Loc(line=call.lineno, col=call.col_offset + 1),
+        message=f'on GE, {callee} waits for event "{name}" in a loop that does not record it: each record is one '
+                "token, taken by the first wait, so later iterations are not ordered",
+        hint="record the event in the same loop, or wait once before the loop",
+    )
+
+
+def _find(ctx: Context) -> Iterator[Finding]:
+    if ctx.target != "ge" or ctx.tree is None:
+        return
+    bodies = scan.functions_by_qualname(ctx.tree)
+    for owner, functions in by_scope(ctx.ir).items():
+        waited = event_uses(functions, "waits")
+        for name, records in event_uses(functions, "records").items():
+            recorders = {fn.name for fn, _ in records}
+            waiters = {fn.name for fn, _ in waited.get(name, [])}
+            for qualname, body in bodies.items():
+                if (qualname.rpartition(".")[0] or None) == owner:
+                    yield from _event_findings(name, recorders, waiters, list(_calls(body, owner)))
+
+
+RULE = Rule(code="NPD512", severity=Severity.WARNING, title="event order GE cannot carry across runs",
+            find=_find)
