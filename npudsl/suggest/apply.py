@@ -6,6 +6,9 @@
   decorated, and the call goes through it (``self.branch_a(x)`` becomes
   ``self._branch_a(x)``): that is how one instance of a class can move while
   another of the same class stays.
+- A call whose statement moves up (:mod:`npudsl.suggest.hoist`) goes, with its
+  own leading comments, in front of the statement it now precedes; nothing
+  else in its block moves.
 - ``from npudsl import on_stream`` joins an existing ``from npudsl import`` or
   starts its own block after the module's imports.
 """
@@ -17,6 +20,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from npudsl.suggest.blocks import Scoped
+from npudsl.suggest.hoist import Hoist
 from npudsl.suggest.units import Site
 
 __all__ = ["Edit", "Wrap", "apply_edits", "wrappable"]
@@ -38,6 +43,7 @@ class Wrap:
 class Edit:
     decorate: dict[str, str]  # "Class" or "Class.method" -> stream
     wraps: tuple[Wrap, ...] = ()
+    hoists: tuple[Hoist, ...] = ()
 
 
 def _decorator(stream: str) -> cst.Decorator:
@@ -72,27 +78,12 @@ def _wrapper(wrap: Wrap, call: cst.Call) -> cst.FunctionDef:
     return function.with_changes(decorators=[_decorator(wrap.stream)])
 
 
-class _Calls(cst.CSTVisitor):
+class _Calls(Scoped):
     """The calls ``self.<attribute>(...)`` on each line of one method."""
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self) -> None:
         super().__init__()
         self.found: dict[tuple[str, int, str], list[cst.Call]] = {}
-        self.scope: list[str] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scope.append(node.name.value)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scope.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scope.append(node.name.value)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scope.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node.func, m.Attribute(value=m.Name("self"))):
@@ -115,11 +106,20 @@ def wrappable(module: cst.Module, site: Site, attribute: str) -> bool:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, edit: Edit, calls: dict[cst.Call, Wrap]) -> None:
+    def __init__(self, edit: Edit, calls: dict[cst.Call, Wrap], lines: dict[cst.CSTNode, int]) -> None:
         super().__init__()
         self.edit = edit
         self.calls = calls
+        self.lines = lines  # each statement's first line
         self.scope: list[str] = []
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        lines = [self.lines[s] for s in original.body]
+        slot = {h.line: lines.index(h.before) for h in self.edit.hoists if h.line in lines and h.before in lines}
+        if not slot:
+            return updated
+        keys = [(slot[line], 0, i) if line in slot else (i, 1, i) for i, line in enumerate(lines)]
+        return updated.with_changes(body=[updated.body[i] for i in sorted(range(len(lines)), key=keys.__getitem__)])
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scope.append(node.name.value)
@@ -192,4 +192,6 @@ def apply_edits(source: str, edit: Edit) -> str:
     wrapper = MetadataWrapper(cst.parse_module(source))
     found = _calls(wrapper)
     calls = {found[(w.site.caller, w.site.line, w.attribute)][0]: w for w in edit.wraps}
-    return _with_import(wrapper.module.visit(_Apply(edit, calls))).code
+    lines = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
+             if isinstance(node, cst.BaseStatement)}
+    return _with_import(wrapper.module.visit(_Apply(edit, calls, lines))).code

@@ -19,7 +19,7 @@ import torch.fx
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.units import Instance, SourceDefs, frames_of
 
-__all__ = ["Unit", "analyze"]
+__all__ = ["Unit", "analyze", "results"]
 
 
 @attrs.frozen(kw_only=True)
@@ -56,12 +56,16 @@ def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node]
     return start
 
 
+def results(instance: Instance, nodes: list[torch.fx.Node]) -> list[torch.fx.Node]:
+    """What a call hands to the ops after it: the values it makes, and the tensors it writes in place."""
+    made = [nodes[i] for i in instance.nodes]
+    return made + [w for node in made if (w := _mutated(node)) is not None and w not in made]
+
+
 def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
           ) -> int | None:
     inside, last = set(instance.nodes), instance.nodes[-1]
-    made = [nodes[i] for i in instance.nodes]
-    written = [w for node in made if (w := _mutated(node)) is not None and index[w] not in inside]
-    readers = [index[user] for node in made + written for user in node.users
+    readers = [index[user] for node in results(instance, nodes) for user in node.users
                if index[user] not in inside and index[user] > last]
     return _statement_start(instance, min(readers), nodes, defs) if readers else None
 

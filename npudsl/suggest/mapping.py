@@ -1,4 +1,5 @@
-"""From a plan's moves to source edits: decorate the callee where every call moves alike, else wrap each call."""
+"""From a plan's moves to source edits: decorate the callee where every call moves alike, else wrap each call;
+move up the statements the plan moved."""
 
 from __future__ import annotations
 
@@ -58,4 +59,4 @@ def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
             assert attribute is not None
             wraps.append(Wrap(site=move.site, attribute=attribute, name=_wrapper_name(attribute, taken),
                               stream=move.stream))
-    return Edit(decorate=decorate, wraps=tuple(wraps))
+    return Edit(decorate=decorate, wraps=tuple(wraps), hoists=tuple(m.hoist for m in moves if m.hoist))

@@ -6,8 +6,14 @@ round predicts the timeline (:func:`~npudsl.suggest.simulate.predict`) for every
 site not yet placed, on every stream in use and on one new stream, and keeps the
 move that shortens the critical path (the predicted makespan) most; it stops when
 no move saves more than the synchronization it adds: two syncs per call (the
-fork and the join), each priced at ``sync_cost`` microseconds. Sites nested in,
-or holding, a placed site are not placed (streams do not nest).
+fork and the join), each priced at ``sync_cost`` microseconds. A site whose
+statement may move up in its block (:mod:`npudsl.suggest.hoist`) is also tried
+at each place it may move to: the call starts earlier, its join stays. Sites
+nested in, or holding, a placed site are not placed (streams do not nest), nor
+are sites that read a placed site's results or whose results it reads: a side
+stream reading another's result waits for it directly, and the main stream
+joins later, which neither the prediction nor the window checks of
+:mod:`npudsl.suggest.dag` follow.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from collections.abc import Callable
 import attrs
 import torch.fx
 
-from npudsl.suggest.dag import Unit
+from npudsl.suggest.dag import Unit, results
+from npudsl.suggest.hoist import Hoist
 from npudsl.suggest.simulate import predict
 from npudsl.suggest.units import Site, attribute_of
 from npudsl.timeline.simulate import Schedule
@@ -25,6 +32,7 @@ from npudsl.timeline.simulate import Schedule
 __all__ = ["SYNC_COST", "Move", "Plan", "choose", "stream_name"]
 
 SYNC_COST = 0.001  # microseconds per event record + wait pair end, see docs/suggest.md ("The cost model")
+_TIE = 1e-9  # microseconds: a statement moves only for a real gain, not for rounding
 
 
 @attrs.frozen(kw_only=True)
@@ -33,6 +41,7 @@ class Move:
     stream: str
     units: tuple[Unit, ...]
     gain: float  # microseconds the move took off the makespan when it was chosen
+    hoist: Hoist | None = None  # its statement moved up first
 
 
 @attrs.frozen(kw_only=True)
@@ -67,32 +76,50 @@ def _overlaps(a: tuple[Unit, ...], b: tuple[Unit, ...]) -> bool:
     return any(s <= u.instance.nodes[-1] and u.instance.nodes[0] <= e for u in a for s, e in spans)
 
 
+def _reads(a: tuple[Unit, ...], b: tuple[Unit, ...], nodes: list[torch.fx.Node]) -> bool:
+    """Whether a call of ``a`` reads a result of a call of ``b``."""
+    mine = {nodes[i] for u in a for i in u.instance.nodes}
+    return any(user in mine for u in b for node in results(u.instance, nodes) for user in node.users)
+
+
+_Try = tuple[Site, str, tuple[Unit, ...], "Hoist | None"]
+
+
 @attrs.define
 class _Search:
     nodes: list[torch.fx.Node]
     cost: Callable[[torch.fx.Node], float]
     sync_cost: float
+    hoists: dict[Site, tuple[Hoist, ...]]
     moves: list[Move] = attrs.Factory(list)
 
-    def placement(self, extra: tuple[Site, str, tuple[Unit, ...]] | None = None) -> dict[Unit, tuple[str, str]]:
-        moves = [(m.site, m.stream, m.units) for m in self.moves] + ([extra] if extra else [])
-        return {u: (stream, stream) for _, stream, units in moves for u in units}
-
-    def makespan(self, extra: tuple[Site, str, tuple[Unit, ...]] | None = None) -> float:
-        return predict(self.nodes, self.cost, self.placement(extra)).makespan
+    def makespan(self, extra: _Try | None = None) -> float:
+        tried = [(m.site, m.stream, m.units, m.hoist) for m in self.moves] + ([extra] if extra else [])
+        return predict(self.nodes, self.cost, *_placement(tried)).makespan
 
     def best(self, sites: dict[Site, tuple[Unit, ...]], streams: int) -> Move | None:
         now, found = self.makespan(), None
         used = list(dict.fromkeys(m.stream for m in self.moves))
         for site, units in sites.items():
-            if any(_overlaps(units, m.units) for m in self.moves):
+            if any(_overlaps(units, m.units) or _reads(units, m.units, self.nodes) or _reads(m.units, units, self.nodes)
+                   for m in self.moves):
                 continue
             fresh = stream_name(site, units[0].instance.module)
             for stream in used + ([_unique(fresh, used)] if len(used) < streams else []):
-                gain = now - self.makespan((site, stream, units))
-                if gain > 2 * len(units) * self.sync_cost and (found is None or gain > found.gain):
-                    found = Move(site=site, stream=stream, units=units, gain=gain)
+                for hoist in (None, *self.hoists.get(site, ())):  # nearest first: the smallest change wins ties
+                    gain = now - self.makespan((site, stream, units, hoist))
+                    margin = _TIE if hoist else 0.0
+                    if gain > 2 * len(units) * self.sync_cost and (found is None or gain > found.gain + margin):
+                        found = Move(site=site, stream=stream, units=units, gain=gain, hoist=hoist)
         return found
+
+
+def _placement(tried: list[_Try], label: Callable[[Site, str], str] = lambda site, stream: stream
+               ) -> tuple[dict[Unit, tuple[str, str]], dict[Unit, tuple[int, int]]]:
+    """The units' streams and labels, and where the moved-up ones are issued."""
+    moves = {u: (stream, label(site, stream)) for site, stream, units, _ in tried for u in units}
+    early = {u: (fork, hoist.before) for _, _, units, hoist in tried if hoist for u, fork in zip(units, hoist.forks)}
+    return moves, early
 
 
 def _unique(name: str, used: list[str]) -> str:
@@ -102,16 +129,18 @@ def _unique(name: str, used: list[str]) -> str:
 
 
 def choose(units: list[Unit], nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float], *,
-           streams: int = 1, sync_cost: float = SYNC_COST) -> Plan:
-    """The moves worth their syncs, best first, and the predicted timeline with them."""
-    search = _Search(nodes=nodes, cost=cost, sync_cost=sync_cost)
+           streams: int = 1, sync_cost: float = SYNC_COST,
+           hoists: Callable[[dict[Site, tuple[Unit, ...]]], dict[Site, tuple[Hoist, ...]]] | None = None) -> Plan:
+    """The moves worth their syncs, best first, and the predicted timeline with them; ``hoists`` gives, for the
+    movable sites, the places each statement may move up to (see :func:`npudsl.suggest.hoist.options`)."""
     sites = _sites(units)
+    search = _Search(nodes=nodes, cost=cost, sync_cost=sync_cost, hoists=hoists(sites) if hoists else {})
     while (move := search.best(sites, streams)) is not None:
         search.moves.append(move)
-    labels = {u: (m.stream, _label(m.site)) for m in search.moves for u in m.units}
-    return Plan(moves=tuple(search.moves), schedule=predict(nodes, cost, labels),
+    tried = [(m.site, m.stream, m.units, m.hoist) for m in search.moves]
+    return Plan(moves=tuple(search.moves), schedule=predict(nodes, cost, *_placement(tried, _label)),
                 before=predict(nodes, cost, {}), sync_cost=sync_cost)
 
 
-def _label(site: Site) -> str:
+def _label(site: Site, stream: str) -> str:
     return site.callee

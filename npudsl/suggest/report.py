@@ -12,8 +12,9 @@ __all__ = ["report", "summary"]
 def _beside(move: Move, units: tuple[Unit, ...]) -> str:
     """The sibling calls the main stream runs while the first call of ``move`` is on its stream."""
     first = move.units[0]
+    fork = move.hoist.forks[0] if move.hoist else first.fork
     names = [u.instance.site.callee for u in units if u.parent == first.parent and u is not first
-             and u.instance.depth == first.instance.depth and first.fork < u.fork < (first.join or 0)]
+             and u.instance.depth == first.instance.depth and fork <= u.fork < (first.join or 0)]
     return ", ".join(dict.fromkeys(names)) or f"the ops of {move.site.caller} that follow the call"
 
 
@@ -27,6 +28,15 @@ def _where(move: Move, suggestion: Suggestion) -> str:
     wrap = next(w for w in suggestion.edit.wraps if w.site == move.site)
     return f'@on_stream("{move.stream}") on a new method {move.site.caller.split(".")[0]}.{wrap.name}, which ' \
            f"line {move.site.line} now calls instead of self.{wrap.attribute}"
+
+
+def _moved(move: Move) -> list[str]:
+    hoist = move.hoist
+    if hoist is None:
+        return []
+    where = f"after line {hoist.after}" if hoist.after is not None else f"the top of its block (line {hoist.before})"
+    first, *more = hoist.code.splitlines()
+    return [f"    moved up from line {hoist.line} to {where}: {first}{' ...' * bool(more)}"]
 
 
 def summary(suggestion: Suggestion) -> str:
@@ -51,6 +61,6 @@ def report(suggestion: Suggestion) -> str:
                   f'{calls} call{"s" * (calls != 1)}) on stream "{move.stream}"',
                   f"    beside: {_beside(move, suggestion.units)}",
                   f"    saves {move.gain:.4g} us for {2 * calls} syncs ({2 * calls * plan.sync_cost:.4g} us)",
-                  f"    {_where(move, suggestion)}"]
+                  f"    {_where(move, suggestion)}"] + _moved(move)
     lines.append(summary(suggestion).split(": ", 1)[1])
     return "\n".join(lines) + "\n"

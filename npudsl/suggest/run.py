@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 
 import attrs
 import libcst as cst
 
+from npudsl.errors import NpudslError
 from npudsl.suggest.apply import Edit, apply_edits
+from npudsl.suggest.blocks import Source
 from npudsl.suggest.dag import Unit, analyze
+from npudsl.suggest.hoist import options
 from npudsl.suggest.mapping import edits, mappable
 from npudsl.suggest.plan import SYNC_COST, Plan, choose
 from npudsl.suggest.units import SourceDefs, call_units, compute_nodes
@@ -34,6 +38,8 @@ class Suggestion:
 
 
 def _capture(path: str, model: str | None, inputs: str | None, measured: bool, hardware: Hardware):  # type: ignore[no-untyped-def]
+    import torch._dynamo
+
     from npudsl.timeline.capture import capture_graph, load_example, pick_model, resolve_inputs, single_process_group
     from npudsl.timeline.cost import measured_cost, model_cost
 
@@ -43,10 +49,21 @@ def _capture(path: str, model: str | None, inputs: str | None, measured: bool, h
         model = "Model"  # the issue's default order: --model, else Model, else the last nn.Module class
     instance = pick_model(module, model)
     with single_process_group(module):
-        gm, example = capture_graph(instance, tuple(make_inputs()))
+        try:
+            gm, example = capture_graph(instance, tuple(make_inputs()))
+        except torch._dynamo.exc.Unsupported as exc:  # e.g. print() in forward: no whole graph to plan on
+            raise NpudslError(_uncaptured(path, type(instance).__name__, str(exc))) from None
         if measured:
             return instance, gm, measured_cost(gm, example), "measured: each op's fastest eager time on this CPU"
     return instance, gm, model_cost(hardware), hardware.describe()
+
+
+def _uncaptured(path: str, model: str, message: str) -> str:
+    """Where and why dynamo stopped: ``path:line: ... (reason: the line's code)``."""
+    where = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', message)
+    at, code = (f"{where[-1][0]}:{where[-1][1]}", f": {where[-1][2].strip()}") if where else (path, "")
+    return (f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
+            "suggest plans on the whole graph")
 
 
 def suggest(path: str, *, model: str | None = None, inputs: str | None = None, streams: int = 1,
@@ -58,7 +75,9 @@ def suggest(path: str, *, model: str | None = None, inputs: str | None = None, s
     nodes = compute_nodes(gm.graph)
     defs = SourceDefs.read(path, source)
     units = mappable(analyze(call_units(nodes, defs), nodes, cost, defs), cst.parse_module(source))
-    plan = choose(units, nodes, cost, streams=streams, sync_cost=sync_cost)
+    facts = Source.parse(source)
+    plan = choose(units, nodes, cost, streams=streams, sync_cost=sync_cost,
+                  hoists=lambda sites: options(sites, nodes, defs, facts))
     edit = edits(plan.moves, units, defs)
     return Suggestion(path=os.fspath(path), model=type(instance).__name__, plan=plan, units=tuple(units),
                       edit=edit, source=source, proposed=apply_edits(source, edit), note=note)

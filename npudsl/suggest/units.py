@@ -23,10 +23,12 @@ import torch.fx
 
 from npudsl.race._timeline import runtime_op
 
-__all__ = ["Instance", "Site", "SourceDefs", "attribute_of", "call_units", "compute_nodes", "frames_of"]
+__all__ = ["Instance", "Site", "SourceDefs", "attribute_of", "call_units", "compute_nodes", "frames_of",
+           "traced_methods"]
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\w+)')
 _COMPUTE = ("call_function", "call_method", "call_module")
+_TORCH = os.path.dirname(os.path.abspath(torch.fx.__file__)).rsplit(os.sep, 1)[0] + os.sep
 
 
 @attrs.frozen(kw_only=True)
@@ -90,6 +92,21 @@ def frames_of(node: torch.fx.Node, defs: SourceDefs) -> list[tuple[int, str]]:
             if method is not None and method.endswith("." + match["function"]):
                 found.append((int(match["line"]), method))
     return found
+
+
+def traced_methods(node: torch.fx.Node, defs: SourceDefs) -> list[str] | None:
+    """The methods of the model's file ``node`` was traced through, outermost first (torch's own frames skipped);
+    None if another frame is not one."""
+    methods = []
+    for match in _FRAME.finditer(node.meta.get("stack_trace") or ""):
+        path = os.path.abspath(match["file"])
+        if path.startswith(_TORCH):
+            continue
+        method = defs.method_at(int(match["line"])) if path == defs.path else None
+        if method is None or not method.endswith("." + match["function"]):
+            return None
+        methods.append(method)
+    return methods
 
 
 def _own_modules(node: torch.fx.Node, classes: set[str]) -> list[tuple[str, set[str]]]:

@@ -4,7 +4,6 @@ numbers, and ``schedule`` predicts for it the saving ``suggest`` promised."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,11 +11,8 @@ import pytest
 from npudsl.cli import main
 
 torch = pytest.importorskip("torch")
-import npudsl  # noqa: E402
-from npudsl.diffs import unified_diff  # noqa: E402
 from npudsl.suggest import suggest  # noqa: E402
-from npudsl.timeline import picture  # noqa: E402
-from npudsl.timeline.capture import load_example, pick_model  # noqa: E402
+from suggest_checks import apply_suggestion, assert_checks_clean, assert_promised, assert_same_numbers  # noqa: E402
 
 MODELS = Path(__file__).parent / "models"
 PROPOSING = {"moe_shared.py": ("SharedExpert", "shared_expert"), "indexer.py": ("Indexer.keys", "keys"),
@@ -30,10 +26,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[object,
     found = {}
     for name in PROPOSING:
         shutil.copy(MODELS / name, root / name)
-        suggestion = suggest(str(root / name))
-        patch = unified_diff(suggestion.source, suggestion.proposed, name)
-        subprocess.run(["git", "apply", "-"], input=patch, text=True, cwd=root, check=True)
-        found[name] = (suggestion, root / name)
+        found[name] = (apply_suggestion(root / name), root / name)
     return found
 
 
@@ -56,29 +49,17 @@ def test_two_instances_in_different_roles_get_a_wrapper(applied) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROPOSING))
 def test_the_applied_proposal_checks_clean(applied, name: str, capsys) -> None:
-    assert main(["check", str(applied[name][1])]) == 0
+    assert_checks_clean(applied[name][1])
 
 
 @pytest.mark.parametrize("name", sorted(PROPOSING))
 def test_schedule_predicts_the_promised_saving(applied, name: str) -> None:
-    suggestion, path = applied[name]
-    drawn = picture(str(path)).schedule
-    assert drawn.saving > 0.05
-    assert drawn.saving == pytest.approx(suggestion.plan.schedule.saving, abs=1e-9)
-    assert drawn.serial == pytest.approx(suggestion.plan.before.serial, abs=1e-9)
+    assert_promised(*applied[name])
 
 
 @pytest.mark.parametrize("name", sorted(PROPOSING))
 def test_the_applied_proposal_compiles_race_free_with_the_same_numbers(applied, name: str) -> None:
-    original, changed = load_example(str(MODELS / name)), load_example(str(applied[name][1]))
-    inputs = original.example_inputs()
-    torch.manual_seed(0)
-    expected = pick_model(original)(*inputs)
-    torch.manual_seed(0)
-    model = pick_model(changed)
-    torch._dynamo.reset()
-    actual = npudsl.compile(model, target="portable", fullgraph=True)(*inputs)  # raises on a race
-    assert torch.equal(actual, expected)
+    assert_same_numbers(MODELS / name, applied[name][1])
 
 
 @pytest.mark.parametrize("name", ["chain.py", "tiny_branch.py"])
