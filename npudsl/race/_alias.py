@@ -4,8 +4,8 @@ A *view* (``x.view(...)``, ``x[..., :k]``, ``x.transpose(0, 1)``, ``getitem`` of
 multi-output op, ...) makes no new memory: it stands for the allocation of its
 first argument, its *root*. A *maybe-view* (``reshape``, ``contiguous``, ``to``...)
 may copy or not, so it is taken as both: it reads its argument, and its result
-aliases it. A *write* is an in-place op (``x.add_(1)``, ``x[0] = v``,
-``out=``, ``inplace=True``); it writes its target's root and returns an alias of it.
+aliases it. A *write* is an in-place op (``x.add_(1)``, ``x[0] = v``, ``x += v`` on a
+tensor, ``out=``, ``inplace=True``); it writes its target's root and returns an alias of it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,12 @@ _MAYBE_VIEWS = frozenset({
 _METADATA = frozenset({
     "size", "dim", "stride", "numel", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
     "storage_offset", "is_contiguous", "element_size", "ndimension", "nelement",
+})
+# ``x += y`` and friends: in place when ``x`` is a tensor (dynamo keeps them as ``operator.i*``).
+_AUGMENTED = frozenset({
+    operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv, operator.imod,
+    operator.ipow, operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift,
+    operator.imatmul,
 })
 # In-place ops that change a tensor's metadata, not its memory.
 _METADATA_WRITES = frozenset({"transpose_", "t_", "squeeze_", "unsqueeze_", "resize_", "as_strided_", "requires_grad_"})
@@ -93,7 +99,14 @@ def written(node: torch.fx.Node) -> torch.fx.Node | None:
     in_place = node.target is operator.setitem or node.kwargs.get("inplace") is True or (
         name.endswith("_") and not name.startswith("_") and name not in _METADATA_WRITES
     )
+    if node.target in _AUGMENTED:
+        in_place = _first(node) is not None and _holds_tensor(_first(node))
     return _first(node) if in_place else None
+
+
+def _holds_tensor(node: torch.fx.Node) -> bool:
+    """Known to be a tensor (an augmented assignment of a number makes a new number)."""
+    return isinstance(node.meta.get("example_value", node.meta.get("val")), torch.Tensor)
 
 
 def root(node: torch.fx.Node) -> torch.fx.Node:

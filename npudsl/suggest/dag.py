@@ -16,6 +16,7 @@ from collections.abc import Callable
 import attrs
 import torch.fx
 
+from npudsl.race._alias import written
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.units import Instance, SourceDefs, frames_of
 
@@ -40,11 +41,9 @@ class Unit:
 
 
 def _mutated(node: torch.fx.Node) -> torch.fx.Node | None:
-    """The tensor an in-place op writes (``add_``, ``copy_``...), or None."""
-    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
-    writes = name.endswith("_") and not name.endswith("__")
-    first = node.args[0] if node.args else None
-    return first if writes and isinstance(first, torch.fx.Node) else None
+    """The tensor an in-place op writes (``add_``, ``copy_``, ``x += y``, ``x[i] = v``...), or None: the
+    race checker's rule, so a window suggest calls safe is one the checker accepts."""
+    return written(node)
 
 
 def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node], defs: SourceDefs) -> int:

@@ -38,8 +38,6 @@ class Suggestion:
 
 
 def _capture(path: str, model: str | None, inputs: str | None, measured: bool, hardware: Hardware):  # type: ignore[no-untyped-def]
-    import torch._dynamo
-
     from npudsl.timeline.capture import capture_graph, load_example, pick_model, resolve_inputs, single_process_group
     from npudsl.timeline.cost import measured_cost, model_cost
 
@@ -49,21 +47,10 @@ def _capture(path: str, model: str | None, inputs: str | None, measured: bool, h
         model = "Model"  # the issue's default order: --model, else Model, else the last nn.Module class
     instance = pick_model(module, model)
     with single_process_group(module):
-        try:
-            gm, example = capture_graph(instance, tuple(make_inputs()))
-        except torch._dynamo.exc.Unsupported as exc:  # e.g. print() in forward: no whole graph to plan on
-            raise NpudslError(_uncaptured(path, type(instance).__name__, str(exc))) from None
+        gm, example = capture_graph(instance, tuple(make_inputs()), path=path)
         if measured:
             return instance, gm, measured_cost(gm, example), "measured: each op's fastest eager time on this CPU"
     return instance, gm, model_cost(hardware), hardware.describe()
-
-
-def _uncaptured(path: str, model: str, message: str) -> str:
-    """Where and why dynamo stopped: ``path:line: ... (reason: the line's code)``."""
-    where = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', message)
-    at, code = (f"{where[-1][0]}:{where[-1][1]}", f": {where[-1][2].strip()}") if where else (path, "")
-    return (f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
-            "suggest plans on the whole graph")
 
 
 def suggest(path: str, *, model: str | None = None, inputs: str | None = None, streams: int = 1,

@@ -6,6 +6,7 @@ import contextlib
 import importlib.util
 import inspect
 import os
+import re
 import socket
 import sys
 import types
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import torch
+import torch._dynamo
 import torch.fx
 
 from npudsl.errors import NpudslError
@@ -79,8 +81,13 @@ def pick_model(module: types.ModuleType, name: str | None = None) -> torch.nn.Mo
     return chosen[0]()
 
 
-def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[torch.fx.GraphModule, list[Any]]:
-    """The FX graph ``torch.compile(fullgraph=True)`` captures for ``model(*inputs)``, and the graph's inputs."""
+def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...], *, path: str = "<model>"
+                  ) -> tuple[torch.fx.GraphModule, list[Any]]:
+    """The FX graph ``torch.compile(fullgraph=True)`` captures for ``model(*inputs)``, and the graph's inputs.
+
+    A model dynamo cannot capture whole (a ``print`` in ``forward``, say) raises
+    :class:`~npudsl.errors.NpudslError` naming the line where it stopped (``path`` when none is known).
+    """
     from npudsl.runtime.loader import swap_classes
 
     swap_classes(model, "portable")
@@ -91,9 +98,20 @@ def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[torc
         return gm.forward
 
     torch._dynamo.reset()
-    with torch.no_grad():
-        torch.compile(model, backend=backend, fullgraph=True)(*inputs)
+    try:
+        with torch.no_grad():
+            torch.compile(model, backend=backend, fullgraph=True)(*inputs)
+    except torch._dynamo.exc.Unsupported as exc:
+        raise NpudslError(_uncaptured(path, type(model).__name__, str(exc))) from None
     return graphs[0]
+
+
+def _uncaptured(path: str, model: str, message: str) -> str:
+    """Where and why dynamo stopped: ``path:line: ... (reason: the line's code)``."""
+    where = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', message)
+    at, code = (f"{where[-1][0]}:{where[-1][1]}", f": {where[-1][2].strip()}") if where else (path, "")
+    return (f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
+            "npudsl pictures and plans the whole graph")
 
 
 @contextlib.contextmanager

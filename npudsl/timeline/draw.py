@@ -36,7 +36,7 @@ def picture(path: str, *, model: str | None = None, inputs: str | None = None, m
     make_inputs = resolve_inputs(module, path, inputs)
     instance = pick_model(module, model)
     with single_process_group(module):
-        gm, example = capture_graph(instance, tuple(make_inputs()))
+        gm, example = capture_graph(instance, tuple(make_inputs()), path=path)
         cost, note = (measured_cost(gm, example), _MEASURED) if measured else (model_cost(hardware),
                                                                                 hardware.describe())
     schedule = simulate(gm.graph, cost)

@@ -160,6 +160,25 @@ class TwoStreamsWriteOneBuffer(Pair):
         return buf
 
 
+class AugmentedAssignWhileSideReads(Pair):
+    """``x += 1`` on a tensor is an in-place write: the side stream may still be reading x."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x * 1
+        count = x.shape[0]
+        runtime.record("aug.fork")
+        with runtime.stream("side"):
+            runtime.wait("aug.fork")
+            y = x.cos()  # P:augmented_assign_while_side_reads
+            runtime.record("aug.read")
+        if self.fixed:
+            runtime.wait("aug.read")
+        x += 1  # C:augmented_assign_while_side_reads
+        count += 1  # a number: a new value, no write
+        runtime.wait("aug.read")
+        return x + y * count
+
+
 PAIRS = {
     "write_after_side_read": WriteAfterSideRead,
     "read_after_in_place_write": ReadAfterInPlaceWrite,
@@ -169,4 +188,5 @@ PAIRS = {
     "set_item_while_side_reads": SetItemWhileSideReads,
     "out_argument_on_side": OutArgumentOnSide,
     "two_streams_write_one_buffer": TwoStreamsWriteOneBuffer,
+    "augmented_assign_while_side_reads": AugmentedAssignWhileSideReads,
 }
