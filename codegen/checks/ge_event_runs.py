@@ -86,13 +86,16 @@ def _find(ctx: Context) -> Iterator[Finding]:
         return
     bodies = scan.functions_by_qualname(ctx.tree)
     for owner, functions in by_scope(ctx.ir).items():
-        waited = event_uses(functions, "waits")
-        for name, records in event_uses(functions, "records").items():
+        waited, recorded = event_uses(functions, "waits"), event_uses(functions, "records")
+        if not waited.keys() & recorded.keys():
+            continue
+        scope_calls = [list(_calls(body, owner)) for qualname, body in bodies.items()
+                       if (qualname.rpartition(".")[0] or None) == owner]
+        for name, records in recorded.items():
             recorders = {fn.name for fn, _ in records}
             waiters = {fn.name for fn, _ in waited.get(name, [])}
-            for qualname, body in bodies.items():
-                if (qualname.rpartition(".")[0] or None) == owner:
-                    yield from _event_findings(name, recorders, waiters, list(_calls(body, owner)))
+            for calls in scope_calls:
+                yield from _event_findings(name, recorders, waiters, calls)
 
 
 RULE = Rule(code="NPD512", severity=Severity.WARNING, title="event order GE cannot carry across runs",

@@ -99,14 +99,9 @@ def written(node: torch.fx.Node) -> torch.fx.Node | None:
     in_place = node.target is operator.setitem or node.kwargs.get("inplace") is True or (
         name.endswith("_") and not name.startswith("_") and name not in _METADATA_WRITES
     )
-    if node.target in _AUGMENTED:
-        in_place = _first(node) is not None and _holds_tensor(_first(node))
+    if node.target in _AUGMENTED:  # on a number it makes a new number
+        in_place = _first(node) is not None and is_tensor(_first(node))
     return _first(node) if in_place else None
-
-
-def _holds_tensor(node: torch.fx.Node) -> bool:
-    """Known to be a tensor (an augmented assignment of a number makes a new number)."""
-    return isinstance(node.meta.get("example_value", node.meta.get("val")), torch.Tensor)
 
 
 def root(node: torch.fx.Node) -> torch.fx.Node:

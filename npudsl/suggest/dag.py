@@ -40,12 +40,6 @@ class Unit:
         return self.problem is None and self.join is not None and self.cost > 0
 
 
-def _mutated(node: torch.fx.Node) -> torch.fx.Node | None:
-    """The tensor an in-place op writes (``add_``, ``copy_``, ``x += y``, ``x[i] = v``...), or None: the
-    race checker's rule, so a window suggest calls safe is one the checker accepts."""
-    return written(node)
-
-
 def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node], defs: SourceDefs) -> int:
     """The first op of the caller's statement that holds op ``reader``: the join waits before the statement."""
     statement = frames_of(nodes[reader], defs)[:instance.depth + 1]
@@ -58,7 +52,7 @@ def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node]
 def results(instance: Instance, nodes: list[torch.fx.Node]) -> list[torch.fx.Node]:
     """What a call hands to the ops after it: the values it makes, and the tensors it writes in place."""
     made = [nodes[i] for i in instance.nodes]
-    return made + [w for node in made if (w := _mutated(node)) is not None and w not in made]
+    return made + [w for node in made if (w := written(node)) is not None and w not in made]
 
 
 def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
@@ -73,9 +67,9 @@ def _race(instance: Instance, join: int, nodes: list[torch.fx.Node], index: dict
     inside = set(instance.nodes)
     window = [nodes[i] for i in range(instance.nodes[0], join) if i not in inside]
     reads = {a for i in instance.nodes for a in nodes[i].all_input_nodes if index[a] not in inside}
-    writes = {w for i in instance.nodes if (w := _mutated(nodes[i])) is not None and index[w] not in inside}
+    writes = {w for i in instance.nodes if (w := written(nodes[i])) is not None and index[w] not in inside}
     for node in window:
-        if _mutated(node) in reads:
+        if written(node) in reads:
             return f"{node.name} writes a tensor it reads"
         if writes & set(node.all_input_nodes):
             return f"it writes a tensor {node.name} reads"

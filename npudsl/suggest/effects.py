@@ -1,8 +1,8 @@
 """What an op of the captured graph does that forbids moving it past another: memory, random numbers, collectives.
 
 - Memory: the allocations it reads and writes, through views and in-place
-  results (:mod:`npudsl.race._alias`, with ``x += y`` on a tensor counted as the
-  in-place write it is). Two groups of ops may change order only when neither
+  results (:mod:`npudsl.race._alias`, the race checker's own rule, ``x += y`` on
+  a tensor included). Two groups of ops may change order only when neither
   uses a value the other makes and neither writes memory the other reads or writes.
 - Random numbers: an op tagged ``nondeterministic_seeded`` in ATen (``randn``,
   ``dropout``, ``normal_``...), or a submodule call the graph does not open.
@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Iterable
 
 import torch
@@ -25,38 +24,19 @@ from npudsl.timeline.cost import name_of
 
 __all__ = ["collective", "conflict", "foreign_writes", "random"]
 
-_IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
-                                 operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
-                                 operator.ixor, operator.ilshift, operator.irshift})
 _COLLECTIVES = frozenset({"all_reduce", "all_reduce_", "all_reduce_coalesced", "all_gather", "all_gather_into_tensor",
                           "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast",
                           "broadcast_", "barrier", "send", "recv", "isend", "irecv", "wait_tensor"})
-
-
-def _target(node: torch.fx.Node) -> torch.fx.Node | None:
-    """The node ``node`` writes in place (``add_``, ``out=``, ``x[i] = v``, ``x += y``)."""
-    first = node.args[0] if node.args else None
-    if node.op == "call_function" and node.target in _IN_PLACE_OPERATORS and isinstance(first, torch.fx.Node):
-        return first if is_tensor(first) else None
-    return written(node)
-
-
-def _memory(node: torch.fx.Node) -> torch.fx.Node:
-    """The node that allocated the memory ``node`` stands for."""
-    node = root(node)
-    while (base := _target(node)) is not None:  # ``x += y``, which ``root`` does not follow
-        node = root(base)
-    return node
 
 
 def _touches(node: torch.fx.Node) -> tuple[set[torch.fx.Node], set[torch.fx.Node]]:
     """The allocations ``node`` reads, and those it writes (in place, or the new tensor it makes)."""
     if runtime_op(node) is not None or is_view(node) or is_metadata(node):
         return set(), set()
-    target = _target(node)
-    reads = {_memory(a) for a in node.all_input_nodes if a is not target and is_tensor(a)}
+    target = written(node)
+    reads = {root(a) for a in node.all_input_nodes if a is not target and is_tensor(a)}
     if target is not None:
-        return reads, {_memory(target)}
+        return reads, {root(target)}
     return reads, ({node} if is_tensor(node) and not is_maybe_view(node) else set())
 
 
@@ -83,7 +63,7 @@ def _union(nodes: set[torch.fx.Node]) -> tuple[set[torch.fx.Node], set[torch.fx.
 def foreign_writes(nodes: Iterable[torch.fx.Node]) -> bool:
     """Whether ``nodes`` write in place memory that none of them made."""
     own = set(nodes)
-    return any(t is not None and _memory(t) not in own for t in map(_target, own))
+    return any(t is not None and root(t) not in own for t in map(written, own))
 
 
 @functools.cache
