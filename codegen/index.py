@@ -14,6 +14,7 @@ import attrs
 
 from codegen import naming, pyast, scan
 from codegen.collect import collect
+from codegen.flow.writes import param_writes
 from codegen.flow.callsites import find_calls
 from codegen.ir import Loc, StreamFunction
 from codegen.modules import ModuleId
@@ -29,13 +30,14 @@ __all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
 class CalleeInfo:
     key: str  # "module:Class.method" or "module:function"
     tag: str
+    priority: int
     when: str | None
     auto: bool  # automatic fork/join
     fork: EventRef
     join: EventRef
     params: tuple[str, ...] = ()  # the function's parameter names (a decorated class: its forward's)
     signature: Signature = Signature(params=())
-    join_kw: str = "join"  # the keyword by which a caller that joins says so (``join=False``)
+    writes: tuple[str, ...] = ()  # parameters whose memory the body may write in place (``codegen.flow.writes``)
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
 
@@ -135,21 +137,18 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
         node = nodes[fn.qualname]
         fork, join = (_sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken)
                       for role in ("fork", "join"))
+        signature = signature_of(node, method=fn.owner is not None)
         callees[f"{module}:{fn.qualname}"] = CalleeInfo(
             key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
-            signature=signature_of(node, method=fn.owner is not None), join_kw=_join_keyword(node),
+            signature=signature, writes=param_writes(node, signature.names),
             class_level=fn.class_level, static=fn.owner is not None and is_static(node))
 
 
 def _stream_fields(fn: StreamFunction) -> dict[str, object]:
     assert fn.stream is not None
     when = fn.stream.when.dotted if fn.stream.when else None
-    return {"tag": fn.stream.tag, "when": when, "auto": fn.auto_sync, "params": fn.params}
-
-
-def _join_keyword(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """``join``, unless the function already binds or reads that name."""
-    return naming.fresh_name("join", {*scan.params_of(fn), *(n.id for n in ast.walk(fn) if isinstance(n, ast.Name))})
+    return {"tag": fn.stream.tag, "priority": fn.stream.priority, "when": when, "auto": fn.auto_sync,
+            "params": fn.params}
 
 
 def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool,

@@ -94,8 +94,10 @@ def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions,
 
 def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan]) -> tuple[EventRef, ...]:
     """Every event the module's steps name, in first-use order (one per variable)."""
-    steps = [s for p in functions.values() for s in (*p.before, *p.prologue, *p.epilogue, *p.self_join)]
-    steps += [s for p in callers.values() for found in p.steps.values() for s in found]
+    steps = [s for p in functions.values() for s in (*p.prologue, *p.epilogue)]
+    for caller in callers.values():
+        steps += [s for wrap in caller.wraps.values() for s in (*wrap.enter, *wrap.leave)]
+        steps += [s for found in caller.steps.values() for s in found]
     seen: dict[str, EventRef] = {}
     for step in steps:
         if isinstance(step, (Record, Wait, StreamWait)):
@@ -105,79 +107,26 @@ def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPl
 
 def lower_function(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
                    index: RunIndex, events: UserEvents, *, event_sync: bool) -> FunctionPlan:
-    """The plan of one decorated function. ``event_sync``: the target orders streams with events (all but GE)."""
+    """The plan of one decorated function: what it asks for in its own body, whoever calls it.
+
+    The stream switch, fork, join and the lifetime of the tensors that cross belong to the call sites the run
+    sees (:mod:`codegen.flow`); a call the run cannot see runs the body on its caller's stream.
+    """
     waits = tuple(Wait(event=attrs.evolve(events.ref(fn.owner, name), waiter=fn.qualname),
                        when=Cond.of(_when(spec.when)))
                   for spec in fn.waits for name in spec.names)
     records = tuple(Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
                     for spec in fn.records for name in spec.names)
     clone = (Clone(when=Cond.of(_when(fn.keep_output.when))),) if fn.keep_output and fn.keep_output.clone else ()
-    plan = FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
-    side = fn.stream is not None and not fn.stream.is_default
-    if not side:
-        return plan
-    entry, guard = _guard(fn, node)
-    plan = attrs.evolve(plan, entry=entry, contexts=_contexts(fn, guard))
-    if not (fn.auto_sync and event_sync):
-        keep = Cond.of(guard)
-        return _with_lifetime(plan, fn, index, module, keep)
-    callee = index.callees[f"{module}:{fn.qualname}"]
-    unaware = Cond.of(guard, callee.join_kw)
-    plan = _with_lifetime(plan, fn, index, module, unaware)
-    return attrs.evolve(plan, before=(Record(event=callee.fork, when=guard),),
-                        prologue=(Wait(event=callee.fork, when=guard), *plan.prologue),
-                        epilogue=(*plan.epilogue, Record(event=callee.join, when=guard)),
-                        self_join=(Wait(event=callee.join, when=unaware),), join_kw=callee.join_kw)
+    return FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
 
 
 def _when(guard: Guard | None) -> str | None:
     return guard.dotted if guard is not None else None
 
 
-def _guard(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[Step, ...], Cond | None]:
-    """The stream guard, read once into a local when the body may rebind what it reads."""
-    assert fn.stream is not None
-    when = fn.stream.when
-    if when is None:
-        return (), None
-    if not _may_rebind(node, when):
-        return (), Cond.of(when.dotted)
-    name = naming.fresh_name(naming.snake(when.dotted.rsplit(".", 1)[-1]), set(identifiers(node)))
-    return (Assign(name=name, value=when.dotted),), Cond.of(name)
-
-
-def _may_rebind(node: ast.FunctionDef | ast.AsyncFunctionDef, when: Guard) -> bool:
-    """Whether the body assigns the guard's root, or an attribute along its path (``self.flag = ...``)."""
-    prefixes = {".".join(when.dotted.split(".")[:i]) for i in range(1, when.dotted.count(".") + 2)}
-    for stmt in node.body:
-        if when.root in bound_names(stmt):
-            return True
-        for sub in ast.walk(stmt):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [getattr(sub, "target", None)] \
-                if isinstance(sub, (ast.AugAssign, ast.AnnAssign)) else []
-            if any(t is not None and ast.unparse(t) in prefixes for t in targets):
-                return True
-    return False
-
-
-def _with_lifetime(plan: FunctionPlan, fn: StreamFunction, index: RunIndex, module: str,
-                   when: Cond | None) -> FunctionPlan:
-    """The inputs are kept alive for this stream, the returned tensors for the caller's."""
-    assert fn.stream is not None
-    callee = index.callees.get(f"{module}:{fn.qualname}")
-    inputs = tuple(Value(name=p.name, tensor=p.tensor) for p in (callee.signature.tensor_params if callee else ()))
-    keep_in = (KeepAlive(stream=fn.stream.tag, when=when, values=inputs),) if inputs else ()
-    keep_out = (KeepAlive(stream=CALLER, when=when),) if fn.returns_value else ()
-    clones = tuple(s for s in plan.epilogue if isinstance(s, Clone))
-    rest = tuple(s for s in plan.epilogue if not isinstance(s, Clone))
-    return attrs.evolve(plan, prologue=(*keep_in, *plan.prologue), epilogue=(*clones, *keep_out, *rest))
-
-
-def _contexts(fn: StreamFunction, guard: Cond | None = None) -> tuple[Context, ...]:
+def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
     contexts: list[Context] = []
-    if fn.stream is not None:  # "default" too: a target that never switches to the main stream spells none
-        when = guard if guard is not None else Cond.of(_when(fn.stream.when))
-        contexts.append(SwitchStream(tag=fn.stream.tag, priority=fn.stream.priority, when=when))
     if fn.core_limit is not None:
         limit = fn.core_limit
         contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(limit.when))))

@@ -36,6 +36,8 @@ __all__ = [
     "SwitchStream",
     "Value",
     "Wait",
+    "Wrap",
+    "ForkToken",
 ]
 
 _DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
@@ -154,6 +156,16 @@ class ForkWait:
 
 
 @attrs.frozen(kw_only=True)
+class ForkToken:
+    """GE: ``name = torchair.ops.record()`` on the caller's stream (``wait``: False), or, first thing on the side
+    stream, ``torchair.ops.wait([name])`` (``wait``: True): the fork of a call with no certain tensor to order on."""
+
+    name: str
+    wait: bool
+    when: Cond | None
+
+
+@attrs.frozen(kw_only=True)
 class Assign:
     """``name = value``: a flag that says a call forked, or an argument evaluated once before a call."""
 
@@ -163,35 +175,36 @@ class Assign:
 
 
 Context = SwitchStream | LimitCores
-Step = Record | Wait | StreamWait | KeepAlive | Clone | ForkWait | Assign
+Step = Record | Wait | StreamWait | KeepAlive | Clone | ForkWait | ForkToken | Assign
 
 
 @attrs.frozen(kw_only=True)
 class FunctionPlan:
-    """How one decorated function is rewritten.
-
-    ``before`` runs on the caller's stream, ``contexts`` wrap the body, ``prologue`` starts it,
-    ``epilogue`` ends it at every return (it sees the returned values), and ``self_join`` runs on the
-    caller's stream once the contexts are left. ``join_kw``: the keyword-only parameter by which a
-    caller that joins by itself says so (``join=False``).
-    """
+    """How one decorated function's own body is rewritten, whoever calls it and on whichever stream: ``contexts``
+    (its core limit) wrap the body, ``prologue`` starts it (its ``@after`` waits), ``epilogue`` ends it at every
+    return (clones, its ``@records``). The stream switch belongs to the call sites (:class:`CallerPlan`)."""
 
     fn: StreamFunction
-    before: tuple[Step, ...] = ()
     contexts: tuple[Context, ...] = ()
     prologue: tuple[Step, ...] = ()
     epilogue: tuple[Step, ...] = ()
-    self_join: tuple[Step, ...] = ()
-    join_kw: str | None = None
-    entry: tuple[Step, ...] = ()  # first of all: values the steps read more than once, read once
-    caller_var: str = "caller_stream"  # the local that holds the caller's stream, where a target needs one
+
+
+@attrs.frozen(kw_only=True)
+class Wrap:
+    """A statement that runs on another stream: ``with <switch>:`` around it, ``enter`` first inside (the fork's
+    wait, waits for other side streams, inputs kept alive for this stream), ``leave`` last inside (the join's
+    record). Consecutive wraps with the same switch and nothing between them share one ``with``."""
+
+    switch: SwitchStream
+    enter: tuple[Step, ...] = ()
+    leave: tuple[Step, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
 class CallEdit:
-    """How one call is rewritten: ``join_kw=False`` added, arguments bound to names first."""
+    """How one call is rewritten: arguments bound to names first (the call reads the names)."""
 
-    join_kw: str | None = None
     hoisted: tuple[tuple[int | str, str], ...] = ()  # (positional index or keyword, name)
 
 
@@ -205,6 +218,7 @@ class CallerPlan:
     steps: dict[Anchor, tuple[Step, ...]]
     start: tuple[Step, ...] = ()
     calls: dict[ast.Call, CallEdit] = attrs.Factory(dict)
+    wraps: dict[ast.stmt, Wrap] = attrs.Factory(dict)
 
 
 @attrs.frozen(kw_only=True)

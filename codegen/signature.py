@@ -135,7 +135,9 @@ def annotation_tensorness(annotation: ast.expr | None) -> Tensorness:
         return Tensorness.TENSOR
     if text in _SCALARS or (isinstance(annotation, ast.Constant) and annotation.value is None):
         return Tensorness.NO
-    if isinstance(annotation, (ast.Name, ast.Attribute)) and text not in ("Any", "typing.Any", "object"):
+    if text.startswith(("torch.", "nn.")) or text in ("Any", "typing.Any", "object"):
+        return Tensorness.MAYBE  # torch's own types (``torch.return_types.topk``) may hold tensors
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
         return Tensorness.NO  # a class of the user's (metadata, config): its tensors outlive the call
     if isinstance(annotation, ast.BinOp) and all(
             annotation_tensorness(side) is Tensorness.NO for side in (annotation.left, annotation.right)):

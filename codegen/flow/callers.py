@@ -8,7 +8,7 @@ to the callee (NPD508). GE orders streams through data: its calls only get the f
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
@@ -18,12 +18,13 @@ from codegen.flow.callsites import CallSite, aware_call, find_calls
 from codegen.flow.exprs import bound_names
 from codegen.flow.ge import fork_waits
 from codegen.flow.tensors import local_returns
-from codegen.flow.imports import module_bindings
+from codegen.flow.manual import with_manual_sites
 from codegen.flow.planner import Flags, plan_caller
 from codegen.flow.sites import Site, plan_site
+from codegen.flow.wraps import SiteEvents
 from codegen.hygiene import ModuleNames, identifiers
 from codegen.ir import ModuleIR
-from codegen.plan import CallerPlan, Cond, CurrentStream, EventRef
+from codegen.plan import CallerPlan, Cond, CurrentStream
 from codegen.positions import Positions
 
 __all__ = ["Callers", "plan_callers"]
@@ -71,7 +72,7 @@ def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNam
 def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
     grouped: dict[str, list[CallSite]] = {}
     for site in find_calls(module, tree, index):  # type: ignore[arg-type]
-        if site.bindable and index.callees[site.key].auto:  # type: ignore[attr-defined]
+        if site.bindable and index.callees[site.key].tag != "default":  # type: ignore[attr-defined]
             grouped.setdefault(site.caller, []).append(site)
     return grouped
 
@@ -123,24 +124,35 @@ def _current(module: _Module, qualname: str) -> CurrentStream:
     return CurrentStream(tag=own.stream.tag, when=Cond.of(own.stream.when.dotted if own.stream.when else None))
 
 
-def _join_event(module: _Module) -> Callable[[Site], EventRef]:
-    bindings = module_bindings(module.tree, module.index.package_of(module.ir.module_name))  # type: ignore[attr-defined]
+def _site_events(module: _Module) -> Callable[[Site], SiteEvents]:
+    """The fork and join events of a call, defined by the caller's module (fresh names, the callee's tags)."""
+    made: dict[str, SiteEvents] = {}
 
-    def join_event(site: Site) -> EventRef:
-        event: EventRef = site.callee.join  # type: ignore[attr-defined]
-        callee_module = site.callee.module  # type: ignore[attr-defined]
-        if callee_module == module.ir.module_name:
-            return event
-        spec = next((b.spec for b in bindings.values() if b.module == callee_module), callee_module)
-        return attrs.evolve(event, source=spec)
+    def events(site: Site) -> SiteEvents:
+        key = site.callee.key  # type: ignore[attr-defined]
+        if key not in made:
+            fork, join = site.callee.fork, site.callee.join  # type: ignore[attr-defined]
+            made[key] = SiteEvents(fork=attrs.evolve(fork, var=module.names.global_name(fork.var)),
+                                   join=attrs.evolve(join, var=module.names.global_name(join.var)))
+        return made[key]
 
-    return join_event
+    return events
 
 
 def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], event_sync: bool) -> CallerPlan:
+    auto = _numbered(s for s in sites if s.callee.auto)  # type: ignore[attr-defined]
+    manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
     if not event_sync:
         returns = local_returns(module.tree, qualname, _receiver(qualname, fn))
-        return fork_waits(fn, sites, method="." in qualname, returns=returns)
-    taken = set(identifiers(fn)) | set(module.names.generated.values()) | set(module.names.taken)
-    flags = Flags(taken=taken)
-    return plan_caller(fn, sites, _current(module, qualname), flags, _join_event(module))
+        plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module, fn))
+    else:
+        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module))
+    return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync)
+
+
+def _numbered(sites: Iterable[Site]) -> list[Site]:
+    return [attrs.evolve(s, index=i) for i, s in enumerate(sites)]
+
+
+def _flags(module: _Module, fn: _Function) -> Flags:
+    return Flags(taken=set(identifiers(fn)) | set(module.names.generated.values()) | set(module.names.taken))

@@ -1,11 +1,12 @@
-"""GE: the fork of a planned call as one control edge, ``npu_wait_tensor(<input>, <last caller value>)``.
+"""GE: each planned call on its stream at the call site, its fork as one control edge.
 
 GE orders every cross-stream data dependency itself and plans the memory of the whole graph, so the
 join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
-first op waits for the caller's prior work. One edge per call: the callee's first tensor input waits
-for the tensor the caller made last before the call (the real engines' ``npu_wait_tensor(hidden_states,
-topk_weights)``). Both ends must certainly be tensors (``tensors.py``): a call with no such pair in its
-block gets no edge, and GE still orders it by its data.
+first op waits for the caller's prior work. Where both ends are certainly tensors (``tensors.py``), the
+edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)``;
+elsewhere (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the
+caller's stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one
+another with nothing between them share one fork.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import ast
 from codegen.flow.arguments import Argument
 from codegen.flow.sites import Site
 from codegen.flow.tensors import Returns, certain_tensors
-from codegen.plan import CallerPlan, Cond, ForkWait
+from codegen.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
 from codegen.signature import Tensorness
 
 __all__ = ["fork_waits"]
@@ -23,19 +24,38 @@ __all__ = ["fork_waits"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns) -> CallerPlan:
+def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns, flags: object) -> CallerPlan:
     blocks = _blocks(fn)
     made = certain_tensors(fn, method=method, returns=returns)
     site_stmts = {s.stmt for s in sites}
-    steps = {}
+    steps: dict[tuple[str, ast.AST, str], tuple[ForkToken, ...]] = {}
+    wraps: dict[ast.stmt, Wrap] = {}
+    previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
     for site in sites:
-        tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
-        dependency = _last_tensor(blocks.get(site.stmt, []), site.stmt, site_stmts, made)
-        if tensor is None or dependency is None or dependency == tensor or site.guard.hoist is not None:
-            continue
+        if site.guard.hoist is not None:
+            continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
-        steps[("before", site.stmt, "")] = (ForkWait(tensor=tensor, dependency=dependency, when=when),)
-    return CallerPlan(steps=steps)
+        block = blocks.get(site.stmt, [])
+        tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
+        dependency = _last_tensor(block, site.stmt, site_stmts, made)
+        enter: tuple[ForkWait | ForkToken, ...]
+        if tensor is not None and dependency is not None and dependency != tensor:
+            enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
+        elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
+            enter = (ForkToken(name=previous[2], wait=True, when=when),)
+        else:
+            token = flags.fresh("fork_token")  # type: ignore[attr-defined]
+            steps[("before", site.stmt, "")] = (ForkToken(name=token, wait=False, when=when),)
+            enter, previous = (ForkToken(name=token, wait=True, when=when),), (site.stmt, site.guard.expr, token)
+        if previous is not None:
+            previous = (site.stmt, previous[1], previous[2])
+        priority = site.callee.priority  # type: ignore[attr-defined]
+        wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
+    return CallerPlan(steps=steps, wraps=wraps)
+
+
+def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
+    return earlier in block and stmt in block and block.index(stmt) == block.index(earlier) + 1
 
 
 def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:

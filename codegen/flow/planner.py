@@ -1,13 +1,11 @@
-"""The sync planner: for every function that calls stream functions, the steps its dataflow asks for.
+"""The sync planner: for every function that calls stream functions, where its dataflow joins each call.
 
-For each planned call (:mod:`codegen.flow.sites`) the caller passes ``join=False`` and then:
-keeps alive, for the callee's stream, every tensor argument that crosses to it (made on another
-stream); joins just before the first statement that reads the result, on the paths where the call
-forked (a flag set at the call says so where only some paths did); relays a result handed whole to
-a call on another side stream (that stream waits, the caller's does not); and keeps alive, for its
-own stream, the results it reads after the join. Every wait reads the same guard value as the
-callee's fork: the guard as spelled at the call, or a flag read once at the call when the caller may
-change what the guard reads in between.
+Each planned call (:mod:`codegen.flow.sites`) runs on its stream at the call site; the caller joins
+just before the first statement that reads the result, on the paths where the call forked (a flag set
+at the call says so where only some paths did), and a result handed whole to a call on another side
+stream is waited for by that stream directly (:mod:`codegen.flow.wraps` decides the rest). Every wait
+reads the same guard value as the fork: the guard as spelled at the call, or a flag read once at the
+call when the caller may change what the guard reads in between.
 """
 
 from __future__ import annotations
@@ -20,25 +18,12 @@ import attrs
 from codegen.flow.analyze import Analysis, analyze
 from codegen.flow.exprs import bound_names
 from codegen.flow.sites import Site
-from codegen.flow.state import State, pending
-from codegen.flow.transfer import Join, Relay, Step as FlowStep
+from codegen.flow.transfer import Join
+from codegen.flow.wraps import SiteEvents, SiteSync, lower_sites
 from codegen.naming import snake
-from codegen.plan import (
-    Anchor,
-    Assign,
-    CallEdit,
-    CallerPlan,
-    Cond,
-    CurrentStream,
-    EventRef,
-    KeepAlive,
-    Step,
-    StreamWait,
-    Value,
-    Wait,
-)
+from codegen.plan import Anchor, CallerPlan, Cond, CurrentStream
 
-__all__ = ["Flags", "plan_caller"]
+__all__ = ["Flags", "computed", "hoisted_arguments", "plan_caller"]
 
 
 @attrs.define(eq=False)
@@ -72,21 +57,11 @@ class _Relations:
         return same_guard and self.sites[earlier].tag == self.sites[later].tag
 
 
-@attrs.frozen(kw_only=True)
-class _SiteSync:
-    """How one site's fork is read at its joins."""
-
-    cond: Cond | None  # the guard (or the flag) a must-join reads
-    flag: str | None  # the local that says the call forked (set at the call)
-    guard_text: str | None  # the guard's value as spelled at the call (after any bound argument)
-    hoisted: tuple[tuple[int | str, str], ...]
-
-
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
-                flags: Flags, join_event: Callable[[Site], EventRef]) -> CallerPlan:
+                flags: Flags, events: Callable[[Site], SiteEvents]) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
-    A call joined by the very next statement overlaps nothing: it is left as written (the callee joins)."""
+    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = _following(fn)
     while True:
         relations = _Relations(sites, [_guard_key(s, fn) for s in sites])
@@ -98,19 +73,7 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
         if not sites:
             return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags) for s in sites]
-    steps: dict[Anchor, list[Step]] = {}
-    for anchor, found in result.steps.items():
-        joins = [_lower(s, sites, syncs, current, join_event) for s in found if isinstance(s, Join)]
-        relays = [_lower(s, sites, syncs, current, join_event) for s in found if isinstance(s, Relay)]
-        steps[anchor] = [x for part in (*joins, *relays) for x in part]
-    for site, sync in zip(sites, syncs):
-        state = result.states.get(site.stmt, ())
-        _place_call(steps, site, sync, _same_stream(state, site, relations))
-    start = tuple(Assign(name=s.flag, value="False") for s, site in zip(syncs, sites)
-                  if s.flag and _any_may(result, site.index))
-    calls = {site.call.call: CallEdit(join_kw=site.callee.join_kw, hoisted=sync.hoisted)  # type: ignore[attr-defined]
-             for site, sync in zip(sites, syncs)}
-    return CallerPlan(steps={k: tuple(v) for k, v in steps.items() if v}, start=start, calls=calls)
+    return lower_sites(fn, sites, syncs, result, relations, current, events)
 
 
 def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
@@ -130,11 +93,6 @@ def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anch
     placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
     return bool(placed) and all(isinstance(step, Join) and anchor == following.get(site.stmt)
                                 for anchor, step in placed)
-
-
-def _same_stream(state: State, site: Site, relations: _Relations) -> set[str]:
-    """The names that hold results the site's stream made itself (nothing to keep alive for it)."""
-    return {n for p in pending(state) if relations.consume(p.site, site.index) == "none" for n in p.names}
 
 
 def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -173,9 +131,23 @@ def _any_may(result: Analysis, site: int) -> bool:
     return any(s.site == site and s.may for found in result.steps.values() for s in found)
 
 
-def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags) -> _SiteSync:
-    hoisted: list[tuple[int | str, str]] = [(a.slot, flags.fresh(_param_name(site, a.slot)))
-                                            for a in site.args if a.name is None]
+def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
+    """The arguments computed by an expression (``self.latent(h)``, ``x * 2``): bound to fresh names just before
+    the call, in argument order, so that they are computed on the caller's stream, not the call's."""
+    return [(a.slot, flags.fresh(_param_name(site, a.slot))) for a in site.args if computed(a.node)]
+
+
+def computed(node: ast.expr) -> bool:
+    """Anything but a name, a constant, or attributes and constant indexes of one (no op runs to make it)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Constant, ast.Name)):
+            return True
+        node = node.value
+    return not isinstance(node, (ast.Name, ast.Constant))
+
+
+def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags) -> SiteSync:
+    hoisted = hoisted_arguments(site, flags)
     guard = site.guard
     text = guard.expr
     if guard.hoist is not None:
@@ -188,7 +160,7 @@ def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionD
     needs_flag = may or (guard.dynamic and (guard.hoist is None and not _stable(text or "", fn)))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
     cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
-    return _SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,
+    return SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,
                      hoisted=tuple(sorted(hoisted, key=lambda h: _order(site.call.call, h[0]))))
 
 
@@ -221,51 +193,3 @@ def _order(call: ast.Call, slot: int | str) -> int:
     return len(call.args) + next((i for i, k in enumerate(call.keywords) if (k.arg or "**") == slot), 0)
 
 
-def _lower(step: FlowStep, sites: list[Site], syncs: list[_SiteSync], current: CurrentStream,
-           join_event: Callable[[Site], EventRef]) -> list[Step]:
-    sync = syncs[step.site]
-    when = Cond.of(sync.flag) if step.may and sync.flag else sync.cond
-    if isinstance(step, Relay):
-        to = sites[step.to]
-        switch = Cond.of(syncs[step.to].guard_text) if syncs[step.to].guard_text else None
-        return [StreamWait(event=join_event(sites[step.site]), stream=to.tag, switch=switch, when=when)]
-    assert isinstance(step, Join)
-    out: list[Step] = [Wait(event=join_event(sites[step.site]), when=when)]
-    if step.names:
-        values = tuple(Value(name=n) for n in sorted(step.names))
-        out.append(KeepAlive(stream=current, when=when, values=values))
-    return out
-
-
-def _place_call(steps: dict[Anchor, list[Step]], site: Site, sync: _SiteSync, same_stream: set[str]) -> None:
-    """Before the call, after its joins: bound arguments and the flag of a guarded call, then its relays, then
-    the crossing tensors kept alive for its stream. After it: the flag of a call that always forks."""
-    call = site.call.call
-    bound: list[Step] = [Assign(name=name, value=ast.unparse(_slot_node(call, slot))) for slot, name in sync.hoisted]
-    if sync.flag and sync.guard_text:
-        bound.append(Assign(name=sync.flag, value=sync.guard_text))
-    names = dict(sync.hoisted)
-    values = tuple(Value(name=names.get(a.slot, a.name) or "", tensor=a.tensor) for a in site.args
-                   if a.name not in same_stream or a.name is None)
-    keep = [KeepAlive(stream=site.tag, when=Cond.of(sync.guard_text), values=_unique(values))] if values else []
-    anchor: Anchor = ("before", site.stmt, "")
-    placed = steps.get(anchor, [])
-    waits = [s for s in placed if isinstance(s, (Wait, KeepAlive))]
-    relays = [s for s in placed if isinstance(s, StreamWait)]
-    steps[anchor] = [*waits, *bound, *relays, *keep]
-    if sync.flag and not sync.guard_text:
-        steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
-
-
-def _slot_node(call: ast.Call, slot: int | str) -> ast.expr:
-    if isinstance(slot, int):
-        node = call.args[slot]
-        return node.value if isinstance(node, ast.Starred) else node
-    return next(k.value for k in call.keywords if (k.arg or "**") == slot)
-
-
-def _unique(values: tuple[Value, ...]) -> tuple[Value, ...]:
-    seen: dict[str, Value] = {}
-    for value in values:
-        seen.setdefault(value.name, value)
-    return tuple(seen.values())

@@ -44,7 +44,9 @@ class Site:
             if not (isinstance(keyword.value, ast.Name) and keyword.value.id in bare):
                 reads |= data_reads(keyword.value)
         guarded = self.guard.dynamic
-        return SiteView(index=self.index, names=self.names, bare=bare, reads=frozenset(reads), guarded=guarded)
+        inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
+        return SiteView(index=self.index, names=self.names, bare=bare, reads=frozenset(reads), guarded=guarded,
+                        inputs=inputs)
 
 
 def plan_site(index: int, stmt: ast.stmt, site: CallSite, callee: object, *, same_module: bool,
@@ -56,4 +58,22 @@ def plan_site(index: int, stmt: ast.stmt, site: CallSite, callee: object, *, sam
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
         else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
+    names |= _written_arguments(args, callee, site.resolved.explicit_receiver)
     return Site(index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names)
+
+
+def _written_arguments(args: list[Argument], callee: object, explicit_receiver: bool) -> frozenset[str]:
+    """The caller's names passed whole to parameters the callee writes in place: the call makes them anew."""
+    writes = set(callee.writes)  # type: ignore[attr-defined]
+    if not writes:
+        return frozenset()
+    params = list(callee.signature.params)  # type: ignore[attr-defined]
+    offset = 1 if explicit_receiver else 0
+    found: set[str] = set()
+    for argument in args:
+        slot = argument.slot
+        name = slot if isinstance(slot, str) else (params[slot - offset].name if 0 <= slot - offset < len(params)
+                                                    else None)
+        if argument.bare and argument.name and name in writes:
+            found.add(argument.name)
+    return frozenset(found)

@@ -16,6 +16,7 @@ import attrs
 
 from codegen.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.flow.state import Pending, State, fork, joined, pending, renamed
+from codegen.flow.writes import inplace_writes
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
 
@@ -61,6 +62,7 @@ class SiteView:
     bare: frozenset[str]  # names passed to it as whole arguments
     reads: frozenset[str]  # what the statement reads on the caller's stream (bare arguments excluded)
     guarded: bool = False  # whether it forks depends on a value read at each call
+    inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads
 
 
 def join_step(entry: Pending, state: State) -> Join:
@@ -77,7 +79,8 @@ def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
         steps = _minimal([join_step(p, state) for p in pending(state)], state)
         return steps, joined(state, (s.site for s in steps))
     reads = _reads(stmt) if site is None else set(site.reads)
-    steps: list[Step] = [join_step(p, state) for p in pending(state) if p.names & reads]
+    written = inplace_writes(stmt)
+    steps: list[Step] = [join_step(p, state) for p in pending(state) if p.names & reads or p.inputs & written]
     if site is not None:
         steps += _consumed(state, site, relations)
         steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
@@ -87,7 +90,7 @@ def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
     if site is not None:
         relayed = [s.site for s in steps if isinstance(s, Relay)]
         covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
-        state = fork(state, site.index, site.names, [*relayed, *covered])
+        state = fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
     return steps, state
 
 

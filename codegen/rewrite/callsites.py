@@ -1,4 +1,5 @@
-"""Apply a caller's plan: steps before and after its statements and at the end of its blocks, call edits.
+"""Apply a caller's plan: planned calls on their streams, steps before and after statements and at the end of
+blocks, call edits.
 
 The plan is keyed by the function's ``ast`` nodes; this walks the ``ast`` and the libcst statements
 side by side (one libcst line holds each ``;``-separated ``ast`` statement, ``elif`` is an ``if`` in
@@ -14,7 +15,8 @@ import attrs
 import libcst as cst
 
 from codegen.plan import CallEdit, CallerPlan
-from codegen.rewrite.build import guarded_statements
+from codegen.rewrite.build import guarded_statements, with_items_text
+from codegen.rewrite.function import wrap_with
 from codegen.targets.base import Spelling
 
 __all__ = ["apply_caller_plan"]
@@ -26,6 +28,7 @@ _Block = cst.IndentedBlock | cst.SimpleStatementSuite
 class _Placer:
     plan: CallerPlan
     spelling: Spelling
+    headers: dict[int, str] = attrs.Factory(dict)  # the ``with`` statements made for wraps: their item
 
     def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[cst.BaseStatement]:
         return guarded_statements(self.spelling, self.plan.steps.get((kind, node, field), ()))
@@ -45,17 +48,51 @@ class _Placer:
                 out += self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else \
                     self.compound(stmt, parts[0])
         out += self.spelled("end", owner, field)
+        out = self.merged(out)
         if isinstance(suite, cst.SimpleStatementSuite):
             if len(out) == 1 and out[0] is not None and _unchanged_line(out[0], body):
                 return suite
             return cst.IndentedBlock(body=out)
         return suite.with_changes(body=out)
 
+    def wrapped(self, stmt: cst.SimpleStatementLine, node: ast.stmt) -> cst.BaseStatement:
+        """``stmt`` on its stream: inside the wrap's ``with``, between its first and last steps."""
+        wrap = self.plan.wraps.get(node)
+        if wrap is None:
+            return stmt
+        inner = [*guarded_statements(self.spelling, wrap.enter), stmt.with_changes(leading_lines=()),
+                 *guarded_statements(self.spelling, wrap.leave)]
+        items = with_items_text(self.spelling, (wrap.switch,))
+        if not items:
+            return stmt
+        made = wrap_with(items, inner)[0]
+        self.headers[id(made)] = items[0]
+        return made.with_changes(leading_lines=stmt.leading_lines)
+
+    def merged(self, out: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """Consecutive wraps on the same stream, with nothing between them, share one ``with``."""
+        merged: list[cst.BaseStatement] = []
+        for stmt in out:
+            last = merged[-1] if merged else None
+            header = self.headers.get(id(stmt))
+            if last is not None and header is not None and self.headers.get(id(last)) == header \
+                    and not stmt.leading_lines:
+                body = [*last.body.body, *stmt.body.body]  # type: ignore[attr-defined]
+                joined = last.with_changes(body=last.body.with_changes(body=body))  # type: ignore[attr-defined]
+                self.headers[id(joined)] = header
+                merged[-1] = joined
+            else:
+                merged.append(stmt)
+        return merged
+
     def line(self, line: cst.SimpleStatementLine, parts: list[ast.stmt]) -> list[cst.BaseStatement]:
         pieces = [(small, node, self.spelled("before", node), self.spelled("after", node))
                   for small, node in zip(line.body, parts)]
         edited = [self.edit(small, node) for small, node, _, _ in pieces]
-        if not any(before or after for _, _, before, after in pieces):
+        if len(parts) == 1 and parts[0] in self.plan.wraps:
+            single = line.with_changes(body=[edited[0].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+            return _lead(pieces[0][2], self.wrapped(single, parts[0])) + pieces[0][3]
+        if not any(before or after or node in self.plan.wraps for _, node, before, after in pieces):
             if all(e is s for e, (s, _, _, _) in zip(edited, pieces)):
                 return [line]
             return [line.with_changes(body=edited)]
@@ -64,7 +101,7 @@ class _Placer:
             small = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             kept = line.with_changes(body=[small], leading_lines=()) if i == len(pieces) - 1 else \
                 cst.SimpleStatementLine(body=[small])
-            out += _lead(before, kept if i else _first(kept, line)) + after
+            out += _lead(before, self.wrapped(kept if i else _first(kept, line), parts[i])) + after
         return out
 
     def compound(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> list[cst.BaseStatement]:
@@ -113,7 +150,7 @@ def _planned_call(node: ast.stmt, plan: CallerPlan) -> ast.Call | None:
 
 
 def _edited(call: cst.Call, edit: CallEdit) -> cst.Call:
-    """``join=False`` added; hoisted arguments replaced by the names they were bound to."""
+    """Hoisted arguments replaced by the names they were bound to."""
     names = dict(edit.hoisted)
     args: list[cst.Arg] = []
     position = 0
@@ -126,12 +163,6 @@ def _edited(call: cst.Call, edit: CallEdit) -> cst.Call:
         else:
             slot, position = position, position + 1
         args.append(arg.with_changes(value=cst.Name(names[slot])) if slot in names else arg)
-    if edit.join_kw:
-        if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(cst.Arg(keyword=cst.Name(edit.join_kw), value=cst.Name("False"),
-                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                  whitespace_after=cst.SimpleWhitespace(""))))
     return call.with_changes(args=args)
 
 

@@ -1,5 +1,5 @@
-"""Apply one stream function's plan: its ``join`` parameter, contexts around the body, prologue, epilogue at
-every return, fork before, and the join on the caller's stream after (for callers that leave it to it)."""
+"""Apply one decorated function's own plan: its core limit around the body, its ``@after`` waits first, its
+clones and ``@records`` at every return. Its signature is the user's: nothing is added to it."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import libcst as cst
 import libcst.matchers as m
 
 from codegen.plan import FunctionPlan, Step
-from codegen.rewrite.build import guarded_statements, parse_statement, statements, with_items_text
-from codegen.rewrite.returns import ReturnRewriter, always_returns, contains_return, local_names
+from codegen.rewrite.build import guarded_statements, parse_statement, with_items_text
+from codegen.rewrite.returns import ReturnRewriter, always_returns, local_names
 from codegen.rewrite.walk import children, has_return
 from codegen.targets.base import Spelling, wants_values
 
-__all__ = ["add_join_parameter", "rewrite_body"]
+__all__ = ["rewrite_body", "wrap_with"]
 
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 _MAX_WITH_LINE = 88
@@ -28,25 +28,10 @@ def rewrite_body(node: cst.FunctionDef, plan: FunctionPlan, spelling: Spelling) 
         body = _with_epilogue(node, body, epilogue, plan, spelling)
     if finally_steps:
         body = [cst.Try(body=cst.IndentedBlock(body=body), finalbody=cst.Finally(
-            body=cst.IndentedBlock(body=guarded_statements(spelling, finally_steps, (), plan.caller_var))))]
-    inner = guarded_statements(spelling, plan.prologue, (), plan.caller_var) + body
-    items = with_items_text(spelling, plan.contexts)
-    join = guarded_statements(spelling, plan.self_join)
-    outer = _join_itself(join, inner, items) if join else _wrap(items, inner)
-    entry = guarded_statements(spelling, plan.entry) + statements(spelling.entry_lines(plan))
-    new_body = [*docstring, *entry, *guarded_statements(spelling, plan.before), *outer]
-    node = node.with_changes(body=cst.IndentedBlock(body=new_body, header=_header(node)))
-    return add_join_parameter(node, plan.join_kw) if plan.join_kw else node
-
-
-def add_join_parameter(node: cst.FunctionDef, name: str) -> cst.FunctionDef:
-    """``def f(self, x, *, join=True)``: the keyword by which a caller that joins by itself says so."""
-    params = node.params
-    param = cst.Param(name=cst.Name(name), default=cst.Name("True"),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                            whitespace_after=cst.SimpleWhitespace("")))
-    star = params.star_arg if not isinstance(params.star_arg, cst.MaybeSentinel) else cst.ParamStar()
-    return node.with_changes(params=params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, param]))
+            body=cst.IndentedBlock(body=guarded_statements(spelling, finally_steps))))]
+    inner = guarded_statements(spelling, plan.prologue) + body
+    outer = wrap_with(with_items_text(spelling, plan.contexts), inner)
+    return node.with_changes(body=cst.IndentedBlock(body=[*docstring, *outer], header=_header(node)))
 
 
 def _split_epilogue(plan: FunctionPlan, body: list[cst.BaseStatement]) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
@@ -82,17 +67,18 @@ def _header(node: cst.FunctionDef) -> cst.TrailingWhitespace:
 
 def _with_epilogue(node: cst.FunctionDef, body: list[cst.BaseStatement], epilogue: tuple[Step, ...],
                    plan: FunctionPlan, spelling: Spelling) -> list[cst.BaseStatement]:
-    rewriter = ReturnRewriter(spelling, epilogue, local_names(node), plan.caller_var)
+    rewriter = ReturnRewriter(spelling, epilogue, local_names(node))
     rewritten = [stmt.visit(rewriter) for stmt in body]
     flat: list[cst.BaseStatement] = []
     for stmt in rewritten:
         flat.extend(stmt.nodes if isinstance(stmt, cst.FlattenSentinel) else [stmt])  # type: ignore[arg-type]
     if not always_returns(flat):
-        flat += guarded_statements(spelling, epilogue, (), plan.caller_var)
+        flat += guarded_statements(spelling, epilogue)
     return flat
 
 
-def _wrap(items: list[str], inner: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+def wrap_with(items: list[str], inner: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """``inner`` inside ``with <items>:`` (one line, or one item a line when that is too long)."""
     if not items:
         return inner
     one_line = f"with {', '.join(items)}:\n    pass\n"
@@ -101,15 +87,3 @@ def _wrap(items: list[str], inner: list[cst.BaseStatement]) -> list[cst.BaseStat
     with_node = parse_statement(one_line)
     assert isinstance(with_node, cst.With)
     return [with_node.with_changes(body=cst.IndentedBlock(body=inner))]
-
-
-def _join_itself(join: list[cst.BaseStatement], inner: list[cst.BaseStatement],
-                 items: list[str]) -> list[cst.BaseStatement]:
-    """The caller's stream waits for this function's stream before it returns (callers that join by
-    themselves skip it): after the contexts, before the ``return``."""
-    last_returns = bool(inner) and m.matches(inner[-1], m.SimpleStatementLine(body=[m.Return()]))
-    head = inner[:-1] if last_returns else inner
-    if not any(contains_return(stmt) for stmt in head):
-        return [*_wrap(items, head), *join, *inner[len(head):]]
-    body = cst.IndentedBlock(body=_wrap(items, inner))
-    return [cst.Try(body=body, finalbody=cst.Finally(body=cst.IndentedBlock(body=join)))]

@@ -49,12 +49,11 @@ def _spells_values(spelling: Spelling, step: Step) -> bool:
 class ReturnRewriter(cst.CSTTransformer):
     """Rewrites ``return x`` into ``<epilogue>; return x``, binding ``x`` to a name when a step needs it."""
 
-    def __init__(self, spelling: Spelling, epilogue: Sequence[Step], taken: set[str], caller: str) -> None:
+    def __init__(self, spelling: Spelling, epilogue: Sequence[Step], taken: set[str]) -> None:
         super().__init__()
         self.spelling = spelling
         self.epilogue = tuple(epilogue)
         self.taken = taken
-        self.caller = caller
         self.needs_values = any(wants_values(step) and _spells_values(spelling, step) for step in epilogue)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -76,7 +75,7 @@ class ReturnRewriter(cst.CSTTransformer):
         *head, ret = updated.body
         assert isinstance(ret, cst.Return)
         bindings, value, values = self._bind(ret.value)
-        epilogue = guarded_statements(self.spelling, self.epilogue, values, self.caller)
+        epilogue = guarded_statements(self.spelling, self.epilogue, values)
         if not epilogue:  # the target spells nothing here: keep the line as written
             return updated
         out: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=head)] if head else []

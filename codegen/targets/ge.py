@@ -17,7 +17,7 @@ from __future__ import annotations
 import attrs
 
 from codegen.hygiene import ModuleNames
-from codegen.plan import CurrentStream, EventRef, ForkWait, Record, Step, Value, Wait
+from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
 from codegen.targets.base import Local, Spelling, quote
 
@@ -44,6 +44,10 @@ class _Spelling(TorchairSpelling):
             return [f"if {key} in {table}:\n    {self.torchair}.ops.wait([{table}.pop({key})])"]
         if isinstance(step, ForkWait):
             return [f"{self.torchair}.scope.npu_wait_tensor({step.tensor}, {step.dependency})"]
+        if isinstance(step, ForkToken):
+            if step.wait:
+                return [f"{self.torchair}.ops.wait([{step.name}])"]
+            return [f"{step.name} = {self.torchair}.ops.record()"]
         raise TypeError(step)
 
     def _record(self, event: EventRef) -> list[str]:

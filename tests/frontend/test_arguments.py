@@ -22,7 +22,8 @@ class M(nn.Module):
 
     def forward(self, x):
         y = self.f(x)
-        return y
+        z = x + 1
+        return y + z
 '''
 
 
@@ -127,7 +128,7 @@ def test_portable_output_reads_dotted_counts_at_call_time() -> None:
     module.runtime.core_limit = spy
     try:
         x = torch.ones(2)
-        assert torch.equal(model(x), x * 2)
+        assert torch.equal(model(x), x * 2 + x + 1)
     finally:
         module.runtime.core_limit = real
     assert seen == [(4, 16)]

@@ -22,7 +22,8 @@ class M(nn.Module):
 
     def forward(self, x):
         y = self.f(x)
-        return y
+        z = x + 1
+        return y + z
 '''
 
 BOM = b"\xef\xbb\xbf"

@@ -2,19 +2,6 @@ import torch
 import torchair
 from torch import nn
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -37,20 +24,14 @@ _MERGED = _tagged_event("after_multiple_events.Fan.merged", __file__)
 
 class Fan(nn.Module):
     def left(self, x):
-        with torchair.scope.npu_stream_switch("a", 0):
-            _record_tagged_stream(x, "a")
-            out = x * 2
-            _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_LEFT_DONE)
-            return out
+        out = x * 2
+        torchair.ops.npu_tagged_event_record(_LEFT_DONE)
+        return out
 
     def right(self, x):
-        with torchair.scope.npu_stream_switch("b", 0):
-            _record_tagged_stream(x, "b")
-            out = x * 3
-            _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_RIGHT_DONE)
-            return out
+        out = x * 3
+        torchair.ops.npu_tagged_event_record(_RIGHT_DONE)
+        return out
 
     def merge(self, left, right):
         torchair.ops.npu_tagged_event_wait(_LEFT_DONE)

@@ -2,19 +2,6 @@ import torch
 import torchair
 from torch import nn
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -39,9 +26,5 @@ class Pipeline(nn.Module):
         return out
 
     def consume(self, y):
-        with torchair.scope.npu_stream_switch("consumer", 0):
-            _record_tagged_stream(y, "consumer")
-            torchair.ops.npu_tagged_event_wait(_READY)
-            out = y.sum()
-            _record_tagged_stream(out, "default")
-            return out
+        torchair.ops.npu_tagged_event_wait(_READY)
+        return y.sum()

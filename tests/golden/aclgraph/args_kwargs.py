@@ -3,27 +3,8 @@ import torchair
 from torch import nn
 
 
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 class Flexible(nn.Module):
     def run(self, *args, scale=1.0, **kwargs):
-        with (
-            torchair.scope.npu_stream_switch("side", 0),
-            torchair.scope.limit_core_num(4, 8),
-        ):
-            _record_tagged_stream(args, "side")
-            _record_tagged_stream(kwargs, "side")
+        with torchair.scope.limit_core_num(4, 8):
             total = sum(args)
-            out = total * scale + kwargs.get("bias", 0)
-            _record_tagged_stream(out, "default")
-            return out
+            return total * scale + kwargs.get("bias", 0)

@@ -34,31 +34,22 @@ _SIDE_JOIN = _tagged_event("auto_sync_join_placement.Overlap.side.join", __file_
 
 
 class Overlap(nn.Module):
-    def side(self, x, *, join=True):
+    def side(self, x):
+        return x.exp()
+
+    def forward(self, x, flag: bool):
         torchair.ops.npu_tagged_event_record(_SIDE_FORK)
         with torchair.scope.npu_stream_switch("side", 0):
             torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
-            if join:
-                _record_tagged_stream(x, "side")
-            out = x.exp()
-            if join:
-                _record_tagged_stream(out, "default")
+            _record_tagged_stream(x, "side")
+            s = self.side(x)
             torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-        return out
-
-    def forward(self, x, flag: bool):
-        _record_tagged_stream(x, "side")
-        s = self.side(x, join=False)
         a = x * 2
         b = a + 1
         if flag:
             torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-            _record_tagged_stream(s, "default")
             b = b + s
         torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-        _record_tagged_stream(s, "default")
         return b
 
     def discarded(self, x):

@@ -34,29 +34,21 @@ _SIDE_JOIN = _tagged_event("auto_sync_loop.Looped.side.join", __file__)
 
 
 class Looped(nn.Module):
-    def side(self, x, *, join=True):
-        torchair.ops.npu_tagged_event_record(_SIDE_FORK)
-        with torchair.scope.npu_stream_switch("side", 0):
-            torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
-            if join:
-                _record_tagged_stream(x, "side")
-            out = x.sin()
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-        return out
+    def side(self, x):
+        return x.sin()
 
     def forward(self, x):
         side_forked = False
         acc = torch.zeros_like(x)
         for step in range(3):
-            _record_tagged_stream(x, "side")
-            s = self.side(x, join=False)
+            torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+            with torchair.scope.npu_stream_switch("side", 0):
+                torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+                _record_tagged_stream(x, "side")
+                s = self.side(x)
+                torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
             side_forked = True
             x = x + step
         if side_forked:
             torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-            _record_tagged_stream(s, "default")
         return acc + x

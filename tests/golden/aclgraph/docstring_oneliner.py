@@ -3,26 +3,10 @@ import torchair
 from torch import nn
 
 
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 class Short(nn.Module):
     def documented(self, x):
         """The docstring stays first."""
-        with torchair.scope.npu_stream_switch("side", 0):
-            _record_tagged_stream(x, "side")
-            out = x + 1
-            _record_tagged_stream(out, "default")
-            return out
+        return x + 1
 
     def one_liner(self, x):
         with torchair.scope.limit_core_num(2, 4):

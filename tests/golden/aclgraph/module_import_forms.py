@@ -3,18 +3,6 @@ import torchair
 from torch import nn
 
 
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 def _clone(value):
     """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -47,17 +35,11 @@ _DONE = _tagged_event("module_import_forms.Aliased.done", __file__)
 
 class Aliased(nn.Module):
     def first(self, x):
-        with torchair.scope.npu_stream_switch("side", 0):
-            _record_tagged_stream(x, "side")
-            out = x + 1
-            _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_DONE)
-            return out
+        out = x + 1
+        torchair.ops.npu_tagged_event_record(_DONE)
+        return out
 
     def second(self, x):
-        with torchair.scope.npu_stream_switch("side", 0):
-            _record_tagged_stream(x, "side")
-            out = x * 2
-            out = _clone(out)
-            _record_tagged_stream(out, "default")
-            return out
+        out = x * 2
+        out = _clone(out)
+        return out

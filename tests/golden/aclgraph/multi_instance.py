@@ -31,25 +31,12 @@ def _tagged_event(tag: str, origin: str):
 
 
 # Tagged events are process-global: each is made here, once per process.
-_SHARED_FORK = _tagged_event("multi_instance.Shared.forward.fork", __file__)
-_SHARED_JOIN = _tagged_event("multi_instance.Shared.forward.join", __file__)
 _LAYER_IN = _tagged_event("multi_instance.Layer.layer_in", __file__)
 
 
 class Shared(nn.Module):
-    def forward(self, x, *, join=True):
-        torchair.ops.npu_tagged_event_record(_SHARED_FORK)
-        with torchair.scope.npu_stream_switch("shared", 0):
-            torchair.ops.npu_tagged_event_wait(_SHARED_FORK)
-            if join:
-                _record_tagged_stream(x, "shared")
-            out = x * 0.5
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_SHARED_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_SHARED_JOIN)
-        return out
+    def forward(self, x):
+        return x * 0.5
 
 
 class Layer(nn.Module):
@@ -63,16 +50,14 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
-        with torchair.scope.npu_stream_switch("post", 0):
-            _record_tagged_stream(x, "post")
-            torchair.ops.npu_tagged_event_wait(_LAYER_IN)
-            out = x.tanh()
-            _record_tagged_stream(out, "default")
-            return out
+        torchair.ops.npu_tagged_event_wait(_LAYER_IN)
+        return x.tanh()
 
     def forward(self, x):
         x = self.enter(x)
-        p = self.post(x)
+        with torchair.scope.npu_stream_switch("post", 0):
+            _record_tagged_stream(x, "post")
+            p = self.post(x)
         s = self.shared(x)
         return x + s, p
 

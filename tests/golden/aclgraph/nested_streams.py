@@ -31,43 +31,22 @@ def _tagged_event(tag: str, origin: str):
 # Tagged events are process-global: each is made here, once per process.
 _INNER_FORK = _tagged_event("nested_streams.Nested.inner.fork", __file__)
 _INNER_JOIN = _tagged_event("nested_streams.Nested.inner.join", __file__)
-_OUTER_FORK = _tagged_event("nested_streams.Nested.outer.fork", __file__)
-_OUTER_JOIN = _tagged_event("nested_streams.Nested.outer.join", __file__)
 
 
 class Nested(nn.Module):
-    def inner(self, x, *, join=True):
+    def inner(self, x):
+        return x * 2
+
+    def outer(self, x):
         torchair.ops.npu_tagged_event_record(_INNER_FORK)
         with torchair.scope.npu_stream_switch("inner", 0):
             torchair.ops.npu_tagged_event_wait(_INNER_FORK)
-            if join:
-                _record_tagged_stream(x, "inner")
-            out = x * 2
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_INNER_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_INNER_JOIN)
-        return out
-
-    def outer(self, x, *, join=True):
-        torchair.ops.npu_tagged_event_record(_OUTER_FORK)
-        with torchair.scope.npu_stream_switch("outer", 0):
-            torchair.ops.npu_tagged_event_wait(_OUTER_FORK)
-            if join:
-                _record_tagged_stream(x, "outer")
             _record_tagged_stream(x, "inner")
-            doubled = self.inner(x, join=False)
-            own = x + 1
-            torchair.ops.npu_tagged_event_wait(_INNER_JOIN)
-            _record_tagged_stream(doubled, "outer")
-            out = own + doubled
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_OUTER_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_OUTER_JOIN)
-        return out
+            doubled = self.inner(x)
+            torchair.ops.npu_tagged_event_record(_INNER_JOIN)
+        own = x + 1
+        torchair.ops.npu_tagged_event_wait(_INNER_JOIN)
+        return own + doubled
 
     def forward(self, x):
         result = self.outer(x)

@@ -38,19 +38,8 @@ class Expert(nn.Module):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x, *, join=True):
-        torchair.ops.npu_tagged_event_record(_EXPERT_FORK)
-        with torchair.scope.npu_stream_switch("expert", 0):
-            torchair.ops.npu_tagged_event_wait(_EXPERT_FORK)
-            if join:
-                _record_tagged_stream(x, "expert")
-            out = self.proj(x)
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_EXPERT_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_EXPERT_JOIN)
-        return out
+    def forward(self, x):
+        return self.proj(x)
 
 
 class Layer(nn.Module):
@@ -60,9 +49,12 @@ class Layer(nn.Module):
         self.main = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        _record_tagged_stream(x, "expert")
-        side = self.expert(x, join=False)
+        torchair.ops.npu_tagged_event_record(_EXPERT_FORK)
+        with torchair.scope.npu_stream_switch("expert", 0):
+            torchair.ops.npu_tagged_event_wait(_EXPERT_FORK)
+            _record_tagged_stream(x, "expert")
+            side = self.expert(x)
+            torchair.ops.npu_tagged_event_record(_EXPERT_JOIN)
         main = self.main(x)
         torchair.ops.npu_tagged_event_wait(_EXPERT_JOIN)
-        _record_tagged_stream(side, "default")
         return main + side

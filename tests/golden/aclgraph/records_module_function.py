@@ -3,19 +3,6 @@
 import torch
 import torchair
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -34,12 +21,9 @@ _COPIED = _tagged_event("records_module_function.copied", __file__)
 
 
 def copy_out(x):
-    with torchair.scope.npu_stream_switch("copy", 0):
-        _record_tagged_stream(x, "copy")
-        out = x.clone()
-        _record_tagged_stream(out, "default")
-        torchair.ops.npu_tagged_event_record(_COPIED)
-        return out
+    out = x.clone()
+    torchair.ops.npu_tagged_event_record(_COPIED)
+    return out
 
 
 def use(x):

@@ -2,19 +2,6 @@ import torch
 import torchair
 from torch import nn
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -40,14 +27,9 @@ class Ordered(nn.Module):
         return out
 
     def work(self, x):
-        with (
-            torchair.scope.npu_stream_switch("s", 0),
-            torchair.scope.limit_core_num(4, 8),
-        ):
-            _record_tagged_stream(x, "s")
+        with torchair.scope.limit_core_num(4, 8):
             torchair.ops.npu_tagged_event_wait(_GO)
             out = x * 2
-            _record_tagged_stream(out, "default")
             torchair.ops.npu_tagged_event_record(_DONE)
             return out
 

@@ -33,9 +33,9 @@ def _tagged_event(tag: str, origin: str):
 
 
 # Tagged events are process-global: each is made here, once per process.
+_READY = _tagged_event("when_guards.Guarded.ready", __file__)
 _SIDE_FORK = _tagged_event("when_guards.Guarded.side.fork", __file__)
 _SIDE_JOIN = _tagged_event("when_guards.Guarded.side.join", __file__)
-_READY = _tagged_event("when_guards.Guarded.ready", __file__)
 
 
 class Guarded(nn.Module):
@@ -43,35 +43,15 @@ class Guarded(nn.Module):
         super().__init__()
         self.multistream = multistream
 
-    def side(self, x, *, join=True):
-        if self.multistream:
-            torchair.ops.npu_tagged_event_record(_SIDE_FORK)
-        with (
-            torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext(),
-            torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
-        ):
-            if self.multistream:
-                torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
-                if join:
-                    _record_tagged_stream(x, "side")
-            out = x * 2
-            if self.multistream:
-                if join:
-                    _record_tagged_stream(out, "default")
-                torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-        if self.multistream and join:
-            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-        return out
+    def side(self, x):
+        with torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext():
+            return x * 2
 
     def produce(self, x):
-        with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
-            if self.multistream:
-                _record_tagged_stream(x, "producer")
-            out = x * 3
-            if self.multistream:
-                _record_tagged_stream(out, "default")
-                torchair.ops.npu_tagged_event_record(_READY)
-            return out
+        out = x * 3
+        if self.multistream:
+            torchair.ops.npu_tagged_event_record(_READY)
+        return out
 
     def consume(self, x):
         if self.multistream:
@@ -80,10 +60,15 @@ class Guarded(nn.Module):
 
     def forward(self, x):
         if self.multistream:
-            _record_tagged_stream(x, "side")
-        y = self.side(x, join=False)
+            torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+        with torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+                _record_tagged_stream(x, "side")
+            y = self.side(x)
+            if self.multistream:
+                torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
         z = x - 1
         if self.multistream:
             torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
-            _record_tagged_stream(y, "default")
         return y + z

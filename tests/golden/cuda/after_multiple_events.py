@@ -5,16 +5,6 @@ from torch import nn
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
-
-
-def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
-    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
-    if tag not in _STREAMS:
-        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
-    return _STREAMS[tag]
-
-
 _EVENTS: dict[str, torch.cuda.Event] = {}
 
 
@@ -25,18 +15,6 @@ def _event(tag: str) -> torch.cuda.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
-
-
 _LEFT_DONE = functools.partial(_event, "after_multiple_events.Fan.left_done")
 _RIGHT_DONE = functools.partial(_event, "after_multiple_events.Fan.right_done")
 _BOTH_READ = functools.partial(_event, "after_multiple_events.Fan.both_read")
@@ -45,22 +23,14 @@ _MERGED = functools.partial(_event, "after_multiple_events.Fan.merged")
 
 class Fan(nn.Module):
     def left(self, x):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("a", 0)):
-            _record_stream(x, _stream("a"))
-            out = x * 2
-            _record_stream(out, caller_stream)
-            _LEFT_DONE().record()
-            return out
+        out = x * 2
+        _LEFT_DONE().record()
+        return out
 
     def right(self, x):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("b", 0)):
-            _record_stream(x, _stream("b"))
-            out = x * 3
-            _record_stream(out, caller_stream)
-            _RIGHT_DONE().record()
-            return out
+        out = x * 3
+        _RIGHT_DONE().record()
+        return out
 
     def merge(self, left, right):
         torch.cuda.current_stream().wait_event(_LEFT_DONE())

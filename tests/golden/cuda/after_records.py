@@ -5,16 +5,6 @@ from torch import nn
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
-
-
-def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
-    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
-    if tag not in _STREAMS:
-        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
-    return _STREAMS[tag]
-
-
 _EVENTS: dict[str, torch.cuda.Event] = {}
 
 
@@ -23,18 +13,6 @@ def _event(tag: str) -> torch.cuda.Event:
     if tag not in _EVENTS:
         _EVENTS[tag] = torch.cuda.Event()
     return _EVENTS[tag]
-
-
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
 
 
 _READY = functools.partial(_event, "after_records.Pipeline.ready")
@@ -47,10 +25,5 @@ class Pipeline(nn.Module):
         return out
 
     def consume(self, y):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("consumer", 0)):
-            _record_stream(y, _stream("consumer"))
-            torch.cuda.current_stream().wait_event(_READY())
-            out = y.sum()
-            _record_stream(out, caller_stream)
-            return out
+        torch.cuda.current_stream().wait_event(_READY())
+        return y.sum()

@@ -42,30 +42,21 @@ _SIDE_JOIN = functools.partial(_event, "auto_sync_loop.Looped.side.join")
 
 
 class Looped(nn.Module):
-    def side(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        _SIDE_FORK().record()
-        with torch.cuda.stream(_stream("side", 0)):
-            torch.cuda.current_stream().wait_event(_SIDE_FORK())
-            if join:
-                _record_stream(x, _stream("side"))
-            out = x.sin()
-            if join:
-                _record_stream(out, caller_stream)
-            _SIDE_JOIN().record()
-        if join:
-            torch.cuda.current_stream().wait_event(_SIDE_JOIN())
-        return out
+    def side(self, x):
+        return x.sin()
 
     def forward(self, x):
         side_forked = False
         acc = torch.zeros_like(x)
         for step in range(3):
-            _record_stream(x, _stream("side"))
-            s = self.side(x, join=False)
+            _SIDE_FORK().record()
+            with torch.cuda.stream(_stream("side", 0)):
+                torch.cuda.current_stream().wait_event(_SIDE_FORK())
+                _record_stream(x, _stream("side"))
+                s = self.side(x)
+                _SIDE_JOIN().record()
             side_forked = True
             x = x + step
         if side_forked:
             torch.cuda.current_stream().wait_event(_SIDE_JOIN())
-            _record_stream(s, torch.cuda.current_stream())
         return acc + x

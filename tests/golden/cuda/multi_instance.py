@@ -31,10 +31,7 @@ def _create_streams() -> None:
     """Make this module's streams and events now, while the model is built: a compiled region must find
     them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
     if torch.cuda.is_available():
-        _stream("shared", 0)
         _stream("post", 0)
-        _SHARED_FORK()
-        _SHARED_JOIN()
         _LAYER_IN()
 
 
@@ -50,26 +47,12 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
-_SHARED_FORK = functools.partial(_event, "multi_instance.Shared.forward.fork")
-_SHARED_JOIN = functools.partial(_event, "multi_instance.Shared.forward.join")
 _LAYER_IN = functools.partial(_event, "multi_instance.Layer.layer_in")
 
 
 class Shared(nn.Module):
-    def forward(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        _SHARED_FORK().record()
-        with torch.cuda.stream(_stream("shared", 0)):
-            torch.cuda.current_stream().wait_event(_SHARED_FORK())
-            if join:
-                _record_stream(x, _stream("shared"))
-            out = x * 0.5
-            if join:
-                _record_stream(out, caller_stream)
-            _SHARED_JOIN().record()
-        if join:
-            torch.cuda.current_stream().wait_event(_SHARED_JOIN())
-        return out
+    def forward(self, x):
+        return x * 0.5
 
 
 class Layer(nn.Module):
@@ -84,17 +67,14 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("post", 0)):
-            _record_stream(x, _stream("post"))
-            torch.cuda.current_stream().wait_event(_LAYER_IN())
-            out = x.tanh()
-            _record_stream(out, caller_stream)
-            return out
+        torch.cuda.current_stream().wait_event(_LAYER_IN())
+        return x.tanh()
 
     def forward(self, x):
         x = self.enter(x)
-        p = self.post(x)
+        with torch.cuda.stream(_stream("post", 0)):
+            _record_stream(x, _stream("post"))
+            p = self.post(x)
         s = self.shared(x)
         return x + s, p
 

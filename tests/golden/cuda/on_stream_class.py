@@ -56,20 +56,8 @@ class Expert(nn.Module):
         self.proj = nn.Linear(hidden, hidden)
         _create_streams()
 
-    def forward(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        _EXPERT_FORK().record()
-        with torch.cuda.stream(_stream("expert", 0)):
-            torch.cuda.current_stream().wait_event(_EXPERT_FORK())
-            if join:
-                _record_stream(x, _stream("expert"))
-            out = self.proj(x)
-            if join:
-                _record_stream(out, caller_stream)
-            _EXPERT_JOIN().record()
-        if join:
-            torch.cuda.current_stream().wait_event(_EXPERT_JOIN())
-        return out
+    def forward(self, x):
+        return self.proj(x)
 
 
 class Layer(nn.Module):
@@ -80,9 +68,12 @@ class Layer(nn.Module):
         _create_streams()
 
     def forward(self, x):
-        _record_stream(x, _stream("expert"))
-        side = self.expert(x, join=False)
+        _EXPERT_FORK().record()
+        with torch.cuda.stream(_stream("expert", 0)):
+            torch.cuda.current_stream().wait_event(_EXPERT_FORK())
+            _record_stream(x, _stream("expert"))
+            side = self.expert(x)
+            _EXPERT_JOIN().record()
         main = self.main(x)
         torch.cuda.current_stream().wait_event(_EXPERT_JOIN())
-        _record_stream(side, torch.cuda.current_stream())
         return main + side

@@ -7,16 +7,14 @@ _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its las
 
 class Fan(nn.Module):
     def left(self, x):
-        with torchair.scope.npu_stream_switch("a", 0):
-            out = x * 2
-            _EVENT_TOKENS["after_multiple_events.Fan.left_done"] = torchair.ops.record()
-            return out
+        out = x * 2
+        _EVENT_TOKENS["after_multiple_events.Fan.left_done"] = torchair.ops.record()
+        return out
 
     def right(self, x):
-        with torchair.scope.npu_stream_switch("b", 0):
-            out = x * 3
-            _EVENT_TOKENS["after_multiple_events.Fan.right_done"] = torchair.ops.record()
-            return out
+        out = x * 3
+        _EVENT_TOKENS["after_multiple_events.Fan.right_done"] = torchair.ops.record()
+        return out
 
     def merge(self, left, right):
         if "after_multiple_events.Fan.left_done" in _EVENT_TOKENS:

@@ -12,7 +12,6 @@ class Pipeline(nn.Module):
         return out
 
     def consume(self, y):
-        with torchair.scope.npu_stream_switch("consumer", 0):
-            if "after_records.Pipeline.ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS.pop("after_records.Pipeline.ready")])
-            return y.sum()
+        if "after_records.Pipeline.ready" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS.pop("after_records.Pipeline.ready")])
+        return y.sum()

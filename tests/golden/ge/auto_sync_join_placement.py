@@ -5,11 +5,13 @@ from torch import nn
 
 class Overlap(nn.Module):
     def side(self, x):
-        with torchair.scope.npu_stream_switch("side", 0):
-            return x.exp()
+        return x.exp()
 
     def forward(self, x, flag: bool):
-        s = self.side(x)
+        fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.wait([fork_token])
+            s = self.side(x)
         a = x * 2
         b = a + 1
         if flag:
@@ -17,5 +19,8 @@ class Overlap(nn.Module):
         return b
 
     def discarded(self, x):
-        self.side(x)
+        fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.wait([fork_token])
+            self.side(x)
         return x + 1

@@ -1,6 +1,5 @@
 # A header comment stays where it is.
 import torch
-import torchair
 from torch import nn
 
 
@@ -8,16 +7,14 @@ class Commented(nn.Module):
     # Above the decorators.
     # Between decorators and def.
     def branch(self, x):  # trailing on def
-        with torchair.scope.npu_stream_switch("side", 0):
-            # first line of the body
-            y = x + 1  # trailing on a statement
+        # first line of the body
+        y = x + 1  # trailing on a statement
 
-            # after a blank line
-            return y  # trailing on return
+        # after a blank line
+        return y  # trailing on return
 
     @torch.no_grad()
     # Above a decorator that goes, after one that stays.
     # on the decorator's line
     def after_kept(self, x):
-        with torchair.scope.npu_stream_switch("side", 0):
-            return x * 2
+        return x * 2

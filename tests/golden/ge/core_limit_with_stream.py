@@ -5,8 +5,5 @@ from torch import nn
 
 class Split(nn.Module):
     def side(self, x):
-        with (
-            torchair.scope.npu_stream_switch("side", 0),
-            torchair.scope.limit_core_num(8, 16),
-        ):
+        with torchair.scope.limit_core_num(8, 16):
             return torch.relu(x)

@@ -9,8 +9,7 @@ _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its las
 
 class Shared(nn.Module):
     def forward(self, x):
-        with torchair.scope.npu_stream_switch("shared", 0):
-            return x * 0.5
+        return x * 0.5
 
 
 class Layer(nn.Module):
@@ -24,15 +23,18 @@ class Layer(nn.Module):
         return out
 
     def post(self, x):
-        with torchair.scope.npu_stream_switch("post", 0):
-            if "multi_instance.Layer.layer_in" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS.pop("multi_instance.Layer.layer_in")])
-            return x.tanh()
+        if "multi_instance.Layer.layer_in" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS.pop("multi_instance.Layer.layer_in")])
+        return x.tanh()
 
     def forward(self, x):
         x = self.enter(x)
-        p = self.post(x)
-        s = self.shared(x)
+        with torchair.scope.npu_stream_switch("post", 0):
+            p = self.post(x)
+        fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("shared", 0):
+            torchair.ops.wait([fork_token])
+            s = self.shared(x)
         return x + s, p
 
 

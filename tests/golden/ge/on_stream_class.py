@@ -9,8 +9,7 @@ class Expert(nn.Module):
         self.proj = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        with torchair.scope.npu_stream_switch("expert", 0):
-            return self.proj(x)
+        return self.proj(x)
 
 
 class Layer(nn.Module):
@@ -20,6 +19,9 @@ class Layer(nn.Module):
         self.main = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        side = self.expert(x)
+        fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("expert", 0):
+            torchair.ops.wait([fork_token])
+            side = self.expert(x)
         main = self.main(x)
         return main + side

@@ -7,10 +7,9 @@ _EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its las
 
 
 def copy_out(x):
-    with torchair.scope.npu_stream_switch("copy", 0):
-        out = x.clone()
-        _EVENT_TOKENS["records_module_function.copied"] = torchair.ops.record()
-        return out
+    out = x.clone()
+    _EVENT_TOKENS["records_module_function.copied"] = torchair.ops.record()
+    return out
 
 
 def use(x):

@@ -12,10 +12,7 @@ class Ordered(nn.Module):
         return out
 
     def work(self, x):
-        with (
-            torchair.scope.npu_stream_switch("s", 0),
-            torchair.scope.limit_core_num(4, 8),
-        ):
+        with torchair.scope.limit_core_num(4, 8):
             if "stacking_order_b.Ordered.go" in _EVENT_TOKENS:
                 torchair.ops.wait([_EVENT_TOKENS.pop("stacking_order_b.Ordered.go")])
             out = x * 2

@@ -15,18 +15,14 @@ class Guarded(nn.Module):
         self.multistream = multistream
 
     def side(self, x):
-        with (
-            torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext(),
-            torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
-        ):
+        with torchair.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext():
             return x * 2
 
     def produce(self, x):
-        with torchair.scope.npu_stream_switch("producer", 0) if self.multistream else nullcontext():
-            out = x * 3
-            if self.multistream:
-                _EVENT_TOKENS["when_guards.Guarded.ready"] = torchair.ops.record()
-            return out
+        out = x * 3
+        if self.multistream:
+            _EVENT_TOKENS["when_guards.Guarded.ready"] = torchair.ops.record()
+        return out
 
     def consume(self, x):
         if self.multistream:
@@ -35,6 +31,11 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        y = self.side(x)
+        if self.multistream:
+            fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                torchair.ops.wait([fork_token])
+            y = self.side(x)
         z = x - 1
         return y + z

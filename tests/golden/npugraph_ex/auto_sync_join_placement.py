@@ -42,32 +42,22 @@ _SIDE_JOIN = functools.partial(_event, "auto_sync_join_placement.Overlap.side.jo
 
 
 class Overlap(nn.Module):
-    def side(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
+    def side(self, x):
+        return x.exp()
+
+    def forward(self, x, flag: bool):
         _SIDE_FORK().record()
         with torch.npu.stream(_stream("side", 0)):
             torch.npu.current_stream().wait_event(_SIDE_FORK())
-            if join:
-                _record_stream(x, _stream("side"))
-            out = x.exp()
-            if join:
-                _record_stream(out, caller_stream)
+            _record_stream(x, _stream("side"))
+            s = self.side(x)
             _SIDE_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_SIDE_JOIN())
-        return out
-
-    def forward(self, x, flag: bool):
-        _record_stream(x, _stream("side"))
-        s = self.side(x, join=False)
         a = x * 2
         b = a + 1
         if flag:
             torch.npu.current_stream().wait_event(_SIDE_JOIN())
-            _record_stream(s, torch.npu.current_stream())
             b = b + s
         torch.npu.current_stream().wait_event(_SIDE_JOIN())
-        _record_stream(s, torch.npu.current_stream())
         return b
 
     def discarded(self, x):

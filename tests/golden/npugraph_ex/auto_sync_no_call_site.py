@@ -1,83 +1,13 @@
-import functools
-
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the stream table lives on the device module, where every
-# generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
-
-
-def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
-    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
-    if tag not in _STREAMS:
-        _STREAMS[tag] = torch.npu.Stream(priority=-priority)
-    return _STREAMS[tag]
-
-
-_EVENTS: dict[str, torch.npu.Event] = {}
-
-
-def _event(tag: str) -> torch.npu.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.npu.Event()
-    return _EVENTS[tag]
-
-
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
-
-
-_SIMPLE_FORK = functools.partial(_event, "auto_sync_no_call_site.Lonely.simple.fork")
-_SIMPLE_JOIN = functools.partial(_event, "auto_sync_no_call_site.Lonely.simple.join")
-_BRANCHING_FORK = functools.partial(_event, "auto_sync_no_call_site.Lonely.branching.fork")
-_BRANCHING_JOIN = functools.partial(_event, "auto_sync_no_call_site.Lonely.branching.join")
-
 
 class Lonely(nn.Module):
-    def simple(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        _SIMPLE_FORK().record()
-        with torch.npu.stream(_stream("side", 0)):
-            torch.npu.current_stream().wait_event(_SIMPLE_FORK())
-            if join:
-                _record_stream(x, _stream("side"))
-            y = x + 1
-            out = y * 2
-            if join:
-                _record_stream(out, caller_stream)
-            _SIMPLE_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_SIMPLE_JOIN())
-        return out
+    def simple(self, x):
+        y = x + 1
+        return y * 2
 
-    def branching(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        _BRANCHING_FORK().record()
-        try:
-            with torch.npu.stream(_stream("side", 0)):
-                torch.npu.current_stream().wait_event(_BRANCHING_FORK())
-                if join:
-                    _record_stream(x, _stream("side"))
-                if x.sum() > 0:
-                    if join:
-                        _record_stream(x, caller_stream)
-                    _BRANCHING_JOIN().record()
-                    return x
-                out = -x
-                if join:
-                    _record_stream(out, caller_stream)
-                _BRANCHING_JOIN().record()
-                return out
-        finally:
-            if join:
-                torch.npu.current_stream().wait_event(_BRANCHING_JOIN())
+    def branching(self, x):
+        if x.sum() > 0:
+            return x
+        return -x

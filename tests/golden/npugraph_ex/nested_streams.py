@@ -39,45 +39,22 @@ def _record_stream(value, stream) -> None:
 
 _INNER_FORK = functools.partial(_event, "nested_streams.Nested.inner.fork")
 _INNER_JOIN = functools.partial(_event, "nested_streams.Nested.inner.join")
-_OUTER_FORK = functools.partial(_event, "nested_streams.Nested.outer.fork")
-_OUTER_JOIN = functools.partial(_event, "nested_streams.Nested.outer.join")
 
 
 class Nested(nn.Module):
-    def inner(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
+    def inner(self, x):
+        return x * 2
+
+    def outer(self, x):
         _INNER_FORK().record()
         with torch.npu.stream(_stream("inner", 0)):
             torch.npu.current_stream().wait_event(_INNER_FORK())
-            if join:
-                _record_stream(x, _stream("inner"))
-            out = x * 2
-            if join:
-                _record_stream(out, caller_stream)
-            _INNER_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_INNER_JOIN())
-        return out
-
-    def outer(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        _OUTER_FORK().record()
-        with torch.npu.stream(_stream("outer", 0)):
-            torch.npu.current_stream().wait_event(_OUTER_FORK())
-            if join:
-                _record_stream(x, _stream("outer"))
             _record_stream(x, _stream("inner"))
-            doubled = self.inner(x, join=False)
-            own = x + 1
-            torch.npu.current_stream().wait_event(_INNER_JOIN())
-            _record_stream(doubled, torch.npu.current_stream())
-            out = own + doubled
-            if join:
-                _record_stream(out, caller_stream)
-            _OUTER_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_OUTER_JOIN())
-        return out
+            doubled = self.inner(x)
+            _INNER_JOIN().record()
+        own = x + 1
+        torch.npu.current_stream().wait_event(_INNER_JOIN())
+        return own + doubled
 
     def forward(self, x):
         result = self.outer(x)

@@ -5,16 +5,6 @@ from torch import nn
 
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
-
-
-def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
-    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
-    if tag not in _STREAMS:
-        _STREAMS[tag] = torch.npu.Stream(priority=-priority)
-    return _STREAMS[tag]
-
-
 _EVENTS: dict[str, torch.npu.Event] = {}
 
 
@@ -25,47 +15,28 @@ def _event(tag: str) -> torch.npu.Event:
     return _EVENTS[tag]
 
 
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
-
-
 _FINISHED = functools.partial(_event, "returns_anywhere.Early.finished")
 _LOGGED = functools.partial(_event, "returns_anywhere.Early.logged")
 
 
 class Early(nn.Module):
     def route(self, x, skip):
-        caller_stream = torch.npu.current_stream()
-        with torch.npu.stream(_stream("side", 0)):
-            _record_stream(x, _stream("side"))
-            _record_stream(skip, _stream("side"))
-            if skip:
-                _record_stream(x, caller_stream)
-                _FINISHED().record()
-                return x
-            for _ in range(2):
-                if x.sum() > 0:
-                    out = x * 2
-                    _record_stream(out, caller_stream)
-                    _FINISHED().record()
-                    return out
-
-            def helper(v):
-                return v + 1  # a nested function's return is its own
-
-            x = helper(x)
-            out_1 = torch.relu(x)
-            _record_stream(out_1, caller_stream)
+        if skip:
             _FINISHED().record()
-            return out_1
+            return x
+        for _ in range(2):
+            if x.sum() > 0:
+                out = x * 2
+                _FINISHED().record()
+                return out
+
+        def helper(v):
+            return v + 1  # a nested function's return is its own
+
+        x = helper(x)
+        out_1 = torch.relu(x)
+        _FINISHED().record()
+        return out_1
 
     def log(self, x):
         print(x.shape)

@@ -33,10 +33,9 @@ def _create_streams() -> None:
     them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
     if torch.npu.is_available():
         _stream("side", 0)
-        _stream("producer", 0)
+        _READY()
         _SIDE_FORK()
         _SIDE_JOIN()
-        _READY()
 
 
 def _record_stream(value, stream) -> None:
@@ -51,9 +50,9 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
+_READY = functools.partial(_event, "when_guards.Guarded.ready")
 _SIDE_FORK = functools.partial(_event, "when_guards.Guarded.side.fork")
 _SIDE_JOIN = functools.partial(_event, "when_guards.Guarded.side.join")
-_READY = functools.partial(_event, "when_guards.Guarded.ready")
 
 
 class Guarded(nn.Module):
@@ -62,37 +61,15 @@ class Guarded(nn.Module):
         self.multistream = multistream
         _create_streams()
 
-    def side(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        if self.multistream:
-            _SIDE_FORK().record()
-        with (
-            torch.npu.stream(_stream("side", 0)) if self.multistream else nullcontext(),
-            torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext(),
-        ):
-            if self.multistream:
-                torch.npu.current_stream().wait_event(_SIDE_FORK())
-                if join:
-                    _record_stream(x, _stream("side"))
-            out = x * 2
-            if self.multistream:
-                if join:
-                    _record_stream(out, caller_stream)
-                _SIDE_JOIN().record()
-        if self.multistream and join:
-            torch.npu.current_stream().wait_event(_SIDE_JOIN())
-        return out
+    def side(self, x):
+        with torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if config.LIMIT_CORES else nullcontext():
+            return x * 2
 
     def produce(self, x):
-        caller_stream = torch.npu.current_stream()
-        with torch.npu.stream(_stream("producer", 0)) if self.multistream else nullcontext():
-            if self.multistream:
-                _record_stream(x, _stream("producer"))
-            out = x * 3
-            if self.multistream:
-                _record_stream(out, caller_stream)
-                _READY().record()
-            return out
+        out = x * 3
+        if self.multistream:
+            _READY().record()
+        return out
 
     def consume(self, x):
         if self.multistream:
@@ -101,10 +78,15 @@ class Guarded(nn.Module):
 
     def forward(self, x):
         if self.multistream:
-            _record_stream(x, _stream("side"))
-        y = self.side(x, join=False)
+            _SIDE_FORK().record()
+        with torch.npu.stream(_stream("side", 0)) if self.multistream else nullcontext():
+            if self.multistream:
+                torch.npu.current_stream().wait_event(_SIDE_FORK())
+                _record_stream(x, _stream("side"))
+            y = self.side(x)
+            if self.multistream:
+                _SIDE_JOIN().record()
         z = x - 1
         if self.multistream:
             torch.npu.current_stream().wait_event(_SIDE_JOIN())
-            _record_stream(y, torch.npu.current_stream())
         return y + z

@@ -10,10 +10,5 @@ class Pipeline(nn.Module):
         return out
 
     def consume(self, y):
-        caller_stream = runtime.current_stream()
-        with runtime.stream("consumer", 0):
-            runtime.record_stream(y, "consumer")
-            runtime.wait("after_records.Pipeline.ready")
-            out = y.sum()
-            runtime.record_stream(out, caller_stream)
-            return out
+        runtime.wait("after_records.Pipeline.ready")
+        return y.sum()

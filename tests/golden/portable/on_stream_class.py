@@ -8,20 +8,8 @@ class Expert(nn.Module):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x, *, join=True):
-        caller_stream = runtime.current_stream()
-        runtime.record("on_stream_class.Expert.forward.fork")
-        with runtime.stream("expert", 0):
-            runtime.wait("on_stream_class.Expert.forward.fork")
-            if join:
-                runtime.record_stream(x, "expert")
-            out = self.proj(x)
-            if join:
-                runtime.record_stream(out, caller_stream)
-            runtime.record("on_stream_class.Expert.forward.join")
-        if join:
-            runtime.wait("on_stream_class.Expert.forward.join")
-        return out
+    def forward(self, x):
+        return self.proj(x)
 
 
 class Layer(nn.Module):
@@ -31,9 +19,12 @@ class Layer(nn.Module):
         self.main = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        runtime.record_stream(x, "expert")
-        side = self.expert(x, join=False)
+        runtime.record("on_stream_class.Expert.forward.fork")
+        with runtime.stream("expert", 0):
+            runtime.wait("on_stream_class.Expert.forward.fork")
+            runtime.record_stream(x, "expert")
+            side = self.expert(x)
+            runtime.record("on_stream_class.Expert.forward.join")
         main = self.main(x)
         runtime.wait("on_stream_class.Expert.forward.join")
-        runtime.record_stream(side, runtime.current_stream())
         return main + side

@@ -10,12 +10,9 @@ class Ordered(nn.Module):
         return out
 
     def work(self, x):
-        caller_stream = runtime.current_stream()
-        with runtime.stream("s", 0), runtime.core_limit(4, 8):
-            runtime.record_stream(x, "s")
+        with runtime.core_limit(4, 8):
             runtime.wait("stacking_order_a.Ordered.go")
             out = x * 2
-            runtime.record_stream(out, caller_stream)
             runtime.record("stacking_order_a.Ordered.done")
             return out
 

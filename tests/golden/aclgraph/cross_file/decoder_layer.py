@@ -1,8 +1,9 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
+from contextlib import nullcontext
+
 import torch
 import torchair
-from shared_expert import _SHARED_EXPERT_JOIN
 from torch import nn
 
 from shared_expert import SharedExpert
@@ -20,6 +21,24 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
+_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+
+def _tagged_event(tag: str, origin: str):
+    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
+    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
+    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+        tag = f"{tag}@{origin}"
+    if tag not in _TAGGED_EVENTS:
+        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
+    return _TAGGED_EVENTS[tag][1]
+
+
+# Tagged events are process-global: each is made here, once per process.
+_SHARED_EXPERT_FORK = _tagged_event("shared_expert.SharedExpert.forward.fork", __file__)
+_SHARED_EXPERT_JOIN = _tagged_event("shared_expert.SharedExpert.forward.join", __file__)
+
+
 class DecoderLayer(nn.Module):
     def __init__(self, hidden):
         super().__init__()
@@ -28,10 +47,15 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x):
         if self.shared.multistream:
-            _record_tagged_stream(x, "shared")
-        shared = self.shared(x, join=False)
+            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
+        with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+                _record_tagged_stream(x, "shared")
+            shared = self.shared(x)
+            if self.shared.multistream:
+                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
         routed = self.routed(x)
         if self.shared.multistream:
             torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
-            _record_tagged_stream(shared, "default")
         return shared + routed

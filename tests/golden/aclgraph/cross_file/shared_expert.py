@@ -1,38 +1,5 @@
-from contextlib import nullcontext
-
 import torch
-import torchair
 from torch import nn
-
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
-
-
-def _tagged_event(tag: str, origin: str):
-    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
-    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
-    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_SHARED_EXPERT_FORK = _tagged_event("shared_expert.SharedExpert.forward.fork", __file__)
-_SHARED_EXPERT_JOIN = _tagged_event("shared_expert.SharedExpert.forward.join", __file__)
 
 
 class SharedExpert(nn.Module):
@@ -41,19 +8,5 @@ class SharedExpert(nn.Module):
         self.multistream = multistream
         self.proj = nn.Linear(hidden, hidden)
 
-    def forward(self, x, *, join=True):
-        if self.multistream:
-            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
-        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
-            if self.multistream:
-                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
-                if join:
-                    _record_tagged_stream(x, "shared")
-            out = self.proj(x)
-            if self.multistream:
-                if join:
-                    _record_tagged_stream(out, "default")
-                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
-        if self.multistream and join:
-            torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
-        return out
+    def forward(self, x):
+        return self.proj(x)

@@ -49,33 +49,23 @@ class CoreSplitBlock(nn.Module):
         self.side_proj = nn.Linear(hidden, hidden)
         self.main_proj = nn.Linear(hidden, hidden)
 
-    def side_branch(self, x, *, join=True):
-        torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_FORK)
-        with (
-            torchair.scope.npu_stream_switch("side", 0),
-            torchair.scope.limit_core_num(8, 16),
-        ):
-            torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_FORK)
-            if join:
-                _record_tagged_stream(x, "side")
-            out = torch.relu(self.side_proj(x))
-            if join:
-                _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_JOIN)
-        if join:
-            torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_JOIN)
-        return out
+    def side_branch(self, x):
+        with torchair.scope.limit_core_num(8, 16):
+            return torch.relu(self.side_proj(x))
 
     def main_branch(self, x):
         with torchair.scope.limit_core_num(16, 32):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        _record_tagged_stream(x, "side")
-        side = self.side_branch(x, join=False)
+        torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_FORK)
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_FORK)
+            _record_tagged_stream(x, "side")
+            side = self.side_branch(x)
+            torchair.ops.npu_tagged_event_record(_SIDE_BRANCH_JOIN)
         main = self.main_branch(x)
         torchair.ops.npu_tagged_event_wait(_SIDE_BRANCH_JOIN)
-        _record_tagged_stream(side, "default")
         return main + side
 
 

@@ -30,19 +30,6 @@ import torch.multiprocessing as mp
 import torchair
 from torch import nn
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -83,13 +70,10 @@ class OverlapStep(nn.Module):
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
-        with torchair.scope.npu_stream_switch("comm", 0):
-            torchair.ops.npu_record_tagged_stream(grad, "comm")
-            torchair.ops.npu_tagged_event_wait(_GRAD_READY)
-            dist.all_reduce(grad)
-            _record_tagged_stream(grad, "default")
-            torchair.ops.npu_tagged_event_record(_REDUCED)
-            return grad
+        torchair.ops.npu_tagged_event_wait(_GRAD_READY)
+        dist.all_reduce(grad)
+        torchair.ops.npu_tagged_event_record(_REDUCED)
+        return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
@@ -99,7 +83,10 @@ class OverlapStep(nn.Module):
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        reduced = self.all_reduce(self.local_grad(x))
+        grad_1 = self.local_grad(x)
+        with torchair.scope.npu_stream_switch("comm", 0):
+            torchair.ops.npu_record_tagged_stream(grad_1, "comm")
+            reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
 

@@ -55,23 +55,9 @@ class SharedExpert(nn.Module):
         self.gate_up = nn.Linear(hidden, 2 * inter, bias=False)
         self.down = nn.Linear(inter, hidden, bias=False)
 
-    def forward(self, x, *, join=True):
-        if self.multistream:
-            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
-        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
-            if self.multistream:
-                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
-                if join:
-                    _record_tagged_stream(x, "shared")
-            gate, up = self.gate_up(x).chunk(2, dim=-1)
-            out = self.down(F.silu(gate) * up)
-            if self.multistream:
-                if join:
-                    _record_tagged_stream(out, "default")
-                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
-        if self.multistream and join:
-            torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
-        return out
+    def forward(self, x):
+        gate, up = self.gate_up(x).chunk(2, dim=-1)
+        return self.down(F.silu(gate) * up)
 
 
 class RoutedExperts(nn.Module):
@@ -106,12 +92,17 @@ class DecoderLayer(nn.Module):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
         if self.shared.multistream:
-            _record_tagged_stream(y, "shared")
-        shared = self.shared(y, join=False)
+            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
+        with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+                _record_tagged_stream(y, "shared")
+            shared = self.shared(y)
+            if self.shared.multistream:
+                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
         routed = self.experts(y)
         if self.shared.multistream:
             torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
-            _record_tagged_stream(shared, "default")
         return h + routed + shared
 
 

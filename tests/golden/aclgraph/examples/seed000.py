@@ -49,43 +49,36 @@ class Model(nn.Module):
         return out
 
     def matmul(self, in3, in4):
-        with torchair.scope.npu_stream_switch("1", 0):
-            _record_tagged_stream(in3, "1")
-            _record_tagged_stream(in4, "1")
-            torchair.ops.npu_tagged_event_wait(_ADD_DONE)
-            out = torch.mm(in3, in4)
-            _record_tagged_stream(out, "default")
-            torchair.ops.npu_tagged_event_record(_MM_DONE)
-            return out
+        torchair.ops.npu_tagged_event_wait(_ADD_DONE)
+        out = torch.mm(in3, in4)
+        torchair.ops.npu_tagged_event_record(_MM_DONE)
+        return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
     # from being reused while stream "1" may still be writing it.
     def side_sum(self, in3, in4):
-        with torchair.scope.npu_stream_switch("1", 0):
-            _record_tagged_stream(in3, "1")
-            _record_tagged_stream(in4, "1")
-            out = in3 + in4
-            _record_tagged_stream(out, "default")
-            return out
+        return in3 + in4
 
     def late_add(self, in3, in4):
-        with torchair.scope.npu_stream_switch("2", 0):
-            _record_tagged_stream(in3, "2")
-            _record_tagged_stream(in4, "2")
-            torchair.ops.npu_tagged_event_wait(_MM_DONE)
-            out = torch.add(in3, in4)
-            _record_tagged_stream(out, "default")
-            return out
+        torchair.ops.npu_tagged_event_wait(_MM_DONE)
+        return torch.add(in3, in4)
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)
-        mm_result = self.matmul(in3, in4)
-        b = self.side_sum(in3, in4)
+        with torchair.scope.npu_stream_switch("1", 0):
+            _record_tagged_stream(in3, "1")
+            _record_tagged_stream(in4, "1")
+            mm_result = self.matmul(in3, in4)
+        with torchair.scope.npu_stream_switch("1", 0):
+            b = self.side_sum(in3, in4)
         mm1 = torch.mm(in3, in4)
         del b
         c = torch.ones(in3.shape[0], in4.shape[1], dtype=in3.dtype, device=in3.device)
         c.add_(2)
-        add2 = self.late_add(in3, in4)
+        with torchair.scope.npu_stream_switch("2", 0):
+            _record_tagged_stream(in3, "2")
+            _record_tagged_stream(in4, "2")
+            add2 = self.late_add(in3, in4)
         return add_result, mm_result, mm1, add2, c
 
 

@@ -1,7 +1,9 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
+import functools
+from contextlib import nullcontext
+
 import torch
-from shared_expert import _SHARED_EXPERT_JOIN
 from torch import nn
 
 from shared_expert import SharedExpert
@@ -18,11 +20,23 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
     return _STREAMS[tag]
 
 
+_EVENTS: dict[str, torch.cuda.Event] = {}
+
+
+def _event(tag: str) -> torch.cuda.Event:
+    """The event named ``tag``: created on first use, then the same one."""
+    if tag not in _EVENTS:
+        _EVENTS[tag] = torch.cuda.Event()
+    return _EVENTS[tag]
+
+
 def _create_streams() -> None:
     """Make this module's streams and events now, while the model is built: a compiled region must find
     them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
     if torch.cuda.is_available():
         _stream("shared", 0)
+        _SHARED_EXPERT_FORK()
+        _SHARED_EXPERT_JOIN()
 
 
 def _record_stream(value, stream) -> None:
@@ -37,6 +51,10 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
+_SHARED_EXPERT_FORK = functools.partial(_event, "shared_expert.SharedExpert.forward.fork")
+_SHARED_EXPERT_JOIN = functools.partial(_event, "shared_expert.SharedExpert.forward.join")
+
+
 class DecoderLayer(nn.Module):
     def __init__(self, hidden):
         super().__init__()
@@ -46,10 +64,15 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x):
         if self.shared.multistream:
-            _record_stream(x, _stream("shared"))
-        shared = self.shared(x, join=False)
+            _SHARED_EXPERT_FORK().record()
+        with torch.cuda.stream(_stream("shared", 0)) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                _record_stream(x, _stream("shared"))
+            shared = self.shared(x)
+            if self.shared.multistream:
+                _SHARED_EXPERT_JOIN().record()
         routed = self.routed(x)
         if self.shared.multistream:
             torch.cuda.current_stream().wait_event(_SHARED_EXPERT_JOIN())
-            _record_stream(shared, torch.cuda.current_stream())
         return shared + routed

@@ -1,54 +1,14 @@
-import functools
-from contextlib import nullcontext
-
 import torch
 from torch import nn
 
+
 # Streams and events: one per tag in the process (the stream table lives on the device module, where every
 # generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
-
-
-def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
-    """The stream named ``tag``: created on first use, then the same one (higher ``priority`` runs first)."""
-    if tag not in _STREAMS:
-        _STREAMS[tag] = torch.cuda.Stream(priority=-priority)
-    return _STREAMS[tag]
-
-
-_EVENTS: dict[str, torch.cuda.Event] = {}
-
-
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
-
-
 def _create_streams() -> None:
     """Make this module's streams and events now, while the model is built: a compiled region must find
     them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
     if torch.cuda.is_available():
-        _stream("shared", 0)
-        _SHARED_EXPERT_FORK()
-        _SHARED_EXPERT_JOIN()
-
-
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
-
-
-_SHARED_EXPERT_FORK = functools.partial(_event, "shared_expert.SharedExpert.forward.fork")
-_SHARED_EXPERT_JOIN = functools.partial(_event, "shared_expert.SharedExpert.forward.join")
+        pass
 
 
 class SharedExpert(nn.Module):
@@ -58,20 +18,5 @@ class SharedExpert(nn.Module):
         self.proj = nn.Linear(hidden, hidden)
         _create_streams()
 
-    def forward(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        if self.multistream:
-            _SHARED_EXPERT_FORK().record()
-        with torch.cuda.stream(_stream("shared", 0)) if self.multistream else nullcontext():
-            if self.multistream:
-                torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
-                if join:
-                    _record_stream(x, _stream("shared"))
-            out = self.proj(x)
-            if self.multistream:
-                if join:
-                    _record_stream(out, caller_stream)
-                _SHARED_EXPERT_JOIN().record()
-        if self.multistream and join:
-            torch.cuda.current_stream().wait_event(_SHARED_EXPERT_JOIN())
-        return out
+    def forward(self, x):
+        return self.proj(x)

@@ -100,14 +100,10 @@ class OverlapStep(nn.Module):
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("comm", 0)):
-            _record_stream(grad, _stream("comm"))
-            torch.cuda.current_stream().wait_event(_GRAD_READY())
-            dist.all_reduce(grad)
-            _record_stream(grad, caller_stream)
-            _REDUCED().record()
-            return grad
+        torch.cuda.current_stream().wait_event(_GRAD_READY())
+        dist.all_reduce(grad)
+        _REDUCED().record()
+        return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
@@ -117,7 +113,10 @@ class OverlapStep(nn.Module):
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        reduced = self.all_reduce(self.local_grad(x))
+        grad_1 = self.local_grad(x)
+        with torch.cuda.stream(_stream("comm", 0)):
+            _record_stream(grad_1, _stream("comm"))
+            reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
 

@@ -72,24 +72,9 @@ class SharedExpert(nn.Module):
         self.down = nn.Linear(inter, hidden, bias=False)
         _create_streams()
 
-    def forward(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        if self.multistream:
-            _SHARED_EXPERT_FORK().record()
-        with torch.cuda.stream(_stream("shared", 0)) if self.multistream else nullcontext():
-            if self.multistream:
-                torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
-                if join:
-                    _record_stream(x, _stream("shared"))
-            gate, up = self.gate_up(x).chunk(2, dim=-1)
-            out = self.down(F.silu(gate) * up)
-            if self.multistream:
-                if join:
-                    _record_stream(out, caller_stream)
-                _SHARED_EXPERT_JOIN().record()
-        if self.multistream and join:
-            torch.cuda.current_stream().wait_event(_SHARED_EXPERT_JOIN())
-        return out
+    def forward(self, x):
+        gate, up = self.gate_up(x).chunk(2, dim=-1)
+        return self.down(F.silu(gate) * up)
 
 
 class RoutedExperts(nn.Module):
@@ -125,12 +110,17 @@ class DecoderLayer(nn.Module):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
         if self.shared.multistream:
-            _record_stream(y, _stream("shared"))
-        shared = self.shared(y, join=False)
+            _SHARED_EXPERT_FORK().record()
+        with torch.cuda.stream(_stream("shared", 0)) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torch.cuda.current_stream().wait_event(_SHARED_EXPERT_FORK())
+                _record_stream(y, _stream("shared"))
+            shared = self.shared(y)
+            if self.shared.multistream:
+                _SHARED_EXPERT_JOIN().record()
         routed = self.experts(y)
         if self.shared.multistream:
             torch.cuda.current_stream().wait_event(_SHARED_EXPERT_JOIN())
-            _record_stream(shared, torch.cuda.current_stream())
         return h + routed + shared
 
 

@@ -57,46 +57,36 @@ class Model(nn.Module):
         return out
 
     def matmul(self, in3, in4):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("1", 0)):
-            _record_stream(in3, _stream("1"))
-            _record_stream(in4, _stream("1"))
-            torch.cuda.current_stream().wait_event(_ADD_DONE())
-            out = torch.mm(in3, in4)
-            _record_stream(out, caller_stream)
-            _MM_DONE().record()
-            return out
+        torch.cuda.current_stream().wait_event(_ADD_DONE())
+        out = torch.mm(in3, in4)
+        _MM_DONE().record()
+        return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
     # from being reused while stream "1" may still be writing it.
     def side_sum(self, in3, in4):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("1", 0)):
-            _record_stream(in3, _stream("1"))
-            _record_stream(in4, _stream("1"))
-            out = in3 + in4
-            _record_stream(out, caller_stream)
-            return out
+        return in3 + in4
 
     def late_add(self, in3, in4):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("2", 0)):
-            _record_stream(in3, _stream("2"))
-            _record_stream(in4, _stream("2"))
-            torch.cuda.current_stream().wait_event(_MM_DONE())
-            out = torch.add(in3, in4)
-            _record_stream(out, caller_stream)
-            return out
+        torch.cuda.current_stream().wait_event(_MM_DONE())
+        return torch.add(in3, in4)
 
     def forward(self, in1, in2, in3, in4):
         add_result = self.add(in1, in2)
-        mm_result = self.matmul(in3, in4)
-        b = self.side_sum(in3, in4)
+        with torch.cuda.stream(_stream("1", 0)):
+            _record_stream(in3, _stream("1"))
+            _record_stream(in4, _stream("1"))
+            mm_result = self.matmul(in3, in4)
+        with torch.cuda.stream(_stream("1", 0)):
+            b = self.side_sum(in3, in4)
         mm1 = torch.mm(in3, in4)
         del b
         c = torch.ones(in3.shape[0], in4.shape[1], dtype=in3.dtype, device=in3.device)
         c.add_(2)
-        add2 = self.late_add(in3, in4)
+        with torch.cuda.stream(_stream("2", 0)):
+            _record_stream(in3, _stream("2"))
+            _record_stream(in4, _stream("2"))
+            add2 = self.late_add(in3, in4)
         return add_result, mm_result, mm1, add2, c
 
 

@@ -1,6 +1,9 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
+from contextlib import nullcontext
+
 import torch
+import torchair
 from torch import nn
 
 from shared_expert import SharedExpert
@@ -13,6 +16,11 @@ class DecoderLayer(nn.Module):
         self.routed = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        shared = self.shared(x)
+        if self.shared.multistream:
+            fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torchair.ops.wait([fork_token])
+            shared = self.shared(x)
         routed = self.routed(x)
         return shared + routed

@@ -1,7 +1,4 @@
-from contextlib import nullcontext
-
 import torch
-import torchair
 from torch import nn
 
 
@@ -12,5 +9,4 @@ class SharedExpert(nn.Module):
         self.proj = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
-            return self.proj(x)
+        return self.proj(x)

@@ -20,10 +20,7 @@ class CoreSplitBlock(nn.Module):
         self.main_proj = nn.Linear(hidden, hidden)
 
     def side_branch(self, x):
-        with (
-            torchair.scope.npu_stream_switch("side", 0),
-            torchair.scope.limit_core_num(8, 16),
-        ):
+        with torchair.scope.limit_core_num(8, 16):
             return torch.relu(self.side_proj(x))
 
     def main_branch(self, x):
@@ -31,7 +28,10 @@ class CoreSplitBlock(nn.Module):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        side = self.side_branch(x)
+        fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.wait([fork_token])
+            side = self.side_branch(x)
         main = self.main_branch(x)
         return main + side
 

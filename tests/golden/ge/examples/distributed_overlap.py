@@ -55,12 +55,11 @@ class OverlapStep(nn.Module):
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
-        with torchair.scope.npu_stream_switch("comm", 0):
-            if "distributed_overlap.OverlapStep.grad_ready" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS.pop("distributed_overlap.OverlapStep.grad_ready")])
-            dist.all_reduce(grad)
-            _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = torchair.ops.record()
-            return grad
+        if "distributed_overlap.OverlapStep.grad_ready" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS.pop("distributed_overlap.OverlapStep.grad_ready")])
+        dist.all_reduce(grad)
+        _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = torchair.ops.record()
+        return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
@@ -71,7 +70,9 @@ class OverlapStep(nn.Module):
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        reduced = self.all_reduce(self.local_grad(x))
+        grad_1 = self.local_grad(x)
+        with torchair.scope.npu_stream_switch("comm", 0):
+            reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
 

@@ -26,9 +26,8 @@ class SharedExpert(nn.Module):
         self.down = nn.Linear(inter, hidden, bias=False)
 
     def forward(self, x):
-        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
-            gate, up = self.gate_up(x).chunk(2, dim=-1)
-            return self.down(F.silu(gate) * up)
+        gate, up = self.gate_up(x).chunk(2, dim=-1)
+        return self.down(F.silu(gate) * up)
 
 
 class RoutedExperts(nn.Module):
@@ -62,7 +61,12 @@ class DecoderLayer(nn.Module):
     def forward(self, x):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
-        shared = self.shared(y)
+        if self.shared.multistream:
+            fork_token = torchair.ops.record()
+        with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                torchair.ops.wait([fork_token])
+            shared = self.shared(y)
         routed = self.experts(y)
         return h + routed + shared
 

@@ -67,34 +67,23 @@ class CoreSplitBlock(nn.Module):
         self.main_proj = nn.Linear(hidden, hidden)
         _create_streams()
 
-    def side_branch(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        _SIDE_BRANCH_FORK().record()
-        with (
-            torch.npu.stream(_stream("side", 0)),
-            torch.npu.npugraph_ex.scope.limit_core_num(8, 16),
-        ):
-            torch.npu.current_stream().wait_event(_SIDE_BRANCH_FORK())
-            if join:
-                _record_stream(x, _stream("side"))
-            out = torch.relu(self.side_proj(x))
-            if join:
-                _record_stream(out, caller_stream)
-            _SIDE_BRANCH_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_SIDE_BRANCH_JOIN())
-        return out
+    def side_branch(self, x):
+        with torch.npu.npugraph_ex.scope.limit_core_num(8, 16):
+            return torch.relu(self.side_proj(x))
 
     def main_branch(self, x):
         with torch.npu.npugraph_ex.scope.limit_core_num(16, 32):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        _record_stream(x, _stream("side"))
-        side = self.side_branch(x, join=False)
+        _SIDE_BRANCH_FORK().record()
+        with torch.npu.stream(_stream("side", 0)):
+            torch.npu.current_stream().wait_event(_SIDE_BRANCH_FORK())
+            _record_stream(x, _stream("side"))
+            side = self.side_branch(x)
+            _SIDE_BRANCH_JOIN().record()
         main = self.main_branch(x)
         torch.npu.current_stream().wait_event(_SIDE_BRANCH_JOIN())
-        _record_stream(side, torch.npu.current_stream())
         return main + side
 
 

@@ -1,5 +1,7 @@
 """This file never names npudsl; its call site is seen because the run sees both files."""
 
+from contextlib import nullcontext
+
 import torch
 from npudsl import runtime
 from torch import nn
@@ -15,10 +17,15 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x):
         if self.shared.multistream:
-            runtime.record_stream(x, "shared")
-        shared = self.shared(x, join=False)
+            runtime.record("shared_expert.SharedExpert.forward.fork")
+        with runtime.stream("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                runtime.wait("shared_expert.SharedExpert.forward.fork")
+                runtime.record_stream(x, "shared")
+            shared = self.shared(x)
+            if self.shared.multistream:
+                runtime.record("shared_expert.SharedExpert.forward.join")
         routed = self.routed(x)
         if self.shared.multistream:
             runtime.wait("shared_expert.SharedExpert.forward.join")
-            runtime.record_stream(shared, runtime.current_stream())
         return shared + routed

@@ -19,31 +19,23 @@ class CoreSplitBlock(nn.Module):
         self.side_proj = nn.Linear(hidden, hidden)
         self.main_proj = nn.Linear(hidden, hidden)
 
-    def side_branch(self, x, *, join=True):
-        caller_stream = runtime.current_stream()
-        runtime.record("core_split.CoreSplitBlock.side_branch.fork")
-        with runtime.stream("side", 0), runtime.core_limit(8, 16):
-            runtime.wait("core_split.CoreSplitBlock.side_branch.fork")
-            if join:
-                runtime.record_stream(x, "side")
-            out = torch.relu(self.side_proj(x))
-            if join:
-                runtime.record_stream(out, caller_stream)
-            runtime.record("core_split.CoreSplitBlock.side_branch.join")
-        if join:
-            runtime.wait("core_split.CoreSplitBlock.side_branch.join")
-        return out
+    def side_branch(self, x):
+        with runtime.core_limit(8, 16):
+            return torch.relu(self.side_proj(x))
 
     def main_branch(self, x):
         with runtime.core_limit(16, 32):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        runtime.record_stream(x, "side")
-        side = self.side_branch(x, join=False)
+        runtime.record("core_split.CoreSplitBlock.side_branch.fork")
+        with runtime.stream("side", 0):
+            runtime.wait("core_split.CoreSplitBlock.side_branch.fork")
+            runtime.record_stream(x, "side")
+            side = self.side_branch(x)
+            runtime.record("core_split.CoreSplitBlock.side_branch.join")
         main = self.main_branch(x)
         runtime.wait("core_split.CoreSplitBlock.side_branch.join")
-        runtime.record_stream(side, runtime.current_stream())
         return main + side
 
 

@@ -53,14 +53,10 @@ class OverlapStep(nn.Module):
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
-        caller_stream = runtime.current_stream()
-        with runtime.stream("comm", 0):
-            runtime.record_stream(grad, "comm")
-            runtime.wait("distributed_overlap.OverlapStep.grad_ready")
-            dist.all_reduce(grad)
-            runtime.record_stream(grad, caller_stream)
-            runtime.record("distributed_overlap.OverlapStep.reduced")
-            return grad
+        runtime.wait("distributed_overlap.OverlapStep.grad_ready")
+        dist.all_reduce(grad)
+        runtime.record("distributed_overlap.OverlapStep.reduced")
+        return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
@@ -70,7 +66,10 @@ class OverlapStep(nn.Module):
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        reduced = self.all_reduce(self.local_grad(x))
+        grad_1 = self.local_grad(x)
+        with runtime.stream("comm", 0):
+            runtime.record_stream(grad_1, "comm")
+            reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
 

@@ -25,24 +25,9 @@ class SharedExpert(nn.Module):
         self.gate_up = nn.Linear(hidden, 2 * inter, bias=False)
         self.down = nn.Linear(inter, hidden, bias=False)
 
-    def forward(self, x, *, join=True):
-        caller_stream = runtime.current_stream()
-        if self.multistream:
-            runtime.record("moe_decoder.SharedExpert.forward.fork")
-        with runtime.stream("shared", 0) if self.multistream else nullcontext():
-            if self.multistream:
-                runtime.wait("moe_decoder.SharedExpert.forward.fork")
-                if join:
-                    runtime.record_stream(x, "shared")
-            gate, up = self.gate_up(x).chunk(2, dim=-1)
-            out = self.down(F.silu(gate) * up)
-            if self.multistream:
-                if join:
-                    runtime.record_stream(out, caller_stream)
-                runtime.record("moe_decoder.SharedExpert.forward.join")
-        if self.multistream and join:
-            runtime.wait("moe_decoder.SharedExpert.forward.join")
-        return out
+    def forward(self, x):
+        gate, up = self.gate_up(x).chunk(2, dim=-1)
+        return self.down(F.silu(gate) * up)
 
 
 class RoutedExperts(nn.Module):
@@ -77,12 +62,17 @@ class DecoderLayer(nn.Module):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
         if self.shared.multistream:
-            runtime.record_stream(y, "shared")
-        shared = self.shared(y, join=False)
+            runtime.record("moe_decoder.SharedExpert.forward.fork")
+        with runtime.stream("shared", 0) if self.shared.multistream else nullcontext():
+            if self.shared.multistream:
+                runtime.wait("moe_decoder.SharedExpert.forward.fork")
+                runtime.record_stream(y, "shared")
+            shared = self.shared(y)
+            if self.shared.multistream:
+                runtime.record("moe_decoder.SharedExpert.forward.join")
         routed = self.experts(y)
         if self.shared.multistream:
             runtime.wait("moe_decoder.SharedExpert.forward.join")
-            runtime.record_stream(shared, runtime.current_stream())
         return h + routed + shared
 
 

@@ -1,0 +1,280 @@
+"""Lower one caller's analysis to steps: each planned call wrapped on its stream, with no more sync than its data asks.
+
+A planned call's statement runs inside ``with <its stream>:`` (:class:`~codegen.plan.Wrap`). Around it, only what
+the dataflow needs, each decided here:
+
+- the fork (the caller's stream records, the side stream waits first thing): when the call reads anything the
+  side stream did not make itself, or when it is the first call on that stream in the function (so that memory
+  the side stream frees and reuses is never still read by work the caller issued before); two calls forked at one
+  point share one record;
+- the join's record (last thing on the side stream): only when some wait reads it;
+- an input kept alive for the side stream (``record_stream``): only a tensor the side stream did not make whose
+  last use may come before the caller's stream joins (a name the caller reads again after the join needs none);
+- a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
+  side stream could reuse the result's memory while the caller still reads it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+import attrs
+
+from codegen.flow.analyze import Analysis
+from codegen.flow.arguments import Argument
+from codegen.flow.exprs import bound_names, data_reads
+from codegen.flow.sites import Site
+from codegen.flow.state import State, pending
+from codegen.flow.transfer import Join, Relations, Relay
+from codegen.plan import (
+    Anchor,
+    Assign,
+    CallEdit,
+    CallerPlan,
+    Cond,
+    CurrentStream,
+    EventRef,
+    KeepAlive,
+    Record,
+    Step,
+    SwitchStream,
+    Value,
+    Wait,
+    Wrap,
+)
+
+__all__ = ["SiteEvents", "SiteSync", "argument_names", "lower_sites", "same_stream", "slot_node"]
+
+
+@attrs.frozen(kw_only=True)
+class SiteEvents:
+    """The fork and join events the caller's module defines for one planned call."""
+
+    fork: EventRef
+    join: EventRef
+
+
+@attrs.frozen(kw_only=True)
+class SiteSync:
+    """How one site's fork is read at its joins."""
+
+    cond: Cond | None  # the guard (or the flag) a must-join reads
+    flag: str | None  # the local that says the call forked (set at the call)
+    guard_text: str | None  # the guard's value as spelled at the call (after any bound argument)
+    hoisted: tuple[tuple[int | str, str], ...]
+
+
+def same_stream(state: State, site: Site, relations: Relations) -> set[str]:
+    """The names that hold results the site's stream made itself (nothing to order or keep alive for it)."""
+    return {n for p in pending(state) if relations.consume(p.site, site.index) == "none" for n in p.names}
+
+
+@attrs.define(eq=False)
+class _Lowering:
+    fn: ast.FunctionDef | ast.AsyncFunctionDef
+    sites: list[Site]
+    syncs: list[SiteSync]
+    result: Analysis
+    relations: Relations
+    current: CurrentStream
+    events: Callable[[Site], SiteEvents]
+    steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
+    waited: set[int] = attrs.Factory(set)  # sites whose join event some wait reads
+    forks: list[bool] = attrs.Factory(list)
+    kept: dict[tuple[str, str], ast.stmt] = attrs.Factory(dict)  # (name, tag) -> the call that kept it alive
+    receiver: str | None = None
+
+    def run(self) -> CallerPlan:
+        self.forks = [self._forks(site) for site in self.sites]
+        relays: dict[int, list[Step]] = {}
+        joins: list[tuple[Anchor, Join]] = []
+        for anchor, found in self.result.steps.items():
+            for step in found:
+                self.waited.add(step.site)
+                if isinstance(step, Relay):
+                    relays.setdefault(step.to, []).append(self._wait(step.site, step.may))
+                else:
+                    joins.append((anchor, step))
+        for anchor, join in joins:
+            self.steps.setdefault(anchor, []).extend(self._join(join))
+        wraps = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites}
+        start = tuple(Assign(name=s.flag, value="False") for s, site in zip(self.syncs, self.sites)
+                      if s.flag and _any_may(self.result, site.index))
+        calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs)
+                 if sync.hoisted}
+        return CallerPlan(steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls,
+                          wraps=wraps)
+
+    # -- decisions ---------------------------------------------------------------------------------
+    def _forks(self, site: Site) -> bool:
+        """Whether the call must wait for the caller's stream: it reads what its stream did not make, or no
+        earlier call on its stream forked on every path to it."""
+        if not site.callee.auto:  # type: ignore[attr-defined]
+            return False
+        state = self.result.states.get(site.stmt, ())
+        earlier = any(p.forked and self.relations.covers(p.site, site.index) for p in state)
+        return not (earlier and self._inputs(site) <= same_stream(state, site, self.relations))
+
+    def _inputs(self, site: Site) -> set[str]:
+        """The caller's names whose values the call reads (its arguments, bare or inside expressions)."""
+        hoisted = dict(self.syncs[site.index].hoisted)
+        return {name for argument in site.args for name in argument_names(argument, self.receiver, hoisted)}
+
+    def _crossing(self, site: Site) -> list[Value]:
+        """The inputs to keep alive for the call's stream (in argument order, each once in the function)."""
+        state = self.result.states.get(site.stmt, ())
+        own = same_stream(state, site, self.relations)
+        values: list[Value] = []
+        hoisted = dict(self.syncs[site.index].hoisted)
+        for argument in site.args:
+            for name in argument_names(argument, self.receiver, hoisted):
+                key = (name, site.tag)
+                if name in own or self._kept_before(key, site.stmt) or self._held_past_join(site, name):
+                    continue
+                self.kept[key] = site.stmt
+                whole = argument.bare or argument.slot in hoisted
+                values.append(Value(name=name, tensor=argument.tensor) if whole else Value(name=name))
+        return values
+
+    def _kept_before(self, key: tuple[str, str], stmt: ast.stmt) -> bool:
+        """An earlier call of the same block kept this name alive for this stream, and nothing rebound it since."""
+        earlier = self.kept.get(key)
+        block = _block_of(self.fn, stmt)
+        if earlier is None or earlier not in block or block.index(earlier) > block.index(stmt):
+            return False
+        between = block[block.index(earlier) + 1:block.index(stmt)]
+        return not any(key[0] in bound_names(s) for s in between)
+
+    def _held_past_join(self, site: Site, name: str) -> bool:
+        """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
+        if not site.callee.auto or _in_loop(self.fn, site.stmt):  # type: ignore[attr-defined]
+            return False
+        joins = [anchor for anchor, found in self.result.steps.items()
+                 for step in found if isinstance(step, Join) and step.site == site.index]
+        if not joins or any(kind != "before" for kind, _, _ in joins):
+            return False
+        return all(_read_later(self.fn, site.stmt, stmt, name) for _, stmt, _ in joins)
+
+    def _keeps_results(self, site: Site) -> bool:
+        """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
+        line = site.stmt.lineno
+        loop = _in_loop(self.fn, site.stmt)
+        return any(other.tag == site.tag and not fork and (loop or other.stmt.lineno > line)
+                   for other, fork in zip(self.sites, self.forks) if other is not site)
+
+    # -- steps -------------------------------------------------------------------------------------
+    def _when(self, site: int, may: bool) -> Cond | None:
+        sync = self.syncs[site]
+        return Cond.of(sync.flag) if may and sync.flag else sync.cond
+
+    def _wait(self, site: int, may: bool) -> Wait:
+        return Wait(event=self.events(self.sites[site]).join, when=self._when(site, may))
+
+    def _join(self, step: Join) -> list[Step]:
+        out: list[Step] = [self._wait(step.site, step.may)]
+        if step.names and self._keeps_results(self.sites[step.site]):
+            values = tuple(Value(name=n) for n in sorted(step.names))
+            out.append(KeepAlive(stream=self.current, when=self._when(step.site, step.may), values=values))
+        return out
+
+    def _wrap(self, site: Site, relays: list[Step]) -> Wrap:
+        sync = self.syncs[site.index]
+        guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
+        before: list[Step] = [Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot)))
+                              for slot, name in sync.hoisted]
+        if sync.flag and sync.guard_text:
+            before.append(Assign(name=sync.flag, value=sync.guard_text))
+        events = self.events(site)
+        enter: list[Step] = []
+        if self.forks[site.index]:
+            before.append(Record(event=events.fork, when=guard))
+            enter.append(Wait(event=events.fork, when=guard))
+        enter += relays
+        values = self._crossing(site)
+        if values:
+            enter.append(KeepAlive(stream=site.tag, when=guard, values=tuple(values)))
+        if before:
+            self.steps.setdefault(("before", site.stmt, ""), []).extend(before)
+        if sync.flag and not sync.guard_text:
+            self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
+        waited = {self.events(self.sites[i]).join.var for i in self.waited}
+        leave = (Record(event=events.join, when=guard),) if events.join.var in waited else ()
+        priority = site.callee.priority  # type: ignore[attr-defined]
+        return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter),
+                    leave=leave)
+
+
+def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], syncs: list[SiteSync],
+                result: Analysis, relations: Relations, current: CurrentStream,
+                events: Callable[[Site], SiteEvents]) -> CallerPlan:
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    receiver = positional[0].arg if positional and positional[0].arg in ("self", "cls") else None
+    return _Lowering(fn=fn, sites=sites, syncs=syncs, result=result, relations=relations, current=current,
+                     events=events, receiver=receiver).run()
+
+
+def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int | str, str]) -> list[str]:
+    """The caller's names whose memory an argument hands to the call: the name passed whole (or the name it was
+    bound to), or the names an expression reads as values (``x`` in ``x[i]``; not ``cfg`` in ``cfg.scale``, state
+    that lives on)."""
+    if argument.slot in hoisted:
+        return [hoisted[argument.slot]]
+    if argument.bare and argument.name:
+        return [argument.name]
+    skipped: set[int] = set()
+    for node in ast.walk(argument.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            skipped.add(id(node.func))
+    state = {id(n.value) for n in ast.walk(argument.node)
+             if isinstance(n, (ast.Attribute, ast.Subscript)) and id(n) not in skipped and isinstance(n.value, ast.Name)
+             and isinstance(n, ast.Attribute)}
+    names = {n.id for n in ast.walk(argument.node) if isinstance(n, ast.Name) and id(n) not in state
+             and not isinstance(n.ctx, ast.Store)}
+    return sorted((names & data_reads(argument.node)) - {receiver})
+
+
+def _any_may(result: Analysis, site: int) -> bool:
+    return any(s.site == site and s.may for found in result.steps.values() for s in found)
+
+
+def slot_node(call: ast.Call, slot: int | str) -> ast.expr:
+    if isinstance(slot, int):
+        node = call.args[slot]
+        return node.value if isinstance(node, ast.Starred) else node
+    return next(k.value for k in call.keywords if (k.arg or "**") == slot)
+
+
+def _statements(node: ast.AST) -> Iterable[ast.stmt]:
+    return (n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node)
+
+
+def _block_of(fn: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and stmt in block:
+                return block
+    return [stmt]
+
+
+def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
+    return any(stmt in set(_statements(loop)) for loop in ast.walk(fn)
+               if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)))
+
+
+def _read_later(fn: ast.AST, call: ast.stmt, join: ast.stmt, name: str) -> bool:
+    """``name`` is read by ``join`` or a statement after it, and nothing binds it after ``call`` before that read."""
+    simple = sorted((s for s in _statements(fn) if not isinstance(s, _COMPOUND)), key=lambda s: s.lineno)
+    for stmt in simple:
+        if stmt.lineno <= call.lineno:
+            continue
+        if stmt.lineno >= join.lineno and name in data_reads(stmt):
+            return True
+        if name in bound_names(stmt):
+            return False
+    return False
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -1,0 +1,76 @@
+"""Which names a statement writes in place, read from the source (``transform`` never imports torch).
+
+A tensor's memory is written, not rebound, by: an augmented assignment to it (``h += 1``), a store into an
+item or attribute of it (``h[0] = 0``, ``cache.k[...] = v``), a call of one of its methods whose ATen schema
+writes ``self`` (``Tensor(a!) self``: every such method is spelled with a trailing underscore, ``h.add_(1)``,
+``h[0].index_copy_(...)``), a call that takes it as ``out=``, and a call that takes ``inplace=True`` with it
+first (``F.relu(h, inplace=True)``). The name written is the root of the chain (``kv[0].copy_`` writes ``kv``).
+Names unpacked from another (``k, v = kv``) are views of it: :func:`param_writes` follows them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+__all__ = ["inplace_writes", "param_writes"]
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _writes_self(call: ast.Call) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_")
+
+
+def _call_writes(call: ast.Call) -> Iterable[str | None]:
+    if _writes_self(call):
+        yield _root(call.func.value)  # type: ignore[attr-defined]
+    for keyword in call.keywords:
+        if keyword.arg == "out":
+            targets = keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
+            yield from (_root(t) for t in targets)
+        elif keyword.arg == "inplace" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True \
+                and call.args:
+            yield _root(call.args[0])
+
+
+def inplace_writes(stmt: ast.AST) -> set[str]:
+    """The names whose memory ``stmt`` may write in place (nested functions and lambdas excluded)."""
+    found: set[str | None] = set()
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and node is not stmt:
+            continue
+        if isinstance(node, ast.AugAssign):
+            found.add(_root(node.target))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
+        elif isinstance(node, ast.Call):
+            found.update(_call_writes(node))
+        stack.extend(ast.iter_child_nodes(node))
+    return {name for name in found if name}
+
+
+def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[str]) -> tuple[str, ...]:
+    """The parameters of ``fn`` whose memory its body may write in place, directly or through names unpacked,
+    indexed or sliced from them (``nope, rope = kv_cache``; ``k = kv_cache[0]``)."""
+    views = {p: p for p in params}
+    written: set[str] = set()
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            source = _root(stmt.value) if isinstance(stmt.value, (ast.Name, ast.Subscript, ast.Attribute)) else None
+            if source in views:
+                for target in ast.walk(stmt.targets[0]):
+                    if isinstance(target, ast.Name):
+                        views[target.id] = views[source]
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.stmt) and stmt is not fn:
+            written |= {views[name] for name in inplace_writes(stmt) if name in views}
+    return tuple(p for p in params if p in written)
