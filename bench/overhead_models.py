@@ -42,12 +42,7 @@ class HandSharedExpert(nn.Module):
         self.down = nn.Linear(inter, hidden, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        runtime.record(_FORK)
-        with runtime.stream("shared", 0):
-            runtime.wait(_FORK)
-            out = _mlp(x, self.gate_up, self.down)
-            runtime.record(_JOIN)
-        return out
+        return _mlp(x, self.gate_up, self.down)
 
 
 class DecoratedBlock(nn.Module):
@@ -71,11 +66,14 @@ class HandBlock(DecoratedBlock):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.norm(x)
-        runtime.record_stream(y, "shared")  # the main stream may reuse y while the shared stream reads it
-        shared = self.shared(y)
+        runtime.record(_FORK)
+        with runtime.stream("shared", 0):
+            runtime.wait(_FORK)
+            runtime.record_stream(y, "shared")  # the main stream reads y last before the join, then may reuse it
+            shared = self.shared(y)
+            runtime.record(_JOIN)
         main = torch.relu(self.dense(y))
         runtime.wait(_JOIN)
-        runtime.record_stream(shared, "default")  # the shared stream may reuse it while the main stream reads it
         return x + main + shared
 
 

@@ -131,7 +131,7 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
     nodes = scan.functions_by_qualname(tree) if streams else {}
     taken = set(identifiers(tree)) if streams else set()
     for fn in streams:
-        if fn.class_level:
+        if fn.class_level or (fn.owner is not None and fn.name == "forward"):  # calling the module calls forward
             classes.setdefault(fn.owner or "", []).append(f"{module}:{fn.qualname}")
         shared = any(o.name == fn.name and o.owner != fn.owner for o in streams)
         node = nodes[fn.qualname]

@@ -1,6 +1,6 @@
-"""NPD502 (warning): an automatic stream function with no visible call site joins itself and overlaps nothing.
+"""NPD502 (warning): an automatic stream function with no visible call site runs on its caller's stream.
 
-A call site joins the callee when a plain statement binds (or drops) its result
+The call site switches streams, forks and joins when a plain statement binds (or drops) its result
 and it resolves to the callee (see ``codegen.flow.callees``): ``self.<method>(...)``,
 ``self.<submodule>(...)``, a module-level function here or imported, ``Class(...)(x)``.
 """
@@ -21,8 +21,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
             continue
         yield Finding(
             loc=fn.stream.loc,
-            message=f'{fn.qualname} has no visible call site, so it waits for stream "{fn.stream.tag}" before '
-                    "it returns and overlaps nothing",
+            message=f'{fn.qualname} has no visible call site, so it runs on its caller\'s stream, not on '
+                    f'"{fn.stream.tag}", and overlaps nothing',
             hint="bind its result in a caller of this run (out = self.name(...)), as a method of the same class, a "
                  'submodule, or an imported function; or place the waits yourself with sync="manual"',
         )

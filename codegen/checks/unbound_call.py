@@ -2,7 +2,7 @@
 
 The join waits just before the first use of the result; when the call is not
 a plain statement (``x = self.f(...)``, ``a, b = ...`` or a bare call), the use
-is the call itself, and the callee then joins before it returns everywhere.
+is the call itself: the call then runs on its caller's stream.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ class Resolver:
         else:
             base = self._global(dotted) if not rest and head not in self.local_names else None
             key = f"{base}.forward" if base else None
-        return key if key in self.callees and _class_level(self.callees[key]) else None
+        return key if key in self.callees else None  # calling a module calls its forward
 
     def _annotated(self, name: str) -> str | None:
         """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
@@ -160,10 +160,6 @@ def _strip_optional(node: ast.expr) -> ast.expr | None:
     if isinstance(node, ast.Subscript) and dotted_name(node.value) in ("Optional", "typing.Optional"):
         return _strip_optional(node.slice)
     return node
-
-
-def _class_level(callee: object) -> bool:
-    return bool(getattr(callee, "class_level", False))
 
 
 def _callee_static(callee: object) -> bool:

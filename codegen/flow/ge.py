@@ -39,7 +39,9 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
         dependency = _last_tensor(block, site.stmt, site_stmts, made)
         enter: tuple[ForkWait | ForkToken, ...]
-        if tensor is not None and dependency is not None and dependency != tensor:
+        if block is fn.body and block and block[0] is site.stmt:
+            enter = ()  # nothing of this function runs before it: the graph's data orders the rest
+        elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
             enter = (ForkToken(name=previous[2], wait=True, when=when),)

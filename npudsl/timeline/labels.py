@@ -1,10 +1,11 @@
-"""Names for side-stream work: the function a ``stream_enter`` node was traced from.
+"""Names for side-stream work: the function called on the stream that a ``stream_enter`` node opens.
 
 Dynamo keeps, on every node, the module stack (``nn_module_stack``) and the
-Python stack (``stack_trace``). The label is the innermost module's class and
-the innermost user function (frames of npudsl, the standard library and installed
-packages are skipped):
-``SharedExpert.forward``, ``OverlapStep.all_reduce``.
+Python stack (``stack_trace``). The call site switches streams, so the work is
+named by the first op inside the region, one level below the code that switched:
+the module and user function it was called in (frames of npudsl, the standard
+library and installed packages are skipped): ``SharedExpert.forward``,
+``OverlapStep.all_reduce``. Without such an op, the code that switched names it.
 """
 
 from __future__ import annotations
@@ -24,21 +25,29 @@ _NOT_USER = tuple(os.path.abspath(p) + os.sep for p in (
 ))
 
 
-def _function(node: torch.fx.Node) -> str | None:
+def _functions(node: torch.fx.Node) -> list[str]:
     frames = _FRAME.findall(node.meta.get("stack_trace") or "")
-    user = [function for file, function in frames if not os.path.abspath(file).startswith(_NOT_USER)]
-    return user[-1] if user else None
+    return [function for file, function in frames if not os.path.abspath(file).startswith(_NOT_USER)]
 
 
-def _owner(node: torch.fx.Node) -> str | None:
+def _owners(node: torch.fx.Node) -> list[str]:
     stack = node.meta.get("nn_module_stack") or {}
-    if not stack:
-        return None
-    owner = list(stack.values())[-1][1]
-    return owner.__name__ if isinstance(owner, type) else str(owner).rsplit(".", 1)[-1].strip("'>")
+    return [owner.__name__ if isinstance(owner, type) else str(owner).rsplit(".", 1)[-1].strip("'>")
+            for _, owner in stack.values()]
 
 
-def region_label(node: torch.fx.Node) -> str:
-    """``Class.function`` of the code that entered the stream (what is known of it)."""
-    parts = [p for p in (_owner(node), _function(node)) if p]
-    return ".".join(parts) or f"stream {node.args[0]}"
+def _below(outer: list[str], inner: list[str]) -> str | None:
+    """The entry of ``inner`` one level below ``outer`` (the callee of the code that switched), else its last."""
+    if len(inner) > len(outer):
+        return inner[len(outer)]
+    return outer[-1] if outer else None
+
+
+def region_label(enter: torch.fx.Node, first: torch.fx.Node | None = None) -> str:
+    """``Class.function`` of the work a region runs (what is known of it)."""
+    owners, functions = _owners(enter), _functions(enter)
+    if first is not None:
+        parts = [_below(owners, _owners(first)), _below(functions, _functions(first))]
+    else:
+        parts = [owners[-1] if owners else None, functions[-1] if functions else None]
+    return ".".join(p for p in parts if p) or f"stream {enter.args[0]}"

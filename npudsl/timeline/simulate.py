@@ -85,7 +85,8 @@ class _Sim:
     recorded: dict[str, tuple[str, float]] = attrs.Factory(dict)
     slots: list[Slot] = attrs.Factory(list)
     arrows: list[Arrow] = attrs.Factory(list)
-    entered: list[tuple[str, int]] = attrs.Factory(list)  # (label, first slot index) of each open region
+    entered: list[tuple[torch.fx.Node, int, torch.fx.Node | None]] = attrs.Factory(list)  # each open region:
+    # its stream_enter, its first slot index, its first op
     regions: list[Region] = attrs.Factory(list)
 
     @property
@@ -97,7 +98,7 @@ class _Sim:
         if name == "stream_enter":
             self.open.append(str(node.args[0]))
             self.clock.setdefault(self.stream, 0.0)
-            self.entered.append((region_label(node), len(self.slots)))
+            self.entered.append((node, len(self.slots), None))
         elif name == "stream_exit":
             self.close_region()
             self.open.pop()
@@ -109,7 +110,8 @@ class _Sim:
             self.run(node)
 
     def close_region(self) -> None:
-        label, first = self.entered.pop()
+        enter, first, op = self.entered.pop()
+        label = region_label(enter, op)
         mine = [s for s in self.slots[first:] if s.stream == self.stream]
         if self.stream != MAIN and mine:
             self.regions.append(Region(stream=self.stream, label=label, start=mine[0].start, end=mine[-1].end))
@@ -121,6 +123,8 @@ class _Sim:
         self.clock[self.stream] = until
 
     def run(self, node: torch.fx.Node) -> None:
+        if self.entered and self.entered[-1][2] is None:
+            self.entered[-1] = (*self.entered[-1][:2], node)
         cost = self.cost(node)
         if cost <= 0:
             return

@@ -41,7 +41,8 @@ class Net(nn.Module):
 
     def forward(self, x):
         s = self.side(x)
-        return self.main(x) + s
+        m = self.main(x)
+        return m + s
 """
 
 

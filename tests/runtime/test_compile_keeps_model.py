@@ -139,4 +139,4 @@ def test_compile_runs_exactly_what_the_cli_writes_for_the_package(tmp_path: Path
     written = {name: (tmp_path / "out" / name).read_text(encoding="utf-8") for name in result["sources"]}
     assert result["out"] == [4.0, 4.0]
     assert set(written) == {"shared.py", "layer.py"} and written == result["sources"]
-    assert "self.shared(x, join=False)" in written["layer.py"]  # the caller in the other file joins
+    assert "runtime.wait(\"pkg.shared.Shared.forward.join\")" in written["layer.py"]  # the caller in the other file joins

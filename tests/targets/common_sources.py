@@ -27,6 +27,11 @@ class Block(torch.nn.Module):
     @after("ready")
     def back(self, x):
         return x + 1
+
+    def forward(self, x):
+        y = self.produce(x)
+        z = self.consume(y)
+        return self.back(z)
 """
 
 AUTO = """

@@ -62,20 +62,8 @@ _SHARED_JOIN = functools.partial(_event, "m.Shared.forward.join")
 
 
 class Shared(torch.nn.Module):
-    def forward(self, x, *, join=True):
-        caller_stream = torch.cuda.current_stream()
-        _SHARED_FORK().record()
-        with torch.cuda.stream(_stream("shared", 0)):
-            torch.cuda.current_stream().wait_event(_SHARED_FORK())
-            if join:
-                _record_stream(x, _stream("shared"))
-            out = x * 2
-            if join:
-                _record_stream(out, caller_stream)
-            _SHARED_JOIN().record()
-        if join:
-            torch.cuda.current_stream().wait_event(_SHARED_JOIN())
-        return out
+    def forward(self, x):
+        return x * 2
 
 
 class Layer(torch.nn.Module):
@@ -85,39 +73,42 @@ class Layer(torch.nn.Module):
         _create_streams()
 
     def forward(self, x):
-        _record_stream(x, _stream("shared"))
-        s = self.shared(x, join=False)
+        _SHARED_FORK().record()
+        with torch.cuda.stream(_stream("shared", 0)):
+            torch.cuda.current_stream().wait_event(_SHARED_FORK())
+            _record_stream(x, _stream("shared"))
+            s = self.shared(x)
+            _SHARED_JOIN().record()
         y = x + 1
         torch.cuda.current_stream().wait_event(_SHARED_JOIN())
-        _record_stream(s, torch.cuda.current_stream())
         return y + s
 '''
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("side", 1)) if self.multistream else nullcontext():
-            if self.multistream:
-                _record_stream(x, _stream("side"))
-            out = x * 2
-            if self.multistream:
-                _record_stream(out, caller_stream)
-            _READY().record()
-            return out
+        out = x * 2
+        _READY().record()
+        return out
 
     def consume(self, x, scale: float = 2.0):
-        caller_stream = torch.cuda.current_stream()
-        with torch.cuda.stream(_stream("late", 0)):
-            _record_stream(x, _stream("late"))
-            torch.cuda.current_stream().wait_event(_READY())
-            out = x * scale
-            out = _clone(out)
-            _record_stream(out, caller_stream)
-            return out
+        torch.cuda.current_stream().wait_event(_READY())
+        out = x * scale
+        out = _clone(out)
+        return out
 
     def back(self, x):
         torch.cuda.current_stream().wait_event(_READY())
         return x + 1
+
+    def forward(self, x):
+        with torch.cuda.stream(_stream("side", 1)) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_stream(x, _stream("side"))
+            y = self.produce(x)
+        with torch.cuda.stream(_stream("late", 0)):
+            _record_stream(y, _stream("late"))
+            z = self.consume(y)
+        return self.back(z)
 '''
 
 

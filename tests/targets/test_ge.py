@@ -11,27 +11,30 @@ from npudsl.testing.targets import trace_graph
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):
-        with (
-            torchair.scope.npu_stream_switch("side", 1) if self.multistream else nullcontext(),
-            torchair.scope.limit_core_num(8, 16) if self.limit else nullcontext(),
-        ):
+        with torchair.scope.limit_core_num(8, 16) if self.limit else nullcontext():
             out = x * 2
             _EVENT_TOKENS["m.Block.ready/consume"] = torchair.ops.record()
             _EVENT_TOKENS["m.Block.ready/back"] = _EVENT_TOKENS["m.Block.ready/consume"]
             return out
 
     def consume(self, x, scale: float = 2.0):
-        with torchair.scope.npu_stream_switch("late", 0):
-            if "m.Block.ready/consume" in _EVENT_TOKENS:
-                torchair.ops.wait([_EVENT_TOKENS.pop("m.Block.ready/consume")])
-            out = x * scale
-            out = _clone(out)
-            return out
+        if "m.Block.ready/consume" in _EVENT_TOKENS:
+            torchair.ops.wait([_EVENT_TOKENS.pop("m.Block.ready/consume")])
+        out = x * scale
+        out = _clone(out)
+        return out
 
     def back(self, x):
         if "m.Block.ready/back" in _EVENT_TOKENS:
             torchair.ops.wait([_EVENT_TOKENS.pop("m.Block.ready/back")])
         return x + 1
+
+    def forward(self, x):
+        with torchair.scope.npu_stream_switch("side", 1) if self.multistream else nullcontext():
+            y = self.produce(x)
+        with torchair.scope.npu_stream_switch("late", 0):
+            z = self.consume(y)
+        return self.back(z)
 '''
 
 TOKENS = '''_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
@@ -55,11 +58,17 @@ class Moe(torch.nn.Module):
         return routed + shared
 '''
 
-FORK_OUT = '''    def forward(self, hidden_states: torch.Tensor, cache):
+FORK_OUT = '''class Moe(torch.nn.Module):
+    def shared_expert(self, hidden_states: torch.Tensor, cache):
+        cache.add_(1)
+        return hidden_states * 2
+
+    def forward(self, hidden_states: torch.Tensor, cache):
         topk_weights = hidden_states.softmax(-1)
-        if self.multistream:
-            torchair.scope.npu_wait_tensor(hidden_states, topk_weights)
-        shared = self.shared_expert(hidden_states, cache)
+        with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
+            if self.multistream:
+                torchair.scope.npu_wait_tensor(hidden_states, topk_weights)
+            shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
         return routed + shared
 '''
@@ -73,8 +82,9 @@ def test_switch_core_limit_user_events_and_clone() -> None:
 
 def test_automatic_fork_join_and_keep_output_need_no_call_when_data_orders() -> None:
     code = transform(AUTO, "ge")
-    assert "npu_wait_tensor" not in code and "join" not in code  # the input is the caller's last value
-    assert 'with torchair.scope.npu_stream_switch("shared", 0):\n            return x * 2\n' in code
+    assert "npu_wait_tensor" not in code and "join" not in code  # the first statement: nothing to order after
+    assert 'with torchair.scope.npu_stream_switch("shared", 0):\n            s = self.shared(x)\n' in code
+    assert "torchair.ops.record()" not in code
 
 
 def test_fork_is_one_control_edge_with_its_result_discarded() -> None:

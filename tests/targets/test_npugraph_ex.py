@@ -63,49 +63,35 @@ _READY = functools.partial(_event, "m.Block.ready")
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):
-        caller_stream = torch.npu.current_stream()
-        with (
-            torch.npu.stream(_stream("side", 1)) if self.multistream else nullcontext(),
-            torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if self.limit else nullcontext(),
-        ):
-            if self.multistream:
-                _record_stream(x, _stream("side"))
+        with torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if self.limit else nullcontext():
             out = x * 2
-            if self.multistream:
-                _record_stream(out, caller_stream)
             _READY().record()
             return out
 
     def consume(self, x, scale: float = 2.0):
-        caller_stream = torch.npu.current_stream()
-        with torch.npu.stream(_stream("late", 0)):
-            _record_stream(x, _stream("late"))
-            torch.npu.current_stream().wait_event(_READY())
-            out = x * scale
-            out = _clone(out)
-            _record_stream(out, caller_stream)
-            return out
+        torch.npu.current_stream().wait_event(_READY())
+        out = x * scale
+        out = _clone(out)
+        return out
 
     def back(self, x):
         torch.npu.current_stream().wait_event(_READY())
         return x + 1
+
+    def forward(self, x):
+        with torch.npu.stream(_stream("side", 1)) if self.multistream else nullcontext():
+            if self.multistream:
+                _record_stream(x, _stream("side"))
+            y = self.produce(x)
+        with torch.npu.stream(_stream("late", 0)):
+            _record_stream(y, _stream("late"))
+            z = self.consume(y)
+        return self.back(z)
 '''
 
 AUTO_OUT = '''class Shared(torch.nn.Module):
-    def forward(self, x, *, join=True):
-        caller_stream = torch.npu.current_stream()
-        _SHARED_FORK().record()
-        with torch.npu.stream(_stream("shared", 0)):
-            torch.npu.current_stream().wait_event(_SHARED_FORK())
-            if join:
-                _record_stream(x, _stream("shared"))
-            out = x * 2
-            if join:
-                _record_stream(out, caller_stream)
-            _SHARED_JOIN().record()
-        if join:
-            torch.npu.current_stream().wait_event(_SHARED_JOIN())
-        return out
+    def forward(self, x):
+        return x * 2
 
 
 class Layer(torch.nn.Module):
@@ -115,11 +101,14 @@ class Layer(torch.nn.Module):
         _create_streams()
 
     def forward(self, x):
-        _record_stream(x, _stream("shared"))
-        s = self.shared(x, join=False)
+        _SHARED_FORK().record()
+        with torch.npu.stream(_stream("shared", 0)):
+            torch.npu.current_stream().wait_event(_SHARED_FORK())
+            _record_stream(x, _stream("shared"))
+            s = self.shared(x)
+            _SHARED_JOIN().record()
         y = x + 1
         torch.npu.current_stream().wait_event(_SHARED_JOIN())
-        _record_stream(s, torch.npu.current_stream())
         return y + s
 '''
 

@@ -24,35 +24,23 @@ class Block(torch.nn.Module):
         return x + 1
 '''
 
-SWITCH_OUT = '''from contextlib import nullcontext
-
-import torch
+SWITCH_OUT = '''import torch
 from npudsl import runtime
 
 
 class Block(torch.nn.Module):
     def produce(self, x):
-        caller_stream = runtime.current_stream()
-        with (
-            runtime.stream("side", 1) if self.multistream else nullcontext(),
-            runtime.core_limit(8, 16),
-        ):
-            if self.multistream:
-                runtime.record_stream(x, "side")
+        with runtime.core_limit(8, 16):
             out = x * 2
             out_1 = x + 1
             out = runtime.clone(out)
             out_1 = runtime.clone(out_1)
-            if self.multistream:
-                runtime.record_stream(out, caller_stream)
-                runtime.record_stream(out_1, caller_stream)
             runtime.record("m.Block.ready")
             return out, out_1
 
     def consume(self, x):
-        with runtime.stream("default", 0):
-            runtime.wait("m.Block.ready")
-            return x + 1
+        runtime.wait("m.Block.ready")
+        return x + 1
 '''
 
 AUTO_OUT = '''import torch
@@ -60,20 +48,8 @@ from npudsl import runtime
 
 
 class Shared(torch.nn.Module):
-    def forward(self, x, *, join=True):
-        caller_stream = runtime.current_stream()
-        runtime.record("m.Shared.forward.fork")
-        with runtime.stream("shared", 0):
-            runtime.wait("m.Shared.forward.fork")
-            if join:
-                runtime.record_stream(x, "shared")
-            out = x * 2
-            if join:
-                runtime.record_stream(out, caller_stream)
-            runtime.record("m.Shared.forward.join")
-        if join:
-            runtime.wait("m.Shared.forward.join")
-        return out
+    def forward(self, x):
+        return x * 2
 
 
 class Layer(torch.nn.Module):
@@ -82,11 +58,14 @@ class Layer(torch.nn.Module):
         self.shared = Shared()
 
     def forward(self, x):
-        runtime.record_stream(x, "shared")
-        s = self.shared(x, join=False)
+        runtime.record("m.Shared.forward.fork")
+        with runtime.stream("shared", 0):
+            runtime.wait("m.Shared.forward.fork")
+            runtime.record_stream(x, "shared")
+            s = self.shared(x)
+            runtime.record("m.Shared.forward.join")
         y = x + 1
         runtime.wait("m.Shared.forward.join")
-        runtime.record_stream(s, runtime.current_stream())
         return y + s
 '''
 

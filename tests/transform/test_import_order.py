@@ -12,6 +12,10 @@ class M(nn.Module):
     @on_stream("side", when="self.on", sync="manual")
     def f(self, x):
         return x * 2
+
+    def forward(self, x):
+        y = self.f(x)
+        return y
 '''
 
 

@@ -67,5 +67,7 @@ def test_sixty_layers_create_each_event_once() -> None:
         module = load(transformed(CASES / "multi_instance.py"), "gen_sixty")
         module.Stack(depth=60)(torch.ones(2, 2))
     waits = [c for c in log.calls if c.name == "npu_tagged_event_wait"]
-    assert len(waits) == 60 * 3  # per layer: the shared fork, the shared join, and "layer_in"
+    # per layer: "layer_in" only; the shared expert's result is read by the very next statement, so it overlaps
+    # nothing on a stream of its own (the manual "post" call already runs beside it) and stays on the caller's
+    assert len(waits) == 60
     assert {c.stream for c in log.calls if c.name == "npu_stream_switch"} == {"default"}

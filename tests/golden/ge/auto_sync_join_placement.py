@@ -8,9 +8,7 @@ class Overlap(nn.Module):
         return x.exp()
 
     def forward(self, x, flag: bool):
-        fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("side", 0):
-            torchair.ops.wait([fork_token])
             s = self.side(x)
         a = x * 2
         b = a + 1
@@ -19,8 +17,6 @@ class Overlap(nn.Module):
         return b
 
     def discarded(self, x):
-        fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("side", 0):
-            torchair.ops.wait([fork_token])
             self.side(x)
         return x + 1

@@ -19,9 +19,7 @@ class Layer(nn.Module):
         self.main = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("expert", 0):
-            torchair.ops.wait([fork_token])
             side = self.expert(x)
         main = self.main(x)
         return main + side

@@ -31,11 +31,7 @@ class Guarded(nn.Module):
         return x + 1
 
     def forward(self, x):
-        if self.multistream:
-            fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext():
-            if self.multistream:
-                torchair.ops.wait([fork_token])
             y = self.side(x)
         z = x - 1
         return y + z

@@ -16,11 +16,7 @@ class DecoderLayer(nn.Module):
         self.routed = nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        if self.shared.multistream:
-            fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
-            if self.shared.multistream:
-                torchair.ops.wait([fork_token])
             shared = self.shared(x)
         routed = self.routed(x)
         return shared + routed

@@ -28,9 +28,7 @@ class CoreSplitBlock(nn.Module):
             return torch.tanh(self.main_proj(x))
 
     def forward(self, x):
-        fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("side", 0):
-            torchair.ops.wait([fork_token])
             side = self.side_branch(x)
         main = self.main_branch(x)
         return main + side
