@@ -17,7 +17,7 @@ from codegen.diagnostics import Diagnostic, Severity
 from codegen.flow.callsites import CallSite, aware_call, find_calls
 from codegen.flow.exprs import bound_names
 from codegen.flow.ge import fork_waits
-from codegen.flow.tensors import local_returns
+from codegen.flow.tensors import certain_tensors, local_returns
 from codegen.flow.manual import with_manual_sites
 from codegen.flow.planner import Flags, plan_caller
 from codegen.flow.sites import Site, plan_site
@@ -142,11 +142,12 @@ def _site_events(module: _Module) -> Callable[[Site], SiteEvents]:
 def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], event_sync: bool) -> CallerPlan:
     auto = _numbered(s for s in sites if s.callee.auto)  # type: ignore[attr-defined]
     manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
+    returns = local_returns(module.tree, qualname, _receiver(qualname, fn))
     if not event_sync:
-        returns = local_returns(module.tree, qualname, _receiver(qualname, fn))
         plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module, fn))
     else:
-        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module))
+        tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
+        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors)
     return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync)
 
 

@@ -58,7 +58,7 @@ class _Relations:
 
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
-                flags: Flags, events: Callable[[Site], SiteEvents]) -> CallerPlan:
+                flags: Flags, events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset()) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
@@ -73,7 +73,7 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
         if not sites:
             return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags) for s in sites]
-    return lower_sites(fn, sites, syncs, result, relations, current, events)
+    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors)
 
 
 def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:

@@ -59,11 +59,25 @@ def _tensor_callable(owner: ast.expr, known: Known, returns: Returns) -> bool:
     return torch_like or is_tensor_expr(owner, known, returns)
 
 
+# torch.nn layers whose forward returns one tensor, as ``__init__`` makes them (``self.norm = nn.LayerNorm(h)``).
+_ONE_TENSOR_LAYERS = frozenset({
+    "Linear", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "Embedding", "Conv1d", "Conv2d",
+    "Dropout", "Identity", "GELU", "SiLU", "ReLU", "Tanh", "Sigmoid", "Softmax",
+})
+_TENSOR = ast.parse("torch.Tensor", mode="eval").body
+
+
 def local_returns(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
-    """The return annotations a caller can see by spelling: the module's functions (``f``) and, in a method,
-    its class's methods (``self.f``)."""
+    """The return annotations a caller can see by spelling: the module's functions (``f``), in a method its
+    class's methods (``self.f``) and the torch.nn layers its ``__init__`` assigns (``self.norm``)."""
     owner = qualname.rpartition(".")[0]
     found: dict[str, ast.expr] = {}
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
+    if receiver is not None and classes:
+        for attr, made in scan.submodule_assignments(classes[0]).items():
+            layer = made.split("(", 1)[0].rpartition(".")[2]
+            if made.startswith(("nn.", "torch.nn.")) and layer in _ONE_TENSOR_LAYERS:
+                found[f"{receiver}.{attr}"] = _TENSOR
     for name, fn in scan.functions_by_qualname(tree).items():
         if fn.returns is None:
             continue

@@ -27,6 +27,7 @@ from codegen.flow.exprs import bound_names, data_reads
 from codegen.flow.sites import Site
 from codegen.flow.state import State, pending
 from codegen.flow.transfer import Join, Relations, Relay
+from codegen.signature import Tensorness
 from codegen.plan import (
     Anchor,
     Assign,
@@ -84,6 +85,7 @@ class _Lowering:
     forks: list[bool] = attrs.Factory(list)
     kept: dict[tuple[str, str], ast.stmt] = attrs.Factory(dict)  # (name, tag) -> the call that kept it alive
     receiver: str | None = None
+    tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
 
     def run(self) -> CallerPlan:
         self.forks = [self._forks(site) for site in self.sites]
@@ -134,7 +136,8 @@ class _Lowering:
                     continue
                 self.kept[key] = site.stmt
                 whole = argument.bare or argument.slot in hoisted
-                values.append(Value(name=name, tensor=argument.tensor) if whole else Value(name=name))
+                value = Value(name=name, tensor=argument.tensor) if whole else Value(name=name)
+                values.append(attrs.evolve(value, tensor=Tensorness.TENSOR) if name in self.tensors else value)
         return values
 
     def _kept_before(self, key: tuple[str, str], stmt: ast.stmt) -> bool:
@@ -207,11 +210,11 @@ class _Lowering:
 
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], syncs: list[SiteSync],
                 result: Analysis, relations: Relations, current: CurrentStream,
-                events: Callable[[Site], SiteEvents]) -> CallerPlan:
+                events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset()) -> CallerPlan:
     positional = [*fn.args.posonlyargs, *fn.args.args]
     receiver = positional[0].arg if positional and positional[0].arg in ("self", "cls") else None
     return _Lowering(fn=fn, sites=sites, syncs=syncs, result=result, relations=relations, current=current,
-                     events=events, receiver=receiver).run()
+                     events=events, receiver=receiver, tensors=tensors).run()
 
 
 def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int | str, str]) -> list[str]:

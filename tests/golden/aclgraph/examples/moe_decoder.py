@@ -17,19 +17,6 @@ import torchair
 from torch import nn
 from torch.nn import functional as F
 
-
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        torchair.ops.npu_record_tagged_stream(value, stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_tagged_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_tagged_stream(item, stream)
-
-
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
@@ -96,7 +83,7 @@ class DecoderLayer(nn.Module):
         with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
             if self.shared.multistream:
                 torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
-                _record_tagged_stream(y, "shared")
+                torchair.ops.npu_record_tagged_stream(y, "shared")
             shared = self.shared(y)
             if self.shared.multistream:
                 torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
