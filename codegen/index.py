@@ -15,6 +15,7 @@ import attrs
 from codegen import naming, pyast, scan
 from codegen.collect import collect
 from codegen.flow.writes import param_writes
+from npudsl._rules import is_shared_event
 from codegen.flow.callsites import find_calls
 from codegen.ir import Loc, StreamFunction
 from codegen.modules import ModuleId
@@ -70,6 +71,7 @@ class RunIndex:
     imports: dict[str, dict[str, tuple[str, str]]]  # module -> {local name: (import spec, name imported)}
     stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
     modules: dict[str, ModuleId] = attrs.Factory(dict)  # module key -> its identity (see codegen.modules)
+    shared_records: frozenset[str] = frozenset()  # the shared events ("ns:name") some function of the run records
 
     def package_of(self, module: str) -> str:
         """The package that relative imports in ``module`` (a run key) resolve against."""
@@ -102,10 +104,11 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
     callees: dict[str, CalleeInfo] = {}
     classes: dict[str, list[str]] = {}
     submodules: dict[str, dict[str, str]] = {}
+    shared: set[str] = set()
     for module, tree, source in trees:
-        _collect_definitions(module, tree, source, callees, classes, submodules)
+        shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
     partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
-                       submodules=submodules, calls={}, modules=modules,
+                       submodules=submodules, calls={}, modules=modules, shared_records=frozenset(shared),
                        imports={module: scan.imported_names(tree) for module, tree, _ in trees})
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
@@ -119,15 +122,17 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
 
 
 def _collect_definitions(module: str, tree: ast.Module, source: str, callees: dict[str, CalleeInfo],
-                         classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> None:
-    """The stream functions of one module, exactly as the collector reads them (the two never disagree)."""
+                         classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> set[str]:
+    """The stream functions of one module, exactly as the collector reads them (the two never disagree); returns
+    the shared events the module records."""
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
     if not pyast.mentions_npudsl(source):
-        return
-    streams = [fn for fn in collect(tree, source, path=module, module_name=module).ir.functions
-               if fn.stream is not None]
+        return set()
+    decorated = collect(tree, source, path=module, module_name=module).ir.functions
+    recorded = {name for fn in decorated for spec in fn.records for name in spec.names if is_shared_event(name)}
+    streams = [fn for fn in decorated if fn.stream is not None]
     nodes = scan.functions_by_qualname(tree) if streams else {}
     taken = set(identifiers(tree)) if streams else set()
     for fn in streams:
@@ -142,6 +147,7 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
             key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
             signature=signature, writes=param_writes(node, signature.names),
             class_level=fn.class_level, static=fn.owner is not None and is_static(node))
+    return recorded
 
 
 def _stream_fields(fn: StreamFunction) -> dict[str, object]:

@@ -44,6 +44,7 @@ from codegen.plan import (
     Wait,
 )
 from codegen.positions import Positions
+from npudsl._rules import is_shared_event
 
 __all__ = ["UserEvents", "lower", "lower_function"]
 
@@ -69,13 +70,17 @@ class UserEvents:
                      if fn.owner == owner and any(name in spec.names for spec in fn.waits))
 
     def ref(self, owner: str | None, name: str) -> EventRef:
-        key = (owner, name)
+        """A class's event (tag ``module.Class.name``), or a shared one (``ns:name``: the tag is the name, the
+        same in every class and file; its waiters are not all known here)."""
+        shared = is_shared_event(name)
+        key = (None if shared else owner, name)
         if key not in self.chosen:
-            wanted = naming.event_var(name, owner, shared=self.owners[name] > 1)
+            wanted = naming.event_var(name.replace(":", "_"), owner, shared=not shared and self.owners[name] > 1)
             self.chosen[key] = naming.fresh_name(wanted, self.taken)
             self.taken.add(self.chosen[key])
-        return EventRef(var=self.chosen[key], tag=naming.event_tag(self.ir.module_name, owner, name), user=True,
-                        name=name, waiters=self.waiters(owner, name))
+        tag = name if shared else naming.event_tag(self.ir.module_name, owner, name)
+        return EventRef(var=self.chosen[key], tag=tag, user=True, name=name, shared=shared,
+                        waiters=() if shared else self.waiters(owner, name))
 
 
 def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *,

@@ -74,6 +74,7 @@ class EventRef:
     name: str = ""  # the user's event name, for user events
     waiters: tuple[str, ...] = ()  # user events: the functions of its scope that wait for it (qualnames)
     waiter: str = ""  # on a wait of a user event: the function that waits
+    shared: bool = False  # a shared event (``"ns:name"``): one event for every class and file that names it
 
 
 @attrs.frozen(kw_only=True)

@@ -12,6 +12,7 @@ import re
 import attrs
 
 __all__ = [
+    "is_shared_event",
     "DOTTED_COUNTS",
     "SYNC_MODES",
     "UNRESOLVED",
@@ -32,7 +33,7 @@ UNRESOLVED = "NPD110"  # a decorator that cannot be told with certainty to be np
 DOTTED_COUNTS = "NPD510"  # warning: core_limit counts read at call time, which check cannot verify
 
 _TAG = re.compile(r"[A-Za-z0-9_.:\-]+\Z")
-_EVENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_EVENT = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*:)?[A-Za-z_][A-Za-z0-9_]*\Z")  # "name", or shared "namespace:name"
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 
 
@@ -72,8 +73,9 @@ def check_event(value: object) -> Violation | None:
         return None
     return Violation(
         code="NPD103",
-        message=f"event name {value!r} is not an identifier",
-        hint='name events with identifier strings, e.g. @after("dispatched")',
+        message=f"event name {value!r} is not an identifier (or a shared 'namespace:identifier')",
+        hint='name events with identifier strings, e.g. @after("dispatched"), or @after("moe:dispatched") for an '
+             "event shared with other classes and files",
     )
 
 
@@ -118,3 +120,8 @@ def check_clone(value: object) -> Violation | None:
         message=f"keep_output clone={value!r} is not a bool",
         hint="pass clone=True or clone=False",
     )
+
+
+def is_shared_event(name: str) -> bool:
+    """``"moe:before_dispatch"``: one event in every class and file that names it (CONTRACT section 1)."""
+    return ":" in name

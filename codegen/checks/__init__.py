@@ -24,9 +24,9 @@ from codegen.checks.base import Context, Finding, Rule
 
 __all__ = ["RULES", "Context", "Finding", "Rule"]
 
-RULES: tuple[Rule, ...] = tuple(module.RULE for module in (
+RULES: tuple[Rule, ...] = (*(module.RULE for module in (
     unknown_event, event_streams, event_cycle, guard_root,
     core_range, core_sum, dotted_counts,
     unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
     unjoined_stream, ge_event_runs,
-))
+)), unknown_event.SHARED_RULE)

@@ -1,4 +1,8 @@
-"""NPD201: an event is waited for but never recorded in its scope, so the wait orders nothing."""
+"""NPD201: an event is waited for but never recorded in its scope, so the wait orders nothing.
+
+A shared event (``"ns:name"``) has the whole run as its scope: NPD513 (a warning, since a file of another run
+may record it) when no function of the run records it.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,9 @@ from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, scope_name
 from codegen.diagnostics import Severity
 from codegen.ir import StreamFunction
+from npudsl._rules import is_shared_event
 
-__all__ = ["RULE"]
+__all__ = ["RULE", "SHARED_RULE"]
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
@@ -18,7 +23,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
     for owner, functions in scopes.items():
         recorded = event_uses(functions, "records")
         for name, uses in event_uses(functions, "waits").items():
-            if name in recorded:
+            if name in recorded or is_shared_event(name):
                 continue
             hint = _hint(name, owner, sorted(recorded), scopes)
             for fn, spec in uses:
@@ -37,4 +42,18 @@ def _hint(name: str, owner: str | None, recorded: list[str], scopes: dict[str | 
     return f'add @records("{name}") to the function whose work must finish first'
 
 
+def _find_shared(ctx: Context) -> Iterator[Finding]:
+    for owner, functions in by_scope(ctx.ir).items():
+        for name, uses in event_uses(functions, "waits").items():
+            if not is_shared_event(name) or name in ctx.index.shared_records:
+                continue
+            for fn, spec in uses:
+                yield Finding(loc=spec.loc, message=f'{fn.qualname} waits for the shared event "{name}", but no '
+                                                    "function of this run records it",
+                              hint=f'add @records("{name}") where that work ends, or transform its file in the '
+                                   "same run")
+
+
 RULE = Rule(code="NPD201", severity=Severity.ERROR, title="unknown event", find=_find)
+SHARED_RULE = Rule(code="NPD513", severity=Severity.WARNING, title="shared event recorded nowhere in the run",
+                   find=_find_shared)

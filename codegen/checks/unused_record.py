@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, scope_name
 from codegen.diagnostics import Severity
+from npudsl._rules import is_shared_event
 
 __all__ = ["RULE"]
 
@@ -15,6 +16,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
     for owner, functions in by_scope(ctx.ir).items():
         waited = event_uses(functions, "waits")
         for name, uses in event_uses(functions, "records").items():
+            if is_shared_event(name):
+                continue  # its waiters may be in other classes and files
             if name in waited:
                 continue
             for fn, spec in uses:

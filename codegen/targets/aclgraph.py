@@ -19,10 +19,11 @@ _DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuple
 _TAGGED_EVENT = '''_TAGGED_EVENTS = vars(TORCHAIR.ops).setdefault("npudsl_tagged_events", {})
 
 
-def {name}(tag: str, origin: str):
-    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
-    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
-    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+def {name}(tag: str, origin: str | None = None):
+    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
+    this file run again (reload, another module name) gets the same event, another file that made ``tag``
+    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
+    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
         tag = f"{tag}@{origin}"
     if tag not in _TAGGED_EVENTS:
         _TAGGED_EVENTS[tag] = (origin, TORCHAIR.ops.npu_create_tagged_event(tag=tag))
@@ -86,7 +87,8 @@ class _Spelling(TorchairSpelling):
     def define_event(self, event: EventRef) -> str | None:
         table = self.names.global_name("_TAGGED_EVENTS")
         source = _TAGGED_EVENT.replace("_TAGGED_EVENTS", table).replace("TORCHAIR", self.torchair)
-        return f"{event.var} = {self.helper('_tagged_event', source)}({quote(event.tag)}, __file__)"
+        origin = "" if event.shared else ", __file__"
+        return f"{event.var} = {self.helper('_tagged_event', source)}({quote(event.tag)}{origin})"
 
     def event_comment(self) -> str | None:
         return "# Tagged events are process-global: each is made here, once per process."

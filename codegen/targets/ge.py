@@ -14,12 +14,17 @@ recompiles the next call.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import attrs
 
+from codegen.diagnostics import Diagnostic, Severity
 from codegen.hygiene import ModuleNames
-from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, Record, Step, Value, Wait
+from codegen.ir import ModuleIR
+from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
 from codegen.targets.base import Local, Spelling, quote
+from npudsl._rules import is_shared_event
 
 __all__ = ["Ge"]
 
@@ -35,8 +40,8 @@ class _Spelling(TorchairSpelling):
         return self.helper("_EVENT_TOKENS", _TOKENS.replace("TORCH", self.use("torch")))
 
     def step(self, step: Step) -> list[str]:
-        if isinstance(step, (Record, Wait)) and not step.event.user:
-            return []  # the automatic fork and join: GE follows the data
+        if isinstance(step, (Record, Wait)) and (not step.event.user or step.event.shared):
+            return []  # the automatic fork and join: GE follows the data; a shared event: see ``diagnose``
         if isinstance(step, Record):
             return self._record(step.event)
         if isinstance(step, Wait):
@@ -79,3 +84,15 @@ class Ge:
 
     def spelling(self, names: ModuleNames) -> Spelling:
         return _Spelling(names=names)
+
+    def diagnose(self, ir: ModuleIR, plan: ModulePlan) -> Iterator[Diagnostic]:
+        """A shared event orders nothing on GE yet (its tokens live in one module); GE still orders data."""
+        for fn in ir.functions:
+            for spec in (*fn.waits, *fn.records):
+                for name in spec.names:
+                    if is_shared_event(name):
+                        yield Diagnostic(path=ir.path, line=spec.loc.line, col=spec.loc.col, code="NPD591",
+                                         message=f'the shared event "{name}" orders nothing on GE',
+                                         hint="GE still orders every data dependency; to order more, pass a "
+                                              "tensor between the two and let the data say it",
+                                         severity=Severity.WARNING)

@@ -30,8 +30,8 @@ __all__ = ["RECORD_DOC", "NativeSpelling"]
 
 RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
-_COMMENT = ("# Streams and events: one per tag in the process (the stream table lives on the device module, where every\n"
-            "# generated module finds it), made when the model is built, else on first use. Importing touches no device.")
+_COMMENT = ("# Streams and events: one per tag in the process (the tables live on the device module, where every\n"
+            "# generated module finds them), made when the model is built, else on first use. Importing touches no device.")
 _ORDER = ("_stream", "_event", "_create_streams", "_record_stream", "_clone")
 
 _STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = vars(DEVICE).setdefault("npudsl_streams", {})
@@ -44,7 +44,7 @@ def {name}(tag: str, priority: int = 0) -> DEVICE.Stream:
     return _STREAMS[tag]
 '''
 
-_EVENT = '''_EVENTS: dict[str, DEVICE.Event] = {}
+_EVENT = '''_EVENTS: dict[str, DEVICE.Event] = vars(DEVICE).setdefault("npudsl_events", {})
 
 
 def {name}(tag: str) -> DEVICE.Event:

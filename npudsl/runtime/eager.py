@@ -58,7 +58,7 @@ def _events(
     names = []
     for spec in specs:
         if guard_holds(spec.when, fn, args, kwargs):
-            names.extend(f"{scope}.{event}" for event in spec.events)
+            names.extend(event if _rules.is_shared_event(event) else f"{scope}.{event}" for event in spec.events)
     return names
 
 
