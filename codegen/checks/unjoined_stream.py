@@ -1,11 +1,11 @@
-"""NPD511 (warning, target cuda): a side stream that no stream ever waits for again.
+"""NPD511 (warning, targets cuda and npugraph_ex): a side stream that no stream ever waits for again.
 
-CUDA graph capture requires every stream forked from the capturing stream to
-rejoin it before capture ends. Automatic synchronization joins each side stream
+CUDA graph capture, and newer torch_npu's (error 107025, reference page), require every
+stream forked from the capturing stream to rejoin it before capture ends. Automatic synchronization joins each side stream
 after its call; with ``sync="manual"`` the join is the user's: some event recorded
 on the side stream (``@records``) must be waited for (``@after``) on the main
 stream, or on a stream that is itself joined. Under torchair (aclgraph, GE) the
-graph joins side streams by itself, so the rule speaks for ``cuda`` only.
+graph joins side streams by itself, so the rule speaks for the native targets only.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _first_on_each_stream(functions: tuple[StreamFunction, ...]) -> dict[str, St
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    if ctx.target != "cuda":
+    if ctx.target not in ("cuda", "npugraph_ex"):
         return
     joined = _joined(ctx)
     for tag, fn in _first_on_each_stream(ctx.ir.functions).items():
@@ -67,4 +67,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-RULE = Rule(code="NPD511", severity=Severity.WARNING, title="side stream never joined (cuda)", find=_find)
+RULE = Rule(code="NPD511", severity=Severity.WARNING, title="side stream never joined (native streams)", find=_find)

@@ -5,8 +5,8 @@ import functools
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the stream table lives on the device module, where every
-# generated module finds it), made when the model is built, else on first use. Importing touches no device.
+# Streams and events: one per tag in the process (the tables live on the device module, where every
+# generated module finds them), made when the model is built, else on first use. Importing touches no device.
 _STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
 
 
@@ -17,7 +17,7 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
     return _STREAMS[tag]
 
 
-_EVENTS: dict[str, torch.cuda.Event] = {}
+_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
 
 
 def _event(tag: str) -> torch.cuda.Event:

@@ -3,9 +3,9 @@ import functools
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the stream table lives on the device module, where every
-# generated module finds it), made when the model is built, else on first use. Importing touches no device.
-_EVENTS: dict[str, torch.cuda.Event] = {}
+# Streams and events: one per tag in the process (the tables live on the device module, where every
+# generated module finds them), made when the model is built, else on first use. Importing touches no device.
+_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
 
 
 def _event(tag: str) -> torch.cuda.Event:

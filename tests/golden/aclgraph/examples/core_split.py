@@ -28,10 +28,11 @@ def _record_tagged_stream(value, stream) -> None:
 _TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
 
 
-def _tagged_event(tag: str, origin: str):
-    """The event tagged ``tag`` by the source file ``origin``, created once per process: this file run again
-    (reload, another module name) gets the same event; another file that made ``tag`` first gets its own."""
-    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
+def _tagged_event(tag: str, origin: str | None = None):
+    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
+    this file run again (reload, another module name) gets the same event, another file that made ``tag``
+    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
+    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
         tag = f"{tag}@{origin}"
     if tag not in _TAGGED_EVENTS:
         _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
