@@ -43,8 +43,12 @@ def _modules(**found: str) -> dict[str, Spelling]:
     return {name: Spelling("h = self.{m}(h)", module=module) for name, module in found.items()}
 
 
+def _plain(prefix: str, found: dict[str, str]) -> dict[str, Spelling]:
+    return {f"{prefix}_{name}": Spelling(code) for name, code in found.items()}
+
+
 HAND: dict[str, Spelling] = {
-    **{f"view_{name}": Spelling(code) for name, code in {
+    **_plain("view", {
         "T": "h.T.add_(1)", "mT": "h.mT.mul_(2)", "mH": "h.mH.sub_(1)", "H": "h.H.add_(1)",
         "ravel": "h.ravel().add_(1)", "view": "h.view(-1).add_(1)", "flatten": "h.flatten().add_(1)",
         "reshape": "h.reshape(12).add_(1)", "atleast_2d": "torch.atleast_2d(h).add_(1)",
@@ -61,20 +65,20 @@ HAND: dict[str, Spelling] = {
         "split": "h.split(2, dim=1)[0].add_(1)", "as_strided": "h.as_strided((2,), (1,)).add_(1)",
         "to_same_dtype": "h.to(torch.float32).add_(1)", "contiguous": "h.contiguous().add_(1)",
         "float": "h.float().add_(1)", "real": "h.real.add_(1)",
-    }.items()},
-    **{f"store_{name}": Spelling(code) for name, code in {
+    }),
+    **_plain("store", {
         "item": "h[0] = 0.0", "column_add": "h[:, 1] += 1", "mask": "h[x > 0] = 0.0",
         "masked_fill_": "h.masked_fill_(x > 0, 0.0)", "iadd": "h += 1", "imul": "h *= x", "isub": "h -= x",
         "itruediv": "h /= 2", "copy_": "h.copy_(x)", "init_zeros_": "torch.nn.init.zeros_(h)",
-    }.items()},
-    **{f"call_{name}": Spelling(code) for name, code in {
+    }),
+    **_plain("call", {
         "F_relu_positional": "F.relu(h, True)", "F_relu_": "F.relu_(h)", "F_leaky_relu": "F.leaky_relu(h, 0.1, True)",
         "F_elu_": "F.elu_(h)", "F_hardtanh_": "F.hardtanh_(h)", "F_dropout": "F.dropout(h, 0.5, True, True)",
         "F_threshold_": "F.threshold_(h, 0.0, 1.0)", "torch_relu_": "torch.relu_(h)",
         "foreach_add_": "torch._foreach_add_([h, other], 1.0)", "foreach_mul_": "torch._foreach_mul_([other, h], 2.0)",
         "foreach_zero_": "torch._foreach_zero_([h])", "out_add": "torch.add(x, 1, out=h)",
         "out_mul": "torch.mul(x, x, out=h)",
-    }.items()},
+    }),
     **_modules(ReLU="nn.ReLU(inplace=True)", ReLU6="nn.ReLU6(inplace=True)", LeakyReLU="nn.LeakyReLU(inplace=True)",
                ELU="nn.ELU(inplace=True)", CELU="nn.CELU(inplace=True)", SELU="nn.SELU(inplace=True)",
                Hardtanh="nn.Hardtanh(inplace=True)", SiLU="nn.SiLU(inplace=True)", Mish="nn.Mish(inplace=True)",

@@ -14,6 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import marked_line  # noqa: E402
 from npudsl import StreamRaceError  # noqa: E402
 from npudsl.race import npudsl_backend  # noqa: E402
 from spellings import HAND, Spelling, model_source, registry_spellings  # noqa: E402
@@ -44,15 +45,10 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[types.Mo
     return found
 
 
-def _line(path: str, marker: str) -> str:
-    number = next(n for n, text in enumerate(Path(path).read_text().splitlines(), 1) if text.endswith(f"# {marker}"))
-    return f"{path}:{number}"
-
-
 @pytest.mark.parametrize(("table", "name"), CASES, ids=[f"{t}-{n}" for t, n in CASES])
 def test_the_broken_pair_is_reported_naming_both_lines(models: dict, table: str, name: str) -> None:
     module, message = models[table]
-    read, write = _line(module.__file__, f"P:{name}"), _line(module.__file__, f"C:{name}")
+    read, write = marked_line(module.__file__, f"P:{name}"), marked_line(module.__file__, f"C:{name}")
     assert any(read in line and write in line for line in message.splitlines()), (read, write, message[:2000])
 
 
