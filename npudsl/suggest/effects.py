@@ -9,6 +9,8 @@
   (``randn``, ``dropout`` in training, ``normal_``...), or a submodule call the graph does not open.
   Reordering two such draws, or moving one, changes the numbers.
 - Collectives: every rank must issue them in the same order.
+- State outside tensors: an op that returns nothing and writes no tensor
+  (``torch.set_default_dtype``) acts on something no data dependence shows.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from npudsl.race._alias import effect, is_tensor, root, writes
 from npudsl.race._timeline import runtime_op
 from npudsl.timeline.cost import name_of
 
-__all__ = ["collective", "conflict", "foreign_writes", "random"]
+__all__ = ["collective", "conflict", "dependence", "foreign_writes", "opaque", "random"]
 
 _COLLECTIVES = frozenset({"all_reduce", "all_reduce_", "all_reduce_coalesced", "all_gather", "all_gather_into_tensor",
                           "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast",
@@ -41,12 +43,23 @@ def _touches(node: torch.fx.Node) -> tuple[set[torch.fx.Node], set[torch.fx.Node
 
 def conflict(first: Iterable[torch.fx.Node], second: Iterable[torch.fx.Node]) -> bool:
     """Whether the ops ``first`` and ``second`` depend on each other, by value or through memory."""
-    a, b = set(first), set(second)
-    if any(set(n.all_input_nodes) & b for n in a) or any(set(n.all_input_nodes) & a for n in b):
-        return True
+    return dependence(first, second) is not None
+
+
+def dependence(call: Iterable[torch.fx.Node], other: Iterable[torch.fx.Node]) -> str | None:
+    """How the ops ``other`` depend on the ops ``call`` (said of ``other``), or ``None`` when they do not."""
+    a, b = set(call), set(other)
+    if any(set(n.all_input_nodes) & b for n in a):
+        return "makes a value the call uses"
+    if any(set(n.all_input_nodes) & a for n in b):
+        return "uses a value the call makes"
     read_a, write_a = _union(a)
     read_b, write_b = _union(b)
-    return bool(write_a & (read_b | write_b) or write_b & read_a)
+    if write_b & read_a:
+        return "writes memory the call reads (in place, through a view, .data or a module)"
+    if write_b & write_a:
+        return "writes memory the call writes"
+    return "reads memory the call writes in place" if write_a & read_b else None
 
 
 def _union(nodes: set[torch.fx.Node]) -> tuple[set[torch.fx.Node], set[torch.fx.Node]]:
@@ -69,6 +82,13 @@ def random(node: torch.fx.Node) -> bool:
     """Whether ``node`` draws random numbers (an ATen op tagged ``nondeterministic_seeded`` runs in it, or it is a
     submodule call the graph does not open)."""
     return node.op == "call_module" or effect(node).random
+
+
+def opaque(node: torch.fx.Node) -> bool:
+    """An op the graph keeps only for what it does outside tensors (``torch.set_default_dtype``...): nothing uses
+    its result, dynamo recorded no value for it, and it writes no tensor; no data dependence shows its effect."""
+    kept = node.op in ("call_function", "call_method") and runtime_op(node) is None and not node.users
+    return kept and node.meta.get("example_value", node.meta.get("val")) is None and not writes(node)
 
 
 def collective(node: torch.fx.Node) -> bool:
