@@ -9,20 +9,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from effect_models import model  # noqa: E402
 from npudsl.suggest import suggest  # noqa: E402
 
 # ``side`` is called last: only moving its statement up, above ``{line}``, would overlap anything.
-MODEL = '''import torch
-from torch import nn
-
-
-class Model(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.norm = nn.BatchNorm1d(64)
-        self.act = nn.ReLU(inplace=True)
-        self.register_buffer("cache", torch.ones(64, 64))
-        self.flag = True
+MODEL = model('''        self.flag = True
         self.calls = 0
 
     @property
@@ -39,12 +30,7 @@ class Model(nn.Module):
         {line}
         b = self.side(y)
         return a + b
-
-
-def example_inputs():
-    g = torch.Generator().manual_seed(0)
-    return tuple(torch.randn(64, 64, generator=g) for _ in range(2))
-'''
+''')
 
 CASES = {
     "a write through a transposed view": ("y", "y.T.add_(1)", "writes memory the call reads"),

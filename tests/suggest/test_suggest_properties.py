@@ -11,17 +11,9 @@ pytest.importorskip("torch")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-MODEL = '''import torch
-from torch import nn
+from effect_models import model  # noqa: E402
 
-
-class Model(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.norm = nn.BatchNorm1d(64)
-        self.act = nn.ReLU(inplace=True)
-        self.register_buffer("cache", torch.ones(64, 64))
-
+MODEL = model('''
     def side(self, y):
         return torch.tanh({read}) * 2
 
@@ -32,12 +24,7 @@ class Model(nn.Module):
 {body}
         b = self.side(y)
         return a + b + x + y + self.cache + self.norm.running_mean
-
-
-def example_inputs():
-    g = torch.Generator().manual_seed(0)
-    return tuple(torch.randn(64, 64, generator=g) for _ in range(2))
-'''
+''')
 
 READS = ["y", "self.cache", "self.norm.running_mean + y", "y.T", "y.data[:, :1]"]
 TENSORS = ["x", "y", "a", "self.cache"]
