@@ -23,7 +23,7 @@ import torch.fx
 from npudsl.race._effects import Effect, effect
 from npudsl.race._meta import example
 
-__all__ = ["Effect", "effect", "is_clone", "is_metadata", "is_tensor", "is_view", "root", "writes"]
+__all__ = ["Effect", "effect", "is_clone", "is_tensor", "root", "writes"]
 
 
 def is_tensor(node: torch.fx.Node) -> bool:
@@ -36,27 +36,10 @@ def is_tensor(node: torch.fx.Node) -> bool:
     return isinstance(value, torch.Tensor)
 
 
-def _runs(node: torch.fx.Node) -> bool:
-    return node.op in ("call_function", "call_method", "call_module")
-
-
-def is_view(node: torch.fx.Node) -> bool:
-    """``node`` only re-describes the memory of an argument (no data is read or written)."""
-    found = effect(node)
-    return found.aliases is not None and not found.writes and not found.reads
-
-
-def is_metadata(node: torch.fx.Node) -> bool:
-    """``x.size()`` and friends: a call on tensors that touches none of their memory."""
-    found = effect(node)
-    return _runs(node) and not (found.reads or found.writes or found.aliases) and any(
-        is_tensor(n) for n in node.all_input_nodes)
-
-
 def is_clone(node: torch.fx.Node) -> bool:
     """``x.clone()`` / ``torch.clone(x)``: what ``@keep_output(clone=True)`` generates."""
     name = str(node.target) if node.op == "call_method" else getattr(node.target, "__name__", "")
-    return _runs(node) and name == "clone"
+    return node.op in ("call_function", "call_method") and name == "clone"
 
 
 def writes(node: torch.fx.Node) -> tuple[torch.fx.Node, ...]:

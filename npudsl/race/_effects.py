@@ -179,8 +179,9 @@ def _compute(node: torch.fx.Node) -> Effect:
 
 
 def effect(node: torch.fx.Node) -> Effect:
-    """What ``node`` reads, writes and aliases (computed once per node)."""
+    """What ``node`` reads, writes and aliases (computed once per node, again if its arguments change)."""
+    arguments = tuple(node.all_input_nodes)
     found = node.meta.get(_KEY)
-    if found is None:
-        found = node.meta[_KEY] = _compute(node)
-    return found
+    if found is None or found[0] != arguments:
+        found = node.meta[_KEY] = (arguments, _compute(node))
+    return found[1]
