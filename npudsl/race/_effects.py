@@ -59,7 +59,7 @@ class _Recorder(TorchDispatchMode):
 
     A few schemas say less than their kernels do (``native_batch_norm`` updates its running
     statistics through slots without ``(a!)``), so an op reached from the user's call that
-    has a reference decomposition runs that instead, one level deep, and its own ops count.
+    has a reference decomposition also runs that, one level deep, and its ops count too.
     """
 
     def __init__(self, storages: dict[int, int]) -> None:
@@ -74,17 +74,19 @@ class _Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         annotated = self._note(func, args, kwargs)
         if self.depth == 0 and not annotated and func in decomposition_table:
-            self.depth += 1
-            try:
-                with self:
-                    result = decomposition_table[func](*args, **kwargs)
-            except Exception:  # noqa: BLE001 - a decomposition that fails on meta: the kernel's schema stands
-                result = NotImplemented
-            finally:
-                self.depth -= 1
-            if result is not NotImplemented:
-                return result
-        return func(*args, **kwargs)
+            self._decomposed(func, args, kwargs)
+        return func(*args, **kwargs)  # the kernel's own result: what it aliases is the kernel's
+
+    def _decomposed(self, func: Any, args: Any, kwargs: Any) -> None:
+        """Run ``func``'s reference decomposition for what its ops write (the result is the kernel's)."""
+        self.depth += 1
+        try:
+            with self:
+                decomposition_table[func](*args, **kwargs)
+        except Exception:  # noqa: BLE001, S110 - a decomposition that fails on meta: the kernel's schema stands
+            pass
+        finally:
+            self.depth -= 1
 
     def _note(self, func: Any, args: Any, kwargs: Any) -> bool:
         """Record what ``func`` does to the inputs' storages; whether its schema has any alias annotation."""
