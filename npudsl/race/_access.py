@@ -4,8 +4,10 @@ Each op that is not a runtime op, a view or a metadata query accesses memory
 through the *roots* of its tensor arguments (:func:`~npudsl.race._alias.root`):
 
 - an op that makes a new tensor writes its own memory (the tensor's producer);
-- an in-place op writes its target's root (and does not count as reading it);
-- every other tensor argument is read.
+- an in-place op writes the root of each argument its schema marks ``Tensor(a!)``
+  (and does not count as reading it);
+- every other tensor argument that reaches an op's data is read (a view or a
+  size query reads nothing). See :mod:`~npudsl.race._effects`.
 
 Graph inputs and attributes are written once, before everything (see the timeline).
 """
@@ -18,7 +20,7 @@ import attrs
 import torch
 import torch.fx
 
-from npudsl.race._alias import is_maybe_view, is_metadata, is_tensor, is_view, root, written
+from npudsl.race._alias import effect, is_tensor, root
 from npudsl.race._timeline import runtime_op
 
 __all__ = ["Access", "accesses", "aliases"]
@@ -34,25 +36,19 @@ class Access:
     through: torch.fx.Node
 
 
-def _allocates(node: torch.fx.Node) -> bool:
-    return not (is_view(node) or is_maybe_view(node)) and written(node) is None and is_tensor(node)
-
-
 def _accesses(node: torch.fx.Node) -> Iterator[Access]:
     if node.op in ("placeholder", "get_attr"):
         yield Access(node=node, memory=node, write=True, through=node)
         return
-    if node.op not in ("call_function", "call_method", "call_module") or runtime_op(node) or is_view(node):
+    if node.op not in ("call_function", "call_method", "call_module") or runtime_op(node):
         return
-    if is_metadata(node):
-        return
-    target = written(node)
-    for argument in node.all_input_nodes:
-        if argument is not target and is_tensor(argument):
+    found = effect(node)
+    for argument in found.reads:
+        if is_tensor(argument):
             yield Access(node=node, memory=root(argument), write=False, through=argument)
-    if target is not None:
+    for target in found.writes:
         yield Access(node=node, memory=root(target), write=True, through=target)
-    elif _allocates(node):
+    if found.aliases is None and is_tensor(node):  # a new tensor (batch norm also writes its statistics)
         yield Access(node=node, memory=node, write=True, through=node)
 
 

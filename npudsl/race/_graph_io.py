@@ -18,7 +18,7 @@ import torch
 import torch.fx
 from torch._dynamo.source import LocalSource
 
-from npudsl.race._alias import is_clone, root, written
+from npudsl.race._alias import is_clone, root, writes
 from npudsl.race._names import describe
 from npudsl.race._source import input_name, location
 from npudsl.race._stale import Origin
@@ -59,7 +59,7 @@ def _origin(node: Any, graph: str) -> Origin | None:
 def read_graph(gm: torch.fx.GraphModule, graph: str) -> GraphIO:
     """The symbols, user inputs and output origins of ``gm`` (``graph`` names it in messages)."""
     placeholders = [node for node in gm.graph.nodes if node.op == "placeholder"]
-    mutated = {root(target) for node in gm.graph.nodes if (target := written(node)) is not None}
+    mutated = {root(target) for node in gm.graph.nodes for target in writes(node)}
     return GraphIO(
         name=graph,
         symbols=tuple(i for i, node in enumerate(placeholders) if isinstance(_example(node), torch.SymInt)),

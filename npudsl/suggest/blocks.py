@@ -38,6 +38,7 @@ class Above:
     moved: Statement
     passable: tuple[Statement, ...]
     top: int | None  # last line of the statement above ``passable[-1]``; None: that one opens the block
+    stop: str | None = None  # why the statement above ``passable[-1]`` may not be passed; None: the block's top
 
     def after(self, passed: int) -> int | None:
         """The last line of the statement the moved one follows once it has passed ``passed`` statements."""
@@ -134,12 +135,24 @@ def _above(block: list[tuple[int, int, cst.BaseStatement]], at: int, scope: Scop
     if not moved.facts.visible:
         return None
     passable: list[Statement] = []
+    stop = None
     for first, last, node in reversed(block[:at]):
         if not isinstance(node, cst.SimpleStatementLine):
+            stop = f"line {first} opens a block (if, for, with...), which a call never crosses"
             break
         statement = _statement(first, last, node, scope)
-        if not statement.facts.visible or statement.facts.conflicts(moved.facts):
+        stop = _stop(statement, moved)
+        if stop is not None:
             break
         passable.append(statement)
     start = at - len(passable)
-    return Above(moved=moved, passable=tuple(passable), top=block[start - 1][1] if start else None)
+    return Above(moved=moved, passable=tuple(passable), top=block[start - 1][1] if start else None, stop=stop)
+
+
+def _stop(statement: Statement, moved: Statement) -> str | None:
+    """Why ``moved`` may not pass ``statement`` on names alone (``None``: it may)."""
+    if not statement.facts.visible:
+        return (f"line {statement.first} does something the graph cannot see (an attribute or item store, "
+                "a property, a call of code outside the model)")
+    return f"line {statement.first} binds or changes a name the call uses" if statement.facts.conflicts(
+        moved.facts) else None

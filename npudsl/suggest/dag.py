@@ -16,7 +16,7 @@ from collections.abc import Callable
 import attrs
 import torch.fx
 
-from npudsl.race._alias import written
+from npudsl.race._alias import is_tensor, root, writes
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.units import Instance, SourceDefs, frames_of
 
@@ -52,7 +52,7 @@ def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node]
 def results(instance: Instance, nodes: list[torch.fx.Node]) -> list[torch.fx.Node]:
     """What a call hands to the ops after it: the values it makes, and the tensors it writes in place."""
     made = [nodes[i] for i in instance.nodes]
-    return made + [w for node in made if (w := written(node)) is not None and w not in made]
+    return made + [w for node in made for w in writes(node) if w not in made]
 
 
 def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
@@ -63,15 +63,21 @@ def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.N
     return _statement_start(instance, min(readers), nodes, defs) if readers else None
 
 
+def _roots(nodes: list[torch.fx.Node]) -> set[torch.fx.Node]:
+    return {root(n) for n in nodes if is_tensor(n)}
+
+
 def _race(instance: Instance, join: int, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int]) -> str | None:
+    """Whether the call and the window touch one memory, one of them writing it (through views too)."""
     inside = set(instance.nodes)
     window = [nodes[i] for i in range(instance.nodes[0], join) if i not in inside]
-    reads = {a for i in instance.nodes for a in nodes[i].all_input_nodes if index[a] not in inside}
-    writes = {w for i in instance.nodes if (w := written(nodes[i])) is not None and index[w] not in inside}
+    mine = [nodes[i] for i in instance.nodes]
+    reads = _roots([a for n in mine for a in n.all_input_nodes if index[a] not in inside])
+    written = {m for m in _roots([w for n in mine for w in writes(n)]) if index[m] not in inside}
     for node in window:
-        if written(node) in reads:
+        if _roots(list(writes(node))) & (reads | written):
             return f"{node.name} writes a tensor it reads"
-        if writes & set(node.all_input_nodes):
+        if written & _roots(node.all_input_nodes):
             return f"it writes a tensor {node.name} reads"
     return None
 

@@ -28,7 +28,7 @@ import torch.fx
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.blocks import Above, Source, Statement
 from npudsl.suggest.dag import Unit
-from npudsl.suggest.effects import collective, conflict, foreign_writes, random
+from npudsl.suggest.effects import collective, dependence, foreign_writes, opaque, random
 from npudsl.suggest.units import Site, SourceDefs, frames_of, traced_methods
 
 __all__ = ["Hoist", "options"]
@@ -92,8 +92,8 @@ def _owned(unit: Unit, above: Above, graph: _Graph) -> tuple[dict[int, list[int]
     return owned, len(above.passable)
 
 
-def _alone(unit: Unit, moved: Statement, graph: _Graph) -> bool:
-    """The call's statement holds the call and nothing else, and the call may start anywhere before."""
+def _alone(unit: Unit, moved: Statement, graph: _Graph) -> str | None:
+    """Why the call cannot start anywhere earlier (``None``: it may): its statement holds more, or its ops do."""
     first, last = unit.instance.nodes[0], unit.instance.nodes[-1]
     inside = set(unit.instance.nodes)
     span = [i for i in range(first, last + 1) if graph.nodes[i].op in _COMPUTE]
@@ -101,45 +101,67 @@ def _alone(unit: Unit, moved: Statement, graph: _Graph) -> bool:
     after = next((i for i in range(last + 1, len(graph.nodes)) if graph.nodes[i].op in _COMPUTE), None)
     outside = [i for i in (before, after) if i is not None]
     ops = [graph.nodes[i] for i in unit.instance.nodes]
-    return (set(span) <= inside and graph.clean(list(unit.instance.nodes), unit.instance.depth)
-            and not any(moved.first <= (graph.line(i, unit) or 0) <= moved.last for i in outside)
-            and not any(map(random, ops)) and not foreign_writes(ops))
+    if not set(span) <= inside or any(moved.first <= (graph.line(i, unit) or 0) <= moved.last for i in outside):
+        return "its statement does more than the call"
+    if not graph.clean(list(unit.instance.nodes), unit.instance.depth):
+        return "the call runs code whose effects the graph cannot see"
+    if any(map(random, ops)):
+        return "the call draws random numbers"
+    return "the call writes in place memory it did not make" if foreign_writes(ops) else None
 
 
-def _passes(unit: Unit, ops: list[int], graph: _Graph) -> bool:
+def _passes(unit: Unit, ops: list[int], graph: _Graph) -> str | None:
+    """Why the call may not pass the statement owning ``ops`` (``None``: it may)."""
     mine = [graph.nodes[i] for i in unit.instance.nodes]
     theirs = [graph.nodes[i] for i in ops]
-    if any(map(random, theirs)) or (any(map(collective, mine)) and any(map(collective, theirs))):
-        return False
-    return graph.clean(ops, unit.instance.depth) and not conflict(mine, theirs)
+    if any(map(random, theirs)):
+        return "draws random numbers (moving the call would change which numbers each draw gets)"
+    if any(map(opaque, theirs)) or any(map(opaque, mine)):
+        return "changes state outside tensors (global torch state such as the default dtype), or the call does"
+    if any(map(collective, mine)) and any(map(collective, theirs)):
+        return "issues a collective, as the call does"
+    if not graph.clean(ops, unit.instance.depth):
+        return "runs code whose effects the graph cannot see"
+    return dependence(mine, theirs)
 
 
-def _reach(unit: Unit, above: Above, graph: _Graph) -> list[int | None]:
-    """For each number of statements passed (1, 2...): the op the call is then issued before (None: no op passed)."""
-    if unit.instance.depth and unit.parent is None or not _alone(unit, above.moved, graph):
-        return []
+def _reach(unit: Unit, above: Above, graph: _Graph) -> tuple[list[int | None], str | None]:
+    """For each number of statements passed (1, 2...): the op the call is then issued before (None: no op
+    passed); and why it stops where it does when a statement (not the block's top) stops it."""
+    if unit.instance.depth and unit.parent is None:
+        return [], None
+    if (why := _alone(unit, above.moved, graph)) is not None or not above.passable:
+        return [], why or above.stop
     owned, known = _owned(unit, above, graph)
     forks: list[int | None] = []
     fork = None
     for k, statement in enumerate(above.passable[:known]):
         ops = owned.get(k, [])
-        if not (ops and _passes(unit, ops, graph) or not ops and statement.facts.pure):
-            break
+        why = _passes(unit, ops, graph) if ops else None if statement.facts.pure else (
+            "runs no op of the graph, yet is more than a binding: an effect the graph cannot see (global state...)")
+        if why is not None:
+            return forks, f"line {statement.first} {why}"
         fork = min(ops) if ops else fork
         forks.append(fork)
-    return forks
+    return forks, above.stop if known == len(above.passable) else None
 
 
-def options(sites: dict[Site, tuple[Unit, ...]], nodes: list[torch.fx.Node], defs: SourceDefs, source: Source
-            ) -> dict[Site, tuple[Hoist, ...]]:
-    """For each site, the places its statement may move up to that start some call earlier, nearest first."""
+def options(sites: dict[Site, tuple[Unit, ...]], nodes: list[torch.fx.Node], defs: SourceDefs, source: Source,
+            declined: list[str] | None = None) -> dict[Site, tuple[Hoist, ...]]:
+    """For each site, the places its statement may move up to that start some call earlier, nearest first.
+
+    ``declined`` (when given) gets a line per site whose statement stops short for a reason worth telling:
+    what the statement it may not pass does (a write, random numbers, an effect the graph cannot see).
+    """
     graph = _Graph(nodes=nodes, defs=defs, source=source)
     found: dict[Site, tuple[Hoist, ...]] = {}
     for site, units in sites.items():
         above = source.above(site.caller, site.line)
-        if above is None or not above.passable:
+        if above is None or not above.passable and above.stop is None:
             continue
-        reaches = [_reach(unit, above, graph) for unit in units]
+        reaches, whys = zip(*(_reach(unit, above, graph) for unit in units))
+        if declined is not None:
+            declined += [f"{site.callee} (line {site.line}) not moved above: {why}" for why in dict.fromkeys(whys) if why]
         hoists: dict[tuple[int, ...], Hoist] = {}
         for k in range(min(map(len, reaches))):
             forks = tuple(fork if (fork := reach[k]) is not None else u.fork for reach, u in zip(reaches, units))

@@ -8,7 +8,8 @@ comprehensions and walrus targets included, which only makes them larger):
 - ``writes``: the names it binds or deletes, and the receiver of a method that
   may change its object (``x.sort()``, ``s.add(v)``);
 - ``visible``: whatever it does shows in the graph as ops or as local names.
-  Not so for a store into an attribute or an item (``self.n = 1``, ``d[k] = v``),
+  Not so for a store into an attribute or an item (``self.n = 1``, ``d[k] = v``), a
+  read of an attribute that a class of the module makes a property (its code runs),
   ``global``/``nonlocal``, a container method (``xs.append(v)``), or a call of
   anything but torch (names imported from ``torch`` or ``math``), the model
   (``self....``), a method of a local value (``x.view(...)``) or a builtin
@@ -55,6 +56,7 @@ class Scope:
     locals: frozenset[str]
     libraries: frozenset[str]  # module-level names bound to torch or math (``torch``, ``nn``, ``F``...)
     shadowed: frozenset[str]  # names that may not be the builtins they spell
+    properties: frozenset[str] = frozenset()  # attributes a class of the module computes (``@property``...)
 
     @classmethod
     def of(cls, module: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Scope:
@@ -69,7 +71,20 @@ class Scope:
         local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                  arguments.vararg, arguments.kwarg] if a is not None}
         local |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        return cls(locals=frozenset(local), libraries=frozenset(libraries), shadowed=frozenset(bound | local))
+        return cls(locals=frozenset(local), libraries=frozenset(libraries), shadowed=frozenset(bound | local),
+                   properties=_properties(module))
+
+
+def _properties(module: ast.Module) -> frozenset[str]:
+    """The methods of the module's classes that run on attribute access: reading one may do anything."""
+    found = set()
+    for statement in module.body:
+        for item in statement.body if isinstance(statement, ast.ClassDef) else []:
+            decorators = getattr(item, "decorator_list", [])
+            names = {d.id if isinstance(d, ast.Name) else getattr(d, "attr", "") for d in decorators}
+            if names & {"property", "cached_property", "setter", "getter", "deleter"}:
+                found.add(item.name)
+    return frozenset(found)
 
 
 def _imports(statement: ast.stmt) -> list[tuple[str, str]]:
@@ -110,6 +125,8 @@ def _scan(tree: ast.AST, scope: Scope, reads: set[str], writes: set[str]) -> boo
             reads.add(node.target.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
             visible = False
+        elif isinstance(node, ast.Attribute) and node.attr in scope.properties and _root(node) is not node:
+            visible = False  # a property: code runs that the graph may not show
         elif isinstance(node, ast.Call):
             visible = _call(node, scope, writes) and visible
         elif isinstance(node, _HIDDEN):

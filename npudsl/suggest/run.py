@@ -31,6 +31,7 @@ class Suggestion:
     source: str
     proposed: str  # the source with the decorators; equal to ``source`` when nothing is worth moving
     note: str  # how op times were found
+    declined: tuple[str, ...] = ()  # per call statement not moved up for a reason: what stopped it
 
     @property
     def changed(self) -> bool:
@@ -63,8 +64,10 @@ def suggest(path: str, *, model: str | None = None, inputs: str | None = None, s
     defs = SourceDefs.read(path, source)
     units = mappable(analyze(call_units(nodes, defs), nodes, cost, defs), cst.parse_module(source))
     facts = Source.parse(source)
+    declined: list[str] = []
     plan = choose(units, nodes, cost, streams=streams, sync_cost=sync_cost,
-                  hoists=lambda sites: options(sites, nodes, defs, facts))
+                  hoists=lambda sites: options(sites, nodes, defs, facts, declined))
     edit = edits(plan.moves, units, defs)
     return Suggestion(path=os.fspath(path), model=type(instance).__name__, plan=plan, units=tuple(units),
-                      edit=edit, source=source, proposed=apply_edits(source, edit), note=note)
+                      edit=edit, source=source, proposed=apply_edits(source, edit), note=note,
+                      declined=tuple(dict.fromkeys(declined)))
