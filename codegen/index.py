@@ -14,7 +14,7 @@ import attrs
 
 from codegen import naming, pyast, scan
 from codegen.collect import collect
-from codegen.flow.writes import param_writes
+from codegen.flow.writes import param_writes, writes_state
 from npudsl._rules import is_shared_event
 from codegen.flow.callsites import find_calls
 from codegen.ir import Loc, StreamFunction
@@ -39,6 +39,8 @@ class CalleeInfo:
     params: tuple[str, ...] = ()  # the function's parameter names (a decorated class: its forward's)
     signature: Signature = Signature(params=())
     writes: tuple[str, ...] = ()  # parameters whose memory the body may write in place (``codegen.flow.writes``)
+    compiled_apart: bool = False  # under ``torch.compiler.disable``: its graph is not its caller's
+    writes_state: bool = False  # the body changes its object's state (``codegen.flow.writes``)
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
 
@@ -145,9 +147,20 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
         signature = signature_of(node, method=fn.owner is not None)
         callees[f"{module}:{fn.qualname}"] = CalleeInfo(
             key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
-            signature=signature, writes=param_writes(node, signature.names),
+            signature=signature, writes=param_writes(node, signature.names), compiled_apart=_compiled_apart(node),
+            writes_state=writes_state(node, signature.receiver),
             class_level=fn.class_level, static=fn.owner is not None and is_static(node))
     return recorded
+
+
+def _compiled_apart(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``@torch.compiler.disable`` (or ``torch._dynamo.disable``): the call breaks its caller's graph, so a stream
+    switched around it would span two graphs; such a call stays on its caller's stream."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr == "disable":
+            return True
+    return False
 
 
 def _stream_fields(fn: StreamFunction) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """NPD201: an event is waited for but never recorded in its scope, so the wait orders nothing.
 
-A shared event (``"ns:name"``) has the whole run as its scope: NPD513 (a warning, since a file of another run
+A shared event (``"ns:name"``) has the whole run as its scope: NPD514 (a warning, since a file of another run
 may record it) when no function of the run records it.
 """
 
@@ -55,5 +55,5 @@ def _find_shared(ctx: Context) -> Iterator[Finding]:
 
 
 RULE = Rule(code="NPD201", severity=Severity.ERROR, title="unknown event", find=_find)
-SHARED_RULE = Rule(code="NPD513", severity=Severity.WARNING, title="shared event recorded nowhere in the run",
+SHARED_RULE = Rule(code="NPD514", severity=Severity.WARNING, title="shared event recorded nowhere in the run",
                    find=_find_shared)

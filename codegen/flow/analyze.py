@@ -43,6 +43,7 @@ class _Loop:
 class _Walk:
     sites: dict[ast.stmt, SiteView]
     relations: Relations
+    barriers: frozenset[ast.stmt] = frozenset()
     result: Analysis = attrs.Factory(Analysis)
     recording: bool = True
     loops: list[_Loop] = attrs.Factory(list)
@@ -86,6 +87,10 @@ class _Walk:
     def simple(self, stmt: ast.stmt, state: State) -> State | None:
         if self.recording and stmt in self.sites:
             self.result.states[stmt] = state
+        if stmt in self.barriers:  # the graph breaks here: fork and join must stay in one graph
+            steps: list[Step] = [join_step(p, state) for p in pending(state)]
+            self.place(("before", stmt, ""), steps)
+            state = joined(state, (s.site for s in steps))
         steps, after = transfer(stmt, state, self.sites.get(stmt), self.relations)
         self.place(("before", stmt, ""), steps)
         if isinstance(stmt, (ast.Return, ast.Raise)):
@@ -224,9 +229,10 @@ def _own_statements(node: ast.AST) -> list[ast.AST]:
 
 
 def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: dict[ast.stmt, SiteView],
-            relations: Relations) -> Analysis:
-    """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``."""
-    walk = _Walk(sites=sites, relations=relations)
+            relations: Relations, barriers: frozenset[ast.stmt] = frozenset()) -> Analysis:
+    """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
+    call is joined before a statement of ``barriers`` (one that breaks the captured graph)."""
+    walk = _Walk(sites=sites, relations=relations, barriers=barriers)
     out = walk.block(fn.body, EMPTY)
     if out:
         walk.place(("end", fn, "body"), [join_step(p, out) for p in pending(out)])

@@ -72,9 +72,18 @@ def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNam
 def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
     grouped: dict[str, list[CallSite]] = {}
     for site in find_calls(module, tree, index):  # type: ignore[arg-type]
-        if site.bindable and index.callees[site.key].tag != "default":  # type: ignore[attr-defined]
+        callee = index.callees[site.key]  # type: ignore[attr-defined]
+        if site.bindable and callee.tag != "default" and not callee.compiled_apart:
             grouped.setdefault(site.caller, []).append(site)
     return grouped
+
+
+def _barriers(module: str, tree: ast.Module, index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
+    """The statements of ``fn`` that call a function compiled apart (``torch.compiler.disable``): graph breaks."""
+    calls = {id(s.call) for s in find_calls(module, tree, index)  # type: ignore[arg-type]
+             if s.caller == qualname and index.callees[s.key].compiled_apart}  # type: ignore[attr-defined]
+    return frozenset(stmt for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body")
+                     and any(id(node) in calls for node in ast.walk(stmt)))
 
 
 def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
@@ -147,7 +156,9 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
         plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module, fn))
     else:
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
-        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors)
+        barriers = _barriers(module.ir.module_name, module.tree, module.index, qualname, fn)
+        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors,
+                           barriers)
     return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync)
 
 

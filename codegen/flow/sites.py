@@ -59,6 +59,8 @@ def plan_site(index: int, stmt: ast.stmt, site: CallSite, callee: object, *, sam
         else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
     names |= _written_arguments(args, callee, site.resolved.explicit_receiver)
+    if callee.writes_state and site.resolved.receiver:  # type: ignore[attr-defined]
+        names |= {site.resolved.receiver.split(".")[0]}  # the caller reads that state through its root name
     return Site(index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names)
 
 

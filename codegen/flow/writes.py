@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-__all__ = ["inplace_writes", "param_writes"]
+__all__ = ["inplace_writes", "param_writes", "writes_state"]
 
 
 def _root(node: ast.expr) -> str | None:
@@ -22,9 +22,16 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+# Python's own containers change in place through these methods (``acc.append(t)``, ``cache.update(...)``).
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
+                       "discard", "reverse"})  # not ``add``/``sort``: tensors have out-of-place methods of those names
+
+
 def _writes_self(call: ast.Call) -> bool:
     func = call.func
-    return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_")
+    if not isinstance(func, ast.Attribute):
+        return False
+    return (func.attr.endswith("_") and not func.attr.startswith("_")) or func.attr in _MUTATORS
 
 
 def _call_writes(call: ast.Call) -> Iterable[str | None]:
@@ -74,3 +81,11 @@ def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[st
         if isinstance(stmt, ast.stmt) and stmt is not fn:
             written |= {views[name] for name in inplace_writes(stmt) if name in views}
     return tuple(p for p in params if p in written)
+
+
+def writes_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> bool:
+    """The body changes its object's state: stores an attribute (``self.stash = t``), writes one in place
+    (``self.buf.add_(1)``), or mutates a container it holds (``self.acc.append(t)``)."""
+    if receiver is None:
+        return False
+    return any(receiver in inplace_writes(stmt) for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and stmt is not fn)

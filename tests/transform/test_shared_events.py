@@ -54,8 +54,8 @@ def test_the_same_event_whether_files_are_transformed_together_or_alone(target: 
     assert record in routed and wait in shared
     if target != "portable":
         assert '"moe:before_dispatch"' in routed and '"moe:before_dispatch"' in shared  # one tag, no module prefix
-    warned = [f"{d.path}:{d.line}:{d.col} {d.code}" for r in results for d in r.diagnostics if d.code == "NPD513"]
-    assert warned == (["pkg/shared.py:9:6 NPD513"] if alone else [])
+    warned = [f"{d.path}:{d.line}:{d.col} {d.code}" for r in results for d in r.diagnostics if d.code == "NPD514"]
+    assert warned == (["pkg/shared.py:9:6 NPD514"] if alone else [])
 
 
 def test_aclgraph_makes_a_shared_event_once_whoever_comes_first() -> None:

@@ -1,4 +1,4 @@
-"""NPD513: a shared event waited for that no function of the run records (this file is checked alone)."""
+"""NPD514: a shared event waited for that no function of the run records (this file is checked alone)."""
 
 from torch import nn
 
@@ -7,6 +7,6 @@ from npudsl import after, on_stream
 
 class SharedExpert(nn.Module):
     @on_stream("shared", sync="manual")
-    @after("moe:before_dispatch")  # W: NPD513@6
+    @after("moe:before_dispatch")  # W: NPD514@6
     def gate_up(self, x):
         return x * 2
