@@ -15,7 +15,7 @@ from npudsl.diffs import unified_diff
 from npudsl.files import output_path, write_atomic
 from npudsl.generated_tree import stale_outputs
 from npudsl.noqa import Rules
-from npudsl.report import count, render_text
+from npudsl.report import count, render_text, shown_path
 from npudsl.sources import STDIN, gather, jobs_for, rules_for, target_for
 from npudsl.terminal import ProgressLine, Style, wants_color
 
@@ -150,7 +150,7 @@ def _act(results: list[FileResult], mode: str, destinations: dict[str, str]) -> 
     elif mode == "diff":
         sys.stdout.writelines(unified_diff(r.file.source or "", r.code or "", r.file.path) for r in changed)
     elif mode == "check":
-        sys.stdout.writelines(f"would change: {r.file.path}\n" for r in changed)
+        sys.stdout.writelines(f"would change: {shown_path(r.file.path)}\n" for r in changed)
     else:
         _print_stdout(results, changed)
     return EXIT_DIAGNOSTICS if failed or (mode == "check" and changed) else EXIT_OK

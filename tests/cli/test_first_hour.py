@@ -92,3 +92,19 @@ def test_schedule_summary_uses_the_unit_of_the_picture(tmp_path: Path, capsys: p
     shown = re.search(r"predicted: ([\d.]+) (\S+) on \d+ streams vs ([\d.]+) (\S+) on one stream", picture)
     assert shown is not None
     assert f"{shown[1]} {shown[2]} vs {shown[3]} {shown[4]} on one stream" in summary
+
+
+@pytest.mark.parametrize("given", [".", "./bad.py", "sub/../bad.py"])
+def test_relative_paths_print_one_way_with_line_and_column(tmp_path: Path, given: str) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "bad.py").write_text(_REFUSED)
+    text = npudsl("check", given, cwd=tmp_path).stdout.splitlines()
+    assert [line.split(" ")[0] for line in text] == ["bad.py:4:2:", "bad.py:5:13:"]
+    as_json = npudsl("check", given, "--format", "json", cwd=tmp_path).stdout
+    assert '"path": "bad.py"' in as_json
+
+
+def test_an_absolute_path_stays_absolute(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text(_REFUSED)
+    first = npudsl("check", str(tmp_path / "bad.py"), cwd=tmp_path).stdout.splitlines()[0]
+    assert first.startswith(f"{tmp_path / 'bad.py'}:4:2: NPD502 warning:")

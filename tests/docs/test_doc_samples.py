@@ -94,3 +94,11 @@ def test_not_utf8_sample(tmp_path: Path) -> None:
     (sample,) = [s for s in SAMPLES if s.kind == "skip" and "NPD002" in s.text]
     (tmp_path / "model.py").write_bytes(b"from npudsl import on_stream\n\n\n\nx = '\xff'\n")
     assert run_command("npudsl check model.py", tmp_path).splitlines()[0] == sample.text.strip()
+
+
+def test_cli_reference_lists_every_command_in_its_synopsis_and_a_section() -> None:
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    synopsis = samples_of(REPO / "docs" / "cli.md")[0].text
+    for command in COMMANDS:
+        assert f"npudsl {command} " in synopsis, command
+        assert f"## `npudsl {command}`" in text, command
