@@ -1,10 +1,13 @@
-"""NPD205 (error): a ``when`` guard or dotted core count reads an attribute its class does not define.
+"""NPD205 (error): a ``when`` guard or dotted core count misspells an attribute its class defines.
 
 ``when="self.multistrem"`` (a typo of ``multistream``) is read only when the model runs; in
 eager code that is an ``AttributeError`` deep in a call, under ``torch.compile`` an unrelated
 dynamo error. The root of the name is NPD204's business; this rule resolves the next part
 against what the class (``self.NAME``) or a class of the module (``Config.NAME``) defines, and
-stays silent where the class's members cannot all be seen (see ``class_members``).
+stays silent where the class's members cannot all be seen (see ``class_members``). A name the
+class does not define and that is close to one it does is a typo (this error); a name close to
+nothing may be set from outside the class (``layer.multistream = cfg.overlap``), which the
+source cannot show: NPD513 (``undefined_attribute``) warns about it instead.
 """
 
 from __future__ import annotations
@@ -13,13 +16,15 @@ import ast
 import difflib
 from collections.abc import Iterator
 
+import attrs
+
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
-from codegen.checks.class_members import Members, members_of
+from codegen.checks.class_members import members_of
 from codegen.diagnostics import Severity
 from codegen.ir import Loc, StreamFunction
 
-__all__ = ["RULE"]
+__all__ = ["RULE", "Unknown", "unknown_attributes"]
 
 
 def _names_read(fn: StreamFunction) -> Iterator[tuple[str, str, Loc]]:
@@ -34,7 +39,19 @@ def _names_read(fn: StreamFunction) -> Iterator[tuple[str, str, Loc]]:
                 yield f"core_limit {kind}", count, limit.loc
 
 
-def _find(ctx: Context) -> Iterator[Finding]:
+@attrs.frozen
+class Unknown:
+    """A dotted name whose second part the class never defines; ``close`` is the nearest name it does."""
+
+    what: str
+    dotted: str
+    owner: str
+    loc: Loc
+    on_instance: bool
+    close: str | None
+
+
+def unknown_attributes(ctx: Context) -> Iterator[Unknown]:
     if ctx.tree is None:
         return
     classes = {node.name: node for node in ctx.tree.body if isinstance(node, ast.ClassDef)}
@@ -48,7 +65,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 continue
             members = members_of(classes[owner], classes)
             if not members.open and parts[1] not in members.names:
-                yield _finding(what, dotted, owner, members, loc, receiver == parts[0])
+                close = difflib.get_close_matches(parts[1], sorted(members.names), n=1)
+                yield Unknown(what, dotted, owner, loc, receiver == parts[0], close[0] if close else None)
 
 
 def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef | None, fn: StreamFunction) -> str | None:
@@ -58,17 +76,19 @@ def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef | None, fn: StreamFun
     return None if static else node.args.args[0].arg
 
 
-def _finding(what: str, dotted: str, owner: str, members: Members, loc: Loc, on_instance: bool) -> Finding:
-    root, attribute = dotted.split(".")[:2]
-    close = difflib.get_close_matches(attribute, sorted(members.names), n=1)
-    where = "its instances" if on_instance else "it"
-    message = f'{what}="{dotted}": class {owner} never defines "{attribute}" (nothing sets it on {where})'
-    if close:
-        fixed = ".".join([root, close[0], *dotted.split(".")[2:]])
-        return Finding(loc=loc, message=message, hint=f'did you mean "{fixed}"?')
-    place = f"set self.{attribute} in {owner}.__init__ (or give {owner} a class attribute)" if on_instance \
-        else f"give class {owner} an attribute {attribute}"
-    return Finding(loc=loc, message=message, hint=f"{place}, or name one it defines")
+def message(unknown: Unknown) -> str:
+    attribute = unknown.dotted.split(".")[1]
+    where = "its instances" if unknown.on_instance else "it"
+    return (f'{unknown.what}="{unknown.dotted}": class {unknown.owner} never defines "{attribute}" '
+            f"(nothing sets it on {where})")
 
 
-RULE = Rule(code="NPD205", severity=Severity.ERROR, title="guard or count reads an undefined attribute", find=_find)
+def _find(ctx: Context) -> Iterator[Finding]:
+    for unknown in unknown_attributes(ctx):
+        if unknown.close is not None:
+            parts = unknown.dotted.split(".")
+            fixed = ".".join([parts[0], unknown.close, *parts[2:]])
+            yield Finding(loc=unknown.loc, message=message(unknown), hint=f'did you mean "{fixed}"?')
+
+
+RULE = Rule(code="NPD205", severity=Severity.ERROR, title="guard or count misspells an attribute", find=_find)

@@ -60,10 +60,11 @@ def read_dotted(dotted: str, fn: Callable[..., Any], args: tuple[Any, ...], kwar
     try:
         value = _root(fn, first, args, kwargs)
     except NpudslError as error:
-        raise NpudslError(f"{dotted!r}: {error}") from None
-    for attribute in rest:
+        raise NpudslError(f"{where(fn)}: NPD204 {dotted!r}: {error} (hint: root it at self, a parameter or a "
+                          "global of the module, as npudsl check says)") from None
+    for position, attribute in enumerate(rest, 1):
         if not hasattr(value, attribute):
-            raise NpudslError(_missing(dotted, attribute, value, fn))
+            raise NpudslError(_missing(dotted, position, value, fn))
         value = getattr(value, attribute)
     return value
 
@@ -79,10 +80,12 @@ def where(fn: Callable[..., Any]) -> str:
     return f"{portable_path(code.co_filename)}:{code.co_firstlineno}:{col}"
 
 
-def _missing(dotted: str, attribute: str, value: Any, fn: Callable[..., Any]) -> str:
-    close = difflib.get_close_matches(attribute, [n for n in dir(value) if not n.startswith("__")], n=1)
+def _missing(dotted: str, position: int, value: Any, fn: Callable[..., Any]) -> str:
+    """The error for the ``position``-th part of ``dotted``, which ``value`` does not have."""
     parts = dotted.split(".")
-    fixed = ".".join(parts[:parts.index(attribute)] + [close[0] if close else attribute] + parts[parts.index(attribute) + 1:])
+    attribute = parts[position]
+    close = difflib.get_close_matches(attribute, [n for n in dir(value) if not n.startswith("__")], n=1)
+    fixed = ".".join([*parts[:position], close[0] if close else attribute, *parts[position + 1:]])
     hint = f'did you mean "{fixed}"?' if close else \
         f"define {attribute} on {type(value).__name__} before the call"
     return (f"{where(fn)}: NPD205 {dotted!r} on {fn.__qualname__}: {type(value).__name__} has no attribute "
@@ -100,8 +103,8 @@ def guard_holds(when: str | None, fn: Callable[..., Any], args: tuple[Any, ...],
         return True
     value = read_dotted(when, fn, args, kwargs)
     if _is_tensor(value):
-        raise NpudslError(f"{where(fn)}: NPD206 when={when!r} on {fn.__qualname__} is a tensor; a guard must be a Python "
-                          "bool, fixed for the call (hint: pass True/False, e.g. enabled=True, not "
+        raise NpudslError(f"{where(fn)}: NPD206 when={when!r} on {fn.__qualname__} is a tensor; a guard must be "
+                          "a Python bool, fixed for the call (hint: pass True/False, e.g. enabled=True, not "
                           "torch.tensor(True); a flag computed on the device needs .item() before the call, "
                           "which torch.compile cannot trace)")
     return bool(value)

@@ -5,8 +5,9 @@ says how it is tested; GitHub does not render it:
 
 - ``<!-- sample: file NAME -->``: a Python file; later ``output of`` samples of the page read it as NAME.
 - ``<!-- sample: output of COMMAND -->``: exactly what COMMAND prints (stdout, then stderr, one pipe).
-- ``<!-- sample: excerpt of COMMAND -->`` (or ``of PATH``, a repository file): pieces of what COMMAND prints, each piece whole (lines in
-  a row, indented alike); a line ``...`` separates pieces, so nothing is left out without saying so.
+- ``<!-- sample: excerpt of COMMAND -->`` (or ``of PATH``, a repository file): pieces of what COMMAND
+  prints, each piece whole (lines in a row, indented alike); a line ``...`` separates pieces, so
+  nothing is left out without saying so.
 - ``<!-- sample: check -->``: a Python file whose ``# NPDnnn`` comments are exactly what ``npudsl check``
   reports on their lines.
 - ``<!-- sample: skip REASON -->``: not run (the reason is required).

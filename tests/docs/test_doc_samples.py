@@ -42,7 +42,8 @@ def test_output_samples_are_what_the_command_prints(sample: Sample, tmp_path: Pa
 @pytest.mark.parametrize("sample", _of("excerpt"), ids=lambda s: s.name)
 def test_excerpts_are_pieces_of_what_the_command_prints(sample: Sample, tmp_path: Path) -> None:
     output = run_command(sample.argument, _workdir(sample, tmp_path))
-    assert missing_piece(sample.text, output) is None, f"not in `{sample.argument}`:\n{missing_piece(sample.text, output)}"
+    missing = missing_piece(sample.text, output)
+    assert missing is None, f"not in `{sample.argument}`:\n{missing}"
 
 
 @pytest.mark.parametrize("sample", _of("check"), ids=lambda s: s.name)

@@ -49,3 +49,18 @@ def test_compile_refuses_a_plain_function_with_a_hint() -> None:
 def test_compile_refuses_the_class_instead_of_an_instance() -> None:
     with pytest.raises(npudsl.NpudslError, match=r"not the class Flagged \(hint: pass Flagged\(\.\.\.\)\)"):
         npudsl.compile(guard_models.Flagged)
+
+
+def test_a_guard_rooted_at_nothing_is_positioned_with_a_hint() -> None:
+    from npudsl.runtime.guards import read_dotted
+
+    def side(x):
+        return x
+
+    with pytest.raises(npudsl.NpudslError) as raised:
+        read_dotted("cfg.limit", side, (1,), {})
+    here = os.path.relpath(__file__).replace(os.sep, "/")
+    assert str(raised.value).startswith(f"{here}:{side.__code__.co_firstlineno}:5: NPD204 'cfg.limit': 'cfg' is "
+                                        "neither a parameter of")
+    assert str(raised.value).endswith("(hint: root it at self, a parameter or a global of the module, as npudsl "
+                                      "check says)")

@@ -1,12 +1,8 @@
-"""NPD205: a guard or a dotted core count reads an attribute that its class never defines."""
+"""NPD205: a guard or a dotted core count misspells an attribute that its class defines."""
 
 from torch import nn
 
 from npudsl import core_limit, on_stream
-
-
-class Config:
-    LIMIT = 8
 
 
 class Base(nn.Module):
@@ -27,22 +23,12 @@ class Block(Base):
         self.cfg = cfg
         self.shared = SharedExpert()
 
-    @on_stream("side", when="self.overlap")  # E: NPD205@6
-    def branch(self, x):
-        return x
-
-    @core_limit("self.config.aic", 16)  # E: NPD205@6 W: NPD507@6 W: NPD510@6
+    @core_limit("self.cgf.aic", 16)  # E: NPD205@6 W: NPD507@6 W: NPD510@6
     @on_stream("limited")
     def limited(self, x):
         return x
 
-    @on_stream("other", when="Config.MULTISTREAM")  # E: NPD205@6
-    def other(self, x):
-        return x
-
     def forward(self, x):
-        a = self.branch(x)
-        b = self.limited(x)
-        c = self.other(x)
-        d = self.shared(x)
-        return a + b + c + d
+        a = self.limited(x)
+        b = self.shared(x)
+        return a + b
