@@ -103,3 +103,10 @@ def test_cli_reference_lists_every_command_in_its_synopsis_and_a_section() -> No
     for command in COMMANDS:
         assert f"npudsl {command} " in synopsis, command
         assert f"## `npudsl {command}`" in text, command
+
+
+def test_readme_says_how_long_each_of_its_two_commands_takes() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("How long they take here"):text.index("## Using it")]
+    for command in ("make demo", "make test"):
+        assert re.search(rf"`{command}` (took|adds) [^;]*\d+ (s|min)\b", section), command
