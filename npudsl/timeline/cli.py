@@ -99,6 +99,7 @@ def _one(args: argparse.Namespace, path: str) -> None:
     text = result.trace if out and out.endswith(".json") else result.svg
     if out is None:
         sys.stdout.write(text)
+        sys.stdout.flush()  # the picture before the summary (stderr), also through one pipe
     else:
         _write(out, text)
     per, unit = time_unit(max(s.serial, s.makespan, 1e-12))  # the picture's unit, so both say the same

@@ -108,3 +108,10 @@ def test_an_absolute_path_stays_absolute(tmp_path: Path) -> None:
     (tmp_path / "bad.py").write_text(_REFUSED)
     first = npudsl("check", str(tmp_path / "bad.py"), cwd=tmp_path).stdout.splitlines()[0]
     assert first.startswith(f"{tmp_path / 'bad.py'}:4:2: NPD502 warning:")
+
+
+def test_schedule_prints_the_picture_then_the_summary_through_one_pipe(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    lines = _merged("schedule", str(EXAMPLE), cwd=tmp_path)
+    assert lines[0].startswith("<svg") or lines[0].startswith("<?xml")
+    assert lines[-1].startswith(f"{EXAMPLE}: 2 streams (default, shared), ")
