@@ -119,6 +119,7 @@ def _finish(reports: list[FileReport], diagnostics: list[Diagnostic], device: De
     for report in internal:
         print(f"{report.path}: internal error in npudsl (please report):\n{report.internal_error}", file=sys.stderr)
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+    sys.stdout.flush()  # the diagnostics (stdout) before the summary (stderr), also through one pipe
     quiet = f", {silenced} silenced" if silenced else ""
     print(f"npudsl check: {count(len(reports), 'file')}, {count(errors, 'error')}, "
           f"{count(len(diagnostics) - errors, 'warning')}{quiet} (device {device.describe()})", file=sys.stderr)

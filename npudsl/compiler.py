@@ -132,7 +132,20 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
     arguments = _merged(BACKENDS[target](options), torch_compile_kwargs)
     import torch
 
+    if not isinstance(model, torch.nn.Module):
+        raise NpudslError(_not_a_module(model))
+
     from npudsl.runtime.loader import swap_classes
 
     swap_classes(model, target)
     return torch.compile(model, **arguments)
+
+
+def _not_a_module(model: Any) -> str:
+    """The error for a plain function, a class or anything else: npudsl rewrites the classes of a model's modules."""
+    name = getattr(model, "__qualname__", type(model).__name__)
+    if isinstance(model, type):
+        return f"npudsl.compile takes an nn.Module instance, not the class {name} (hint: pass {name}(...))"
+    what = f"function {name}" if callable(model) else f"{type(model).__name__}"
+    return (f"npudsl.compile takes an nn.Module, not a {what} (hint: call the decorated code from an nn.Module's "
+            "forward and pass that module)")

@@ -16,7 +16,7 @@ import os
 from codegen.diagnostics import Diagnostic, Severity
 from npudsl.terminal import Style
 
-__all__ = ["count", "portable_path", "render_github", "render_json", "render_text"]
+__all__ = ["count", "portable_path", "render_github", "render_json", "render_text", "shown_path"]
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
@@ -32,16 +32,21 @@ def portable_path(path: str) -> str:
     return chosen.replace(os.sep, "/")
 
 
+def shown_path(path: str) -> str:
+    """A path as the user gave it, written one way: ``./src/./m.py`` is ``src/m.py``; absolute stays absolute."""
+    return path if path == "-" else os.path.normpath(path)
+
+
 def render_text(diagnostic: Diagnostic, style: Style = Style()) -> str:
     error = diagnostic.severity is Severity.ERROR
     severity = style("error:" if error else "warning:", "red" if error else "yellow", "bold")
     hint = f" {style('(hint: ' + diagnostic.hint + ')', 'dim')}" if diagnostic.hint else ""
-    where = style(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col}:", "bold")
+    where = style(f"{shown_path(diagnostic.path)}:{diagnostic.line}:{diagnostic.col}:", "bold")
     return f"{where} {style(diagnostic.code, 'cyan')} {severity} {diagnostic.message}{hint}"
 
 
 def render_json(diagnostic: Diagnostic) -> str:
-    return json.dumps(diagnostic.to_json(), sort_keys=True)
+    return json.dumps({**diagnostic.to_json(), "path": shown_path(diagnostic.path)}, sort_keys=True)
 
 
 def _escape(text: str, *, attribute: bool = False) -> str:

@@ -13,8 +13,9 @@ from npudsl.cli_args import (EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE, UsageError, 
 from npudsl.config import load_config
 from npudsl.diffs import unified_diff
 from npudsl.files import output_path, write_atomic
+from npudsl.generated_tree import stale_outputs
 from npudsl.noqa import Rules
-from npudsl.report import count, render_text
+from npudsl.report import count, render_text, shown_path
 from npudsl.sources import STDIN, gather, jobs_for, rules_for, target_for
 from npudsl.terminal import ProgressLine, Style, wants_color
 
@@ -25,6 +26,7 @@ _EXAMPLES = """  npudsl transform model.py                    print the aclgraph
   npudsl transform src/ --in-place             rewrite the files (atomically)
   npudsl transform src/ --diff | git apply     a patch that git apply and patch -p1 accept
   npudsl transform src/ --check                exit 1 and name the files that would change
+  npudsl transform src/ --check -o out/        exit 1 and name the files under out/ that are out of date
   cat model.py | npudsl transform -            standard input to standard output"""
 
 
@@ -43,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write every result under the folder OUT, at its path relative to its PATH; e.g. -o out/")
     out.add_argument("--in-place", "-i", action="store_true", help="rewrite the files that change, atomically")
     out.add_argument("--diff", action="store_true", help="print a unified diff (paths relative to here) instead")
-    out.add_argument("--check", action="store_true", help="write nothing; name the files that would change, exit 1 "
-                     "if any")
+    parser.add_argument("--check", action="store_true", help="write nothing; name the files that would change, exit 1 "
+                        "if any; with -o OUT: the files under OUT that -o would change (generated code out of date)")
     add_jobs(parser)
     add_filters(parser)
     parser.add_argument("--stdin-filename", metavar="PATH",
@@ -53,13 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _mode(args: argparse.Namespace) -> str:
-    for mode in ("output", "in_place", "diff", "check"):
+    if args.check and (args.in_place or args.diff):
+        raise UsageError(f"--check writes nothing: it cannot go with {'--in-place' if args.in_place else '--diff'} "
+                         "(hint: --check alone, or --check -o OUT to compare with generated code under OUT)")
+    if args.check and args.output:
+        return "check_output"
+    for mode in ("check", "output", "in_place", "diff"):
         if getattr(args, mode):
             return mode
     return "stdout"
 
 
-def _plan_outputs(files: list[SourceFile], out: str) -> dict[str, str]:
+def _plan_outputs(files: list[SourceFile], out: str, *, writing: bool = True) -> dict[str, str]:
     """path -> destination under ``out``; a :class:`UsageError` when two inputs would land on one file."""
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"-o {out}: exists and is not a folder")
@@ -71,7 +78,8 @@ def _plan_outputs(files: list[SourceFile], out: str) -> dict[str, str]:
         if other != file.path:
             raise UsageError(f"-o {out}: {other} and {file.path} would both be written to {destination}; "
                              "nothing was written")
-    _check_writable(out)
+    if writing:
+        _check_writable(out)
     return destinations
 
 
@@ -89,8 +97,8 @@ def run_transform(args: argparse.Namespace) -> int:
         raise UsageError("'-' writes its result to standard output; -o and --in-place need files")
     config = load_config(paths)
     target, rules = target_for(args, config), rules_for(args, config)
-    files = gather(args, config)
-    destinations = _plan_outputs(files, args.output) if args.output else {}
+    files, mode = gather(args, config), _mode(args)
+    destinations = _plan_outputs(files, args.output, writing=mode == "output") if args.output else {}
     progress = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
     try:
         results = run(files, target=target, jobs=jobs_for(args, config), progress=progress)
@@ -100,9 +108,18 @@ def run_transform(args: argparse.Namespace) -> int:
     silenced = _print_diagnostics(results, rules)
     if any(r.internal_error for r in results):
         return _internal(results)
-    code = _act(results, _mode(args), destinations)
-    _summary(results, _mode(args), target, silenced)
+    if mode == "check_output":
+        return _check_output(results, destinations, target, silenced)
+    code = _act(results, mode, destinations)
+    _summary(results, mode, target, silenced)
     return code
+
+
+def _check_output(results: list[FileResult], destinations: dict[str, str], target: str, silenced: int) -> int:
+    stale = stale_outputs(results, destinations)
+    sys.stdout.writelines(f"{s.reason}: {s.destination}\n" for s in stale)
+    _summary(results, "check_output", target, silenced, changed=len(stale))
+    return EXIT_DIAGNOSTICS if stale or any(r.has_errors for r in results) else EXIT_OK
 
 
 def _print_diagnostics(results: list[FileResult], rules: Rules) -> int:
@@ -133,7 +150,7 @@ def _act(results: list[FileResult], mode: str, destinations: dict[str, str]) -> 
     elif mode == "diff":
         sys.stdout.writelines(unified_diff(r.file.source or "", r.code or "", r.file.path) for r in changed)
     elif mode == "check":
-        sys.stdout.writelines(f"would change: {r.file.path}\n" for r in changed)
+        sys.stdout.writelines(f"would change: {shown_path(r.file.path)}\n" for r in changed)
     else:
         _print_stdout(results, changed)
     return EXIT_DIAGNOSTICS if failed or (mode == "check" and changed) else EXIT_OK
@@ -158,11 +175,12 @@ def _print_stdout(results: list[FileResult], changed: list[FileResult]) -> None:
               "or --diff)", file=sys.stderr)
 
 
-_VERBS = {"output": "changed", "in_place": "rewritten", "stdout": "changed"}
+_VERBS = {"output": "changed", "in_place": "rewritten", "stdout": "changed", "check_output": "out of date"}
 
 
-def _summary(results: list[FileResult], mode: str, target: str, silenced: int) -> None:
-    changed = sum(1 for r in results if r.changed)
+def _summary(results: list[FileResult], mode: str, target: str, silenced: int, changed: int | None = None) -> None:
+    changed = sum(1 for r in results if r.changed) if changed is None else changed
+    sys.stdout.flush()  # what went to stdout before the summary (stderr), also through one pipe
     errors = sum(1 for r in results if r.has_errors)
     warnings = sum(1 for r in results for d in r.diagnostics if d.severity.value == "warning") - silenced
     verb = _VERBS.get(mode, "would change") if mode != "stdout" or len(results) == 1 else "would change"

@@ -13,7 +13,9 @@ from codegen.checks import (
     guard_root,
     no_call_site,
     unbound_call,
+    undefined_attribute,
     unjoined_stream,
+    unknown_attribute,
     unknown_event,
     unlimited_stream,
     unresolved_receiver,
@@ -25,7 +27,7 @@ from codegen.checks.base import Context, Finding, Rule
 __all__ = ["RULES", "Context", "Finding", "Rule"]
 
 RULES: tuple[Rule, ...] = (*(module.RULE for module in (
-    unknown_event, event_streams, event_cycle, guard_root,
+    unknown_event, event_streams, event_cycle, guard_root, unknown_attribute, undefined_attribute,
     core_range, core_sum, dotted_counts,
     unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
     unjoined_stream, ge_event_runs,

@@ -40,9 +40,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         for guard, loc in _guards(fn):
             problem = _problem(guard, fn, receiver, set(params), names)
             if problem:
-                yield Finding(loc=loc, message=problem,
-                              hint='root it at self (a method), a parameter, or a global of this module, e.g. '
-                                   'when="self.multistream" or when="config.MULTISTREAM"')
+                yield Finding(loc=loc, message=problem, hint=_hint(guard, receiver))
 
 
 def _problem(guard: Guard, fn: StreamFunction, receiver: str | None, params: set[str],
@@ -53,6 +51,16 @@ def _problem(guard: Guard, fn: StreamFunction, receiver: str | None, params: set
     if root == "self":
         return f'when="{guard.dotted}" on {fn.qualname}, which has no self'
     return f'when="{guard.dotted}" on {fn.qualname}: "{root}" is neither a parameter nor a global of this module'
+
+
+def _hint(guard: Guard, receiver: str | None) -> str:
+    if receiver is None:  # a module-level function or a staticmethod: self is not there to read
+        flag = guard.dotted.rsplit(".", 1)[-1]
+        return (f'a function without self reads a parameter or a module global: add a parameter {flag}=True '
+                f'and write when="{flag}", or define {flag.upper()} = True in the module and write '
+                f'when="{flag.upper()}"')
+    return (f'root it at {receiver} (this method\'s receiver), a parameter, or a global of this module, e.g. '
+            f'when="{receiver}.{guard.dotted}"')
 
 
 def _static(node: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:

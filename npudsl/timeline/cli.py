@@ -90,6 +90,7 @@ def _write(out: str, text: str) -> None:
 def _one(args: argparse.Namespace, path: str) -> None:
     from npudsl.timeline.cost import Hardware
     from npudsl.timeline.draw import picture
+    from npudsl.timeline.svg import time_unit
 
     result = picture(path, model=args.model, inputs=args.inputs, measured=args.measured,
                      hardware=Hardware(link_bandwidth=args.link_bandwidth * 1e9))
@@ -98,11 +99,13 @@ def _one(args: argparse.Namespace, path: str) -> None:
     text = result.trace if out and out.endswith(".json") else result.svg
     if out is None:
         sys.stdout.write(text)
+        sys.stdout.flush()  # the picture before the summary (stderr), also through one pipe
     else:
         _write(out, text)
-    print(f"{path}: {len(s.streams)} streams ({', '.join(s.streams)}), {s.makespan:.4g} us vs {s.serial:.4g} us "
-          f"on one stream: predicted saving {100 * s.saving:.1f}%" + (f"; wrote {out}" if out else ""),
-          file=sys.stderr)
+    per, unit = time_unit(max(s.serial, s.makespan, 1e-12))  # the picture's unit, so both say the same
+    print(f"{path}: {len(s.streams)} streams ({', '.join(s.streams)}), {s.makespan / per:.4g} {unit} vs "
+          f"{s.serial / per:.4g} {unit} on one stream: predicted saving {100 * s.saving:.1f}%"
+          + (f"; wrote {out}" if out else ""), file=sys.stderr)
 
 
 def run_schedule(args: argparse.Namespace) -> int:

@@ -6,6 +6,8 @@ from npudsl import on_stream
 
 
 class Block(nn.Module):
+    multistream = True
+
     @on_stream("side", when="enabled")
     def branch(self, x, enabled):
         return x

@@ -6,6 +6,10 @@ from npudsl import core_limit, on_stream
 
 
 class Configured(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+
     @on_stream("side")
     @core_limit("self.cfg.aic", "self.cfg.aiv")  # W: NPD510@6
     def side(self, x):

@@ -1,0 +1,8 @@
+"""The docs tests import their helpers from this folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
