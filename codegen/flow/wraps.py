@@ -151,8 +151,8 @@ class _Lowering:
 
     def _held_past_join(self, site: Site, name: str) -> bool:
         """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
-        if not site.callee.auto or _in_loop(self.fn, site.stmt):  # type: ignore[attr-defined]
-            return False
+        if not site.callee.auto or _in_loop(self.fn, site.stmt) or name in bound_names(site.stmt):  # type: ignore[attr-defined]
+            return False  # a name the call's own statement rebinds holds its result afterwards, not the input
         joins = [anchor for anchor, found in self.result.steps.items()
                  for step in found if isinstance(step, Join) and step.site == site.index]
         if not joins or any(kind != "before" for kind, _, _ in joins):
