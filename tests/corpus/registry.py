@@ -52,7 +52,10 @@ IDIOMS: dict[str, str] = {
 
 NEEDS: dict[str, str] = {
     "dotted_core_limit": 'core_limit counts given as dotted names read at call time ("self.cfg.moe_aic_num")',
+    "shared_events": 'events shared across classes and files ("moe:before_dispatch", CONTRACT section 1)',
 }
+
+_REFUSED_WITH = {"dotted_core_limit": ("core_limit",), "shared_events": ("NPD103", "NPD201")}
 
 NAMES = (
     "vllm_fused_moe",
@@ -68,6 +71,7 @@ NAMES = (
     "omni_prefill_manual",
     "omni_config_streams",
     "sglang_many_callers",
+    "vllm_native_shared_expert",
 )
 
 
@@ -107,6 +111,13 @@ class Entry:
 
     def build_twin(self, **kwargs: Any) -> Any:
         return self.module.build_twin(**kwargs)
+
+    def refusal(self, error: BaseException) -> str | None:
+        """Why ``error`` is npudsl refusing a feature this entry needs (see :data:`NEEDS`), else ``None``."""
+        for need in self.needs:
+            if any(mark in str(error) for mark in _REFUSED_WITH[need]):
+                return f"{self.name} needs {NEEDS[need]}; npudsl refuses it: {str(error).splitlines()[0]}"
+        return None
 
     def inputs(self) -> list[tuple[Any, ...]]:
         """Fresh input tuples: ``example_inputs()`` then ``extra_inputs()`` when the entry has it."""

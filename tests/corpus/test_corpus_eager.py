@@ -47,8 +47,9 @@ def _build(entry: Entry, multistream: bool, **kwargs: Any) -> Any:
     try:
         return entry.build(multistream=multistream, **kwargs)
     except DecoratorError as error:
-        if "dotted_core_limit" in entry.needs and "core_limit" in str(error):
-            pytest.xfail(f"{entry.name} needs {NEEDS['dotted_core_limit']}; the decorators reject it: {error}")
+        reason = entry.refusal(error)
+        if reason is not None:
+            pytest.xfail(reason)
         raise
 
 
