@@ -53,9 +53,15 @@ IDIOMS: dict[str, str] = {
 NEEDS: dict[str, str] = {
     "dotted_core_limit": 'core_limit counts given as dotted names read at call time ("self.cfg.moe_aic_num")',
     "shared_events": 'events shared across classes and files ("moe:before_dispatch", CONTRACT section 1)',
+    "ge_fork_edges": "GE fork edges after a tuple unpacked, a subscript or a submodule call (issue 26)",
 }
 
-_REFUSED_WITH = {"dotted_core_limit": ("core_limit",), "shared_events": ("NPD103", "NPD201")}
+# need -> (targets where npudsl falls short today, None: every target and eager; marks of the error it gives)
+_REFUSED_WITH: dict[str, tuple[tuple[str, ...] | None, tuple[str, ...]]] = {
+    "dotted_core_limit": (None, ("core_limit",)),
+    "shared_events": (None, ("NPD103", "NPD201")),
+    "ge_fork_edges": (("ge",), ("is read on stream",)),
+}
 
 NAMES = (
     "vllm_fused_moe",
@@ -72,6 +78,7 @@ NAMES = (
     "omni_config_streams",
     "sglang_many_callers",
     "vllm_native_shared_expert",
+    "ge_mla_waits",
 )
 
 
@@ -112,10 +119,12 @@ class Entry:
     def build_twin(self, **kwargs: Any) -> Any:
         return self.module.build_twin(**kwargs)
 
-    def refusal(self, error: BaseException) -> str | None:
-        """Why ``error`` is npudsl refusing a feature this entry needs (see :data:`NEEDS`), else ``None``."""
+    def refusal(self, error: BaseException, target: str | None = None) -> str | None:
+        """Why ``error`` (on ``target``; ``None``: eager) is npudsl falling short of a feature this entry needs
+        (see :data:`NEEDS`), else ``None``."""
         for need in self.needs:
-            if any(mark in str(error) for mark in _REFUSED_WITH[need]):
+            targets, marks = _REFUSED_WITH[need]
+            if (targets is None or target in targets) and any(mark in str(error) for mark in marks):
                 return f"{self.name} needs {NEEDS[need]}; npudsl refuses it: {str(error).splitlines()[0]}"
         return None
 
