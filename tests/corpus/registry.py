@@ -79,6 +79,7 @@ NAMES = (
     "sglang_many_callers",
     "vllm_native_shared_expert",
     "ge_mla_waits",
+    "ge_moe_mc2_waits",
 )
 
 
