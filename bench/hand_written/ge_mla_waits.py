@@ -14,20 +14,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from corpus.ge_mla_waits.layers import rms_norm, rotate
 from npudsl import runtime
 
 SOURCE = "corpus:ge_mla_waits"
 USER_EVENTS = ("kv_projected",)
 SIDE = "mla_secondary"
-
-
-def _rms_norm(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * weight
-
-
-def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    x1, x2 = x.chunk(2, dim=-1)
-    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
 
 
 class Hand(nn.Module):
@@ -40,8 +32,8 @@ class Hand(nn.Module):
         kv = m.kv_a_proj_with_mqa(hidden_states)[0]
         runtime.record("kv_projected")
         k_nope, k_pe = kv.split([m.kv_lora_rank, m.rope_dim], dim=-1)
-        kv_cache[0].index_copy_(0, slots, _rms_norm(k_nope, m.kv_a_layernorm_weight))
-        kv_cache[1].index_copy_(0, slots, _rotate(k_pe, cos, sin))
+        kv_cache[0].index_copy_(0, slots, rms_norm(k_nope, m.kv_a_layernorm_weight))
+        kv_cache[1].index_copy_(0, slots, rotate(k_pe, cos, sin))
 
     def _attend(self, ql_nope, q_pe, nope_cache, pe_cache):
         m = self.m
@@ -64,7 +56,7 @@ class Hand(nn.Module):
         runtime.record("q_ready")
         with runtime.stream(SIDE):
             runtime.wait("q_ready")
-            q_pe = _rotate(q_pe, cos.unsqueeze(1), sin.unsqueeze(1))
+            q_pe = rotate(q_pe, cos.unsqueeze(1), sin.unsqueeze(1))
             runtime.record("mla_join")
         runtime.wait("mla_join")
         return self._attend(ql_nope, q_pe, kv_cache[0], kv_cache[1])

@@ -58,7 +58,8 @@ def test_a_droppable_call_is_found_and_a_missing_one_races() -> None:
     assert not found["event_wait('fork')"].needed and not found["record_stream(l_x_, 'side')"].needed
     switches = [d.why for d in every if d.call == "stream_enter('side', 0)"]
     assert switches == ["its block does no work", "it continues the previous block of the same stream (merge them)"]
-    assert found["event_wait('side_done')"].needed and "read on stream 'default'" in found["event_wait('side_done')"].why
+    join = found["event_wait('side_done')"]
+    assert join.needed and "read on stream 'default'" in join.why
 
     class Missing(nn.Module):
         def forward(self, x):

@@ -80,6 +80,7 @@ NAMES = (
     "vllm_native_shared_expert",
     "ge_mla_waits",
     "ge_moe_mc2_waits",
+    "same_stream_chain",
 )
 
 

@@ -16,8 +16,8 @@ class MLADecode(MLAWeights):
         k_nope, k_pe = kv.split([self.kv_lora_rank, self.rope_dim], dim=-1)
         nope_cache = write_slots(kv_cache[0], slots, rms_norm(k_nope, self.kv_a_layernorm_weight))
         pe_cache = write_slots(kv_cache[1], slots, rotate(k_pe, cos, sin))
-        q_nope, q_pe = self.q_proj(self.q_a_layernorm(ckq))[0].view(-1, self.heads, self.nope_dim + self.rope_dim).split(
-            [self.nope_dim, self.rope_dim], dim=-1)
+        q = self.q_proj(self.q_a_layernorm(ckq))[0].view(-1, self.heads, self.nope_dim + self.rope_dim)
+        q_nope, q_pe = q.split([self.nope_dim, self.rope_dim], dim=-1)
         ql_nope = torch.bmm(q_nope.transpose(0, 1), self.W_UK_T).transpose(0, 1)
         q_pe = rotate(q_pe, cos.unsqueeze(1), sin.unsqueeze(1))
         scores = torch.einsum("bnl,sl->bns", ql_nope, nope_cache) + torch.einsum("bnr,sr->bns", q_pe, pe_cache)
