@@ -10,9 +10,11 @@ dropping the call):
   has a race;
 - a stream switch (``stream_enter`` and its ``stream_exit``) moves its body onto
   the enclosing stream when dropped, which is never a race; it is needed when its
-  body does work and it is not merely continuing the previous block of the same
-  stream (the two could be one block: a fork and join too many). A switch whose
-  removal does race (a wait inside now orders the wrong stream) is needed too.
+  body does work, it is not merely continuing the previous block of the same
+  stream (the two could be one block: a fork and join too many), and, when an
+  earlier block of its stream exists, it starts by waiting for something (else its
+  work could have gone into that block). A switch whose removal does race (a wait
+  inside now orders the wrong stream) is needed too.
 """
 
 from __future__ import annotations
@@ -111,11 +113,29 @@ def _continues_previous_block(enter: torch.fx.Node) -> bool:
     return runtime_op(node) == "stream_exit" and node.args[0] == enter.args[0]
 
 
+def _waits_first(enter: torch.fx.Node) -> bool:
+    node = enter.next
+    while runtime_op(node) in ("core_limit_enter", "record_stream"):
+        node = node.next
+    return runtime_op(node) == "event_wait"
+
+
+def _earlier_block(enter: torch.fx.Node) -> bool:
+    node = enter.prev
+    while node.op != "root":
+        if runtime_op(node) == "stream_enter" and node.args[0] == enter.args[0]:
+            return True
+        node = node.prev
+    return False
+
+
 def _switch_reason(enter: torch.fx.Node) -> tuple[bool, str]:
     if not _work_between(enter, _exit_of(enter)):
         return False, "its block does no work"
     if _continues_previous_block(enter):
         return False, "it continues the previous block of the same stream (merge them)"
+    if not _waits_first(enter) and _earlier_block(enter):
+        return False, "it waits for nothing: its work can go into the earlier block of its stream"
     return True, "its block overlaps the enclosing stream"
 
 

@@ -62,15 +62,15 @@ def unjoined_streams(gm: torch.fx.GraphModule) -> int:
 def _fork_points(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> int:
     user = set(user_events)
     recorded_on: dict[str, str] = {}
-    forks, previous = 0, None
+    forks, opening = 0, False  # opening: only a stream_enter (and core limits) since the block began
     for node, stream in _streams(gm):
         name = runtime_op(node)
         if name == "event_record":
             recorded_on[node.args[0]] = stream
-        elif name == "event_wait" and runtime_op(previous) == "stream_enter" and stream != MAIN:
+        elif name == "event_wait" and opening and stream != MAIN:
             event = node.args[0]
             forks += event not in user and recorded_on.get(event) == MAIN
-        previous = node
+        opening = name == "stream_enter" or (opening and name == "core_limit_enter")
     return forks
 
 

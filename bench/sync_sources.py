@@ -13,6 +13,7 @@ collective is): one process, no process group, the same sync calls.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -56,6 +57,14 @@ def _one_process() -> Iterator[None]:
         torch.distributed.all_reduce = saved
 
 
+def _reason(error: BaseException) -> str:
+    """One short line: the first diagnostic (code and message, without its path), else the error's first line."""
+    text = str(error).replace("\\'", "'")
+    found = re.search(r"(NPD\d+ [^(\]]*)", text)
+    line = found.group(1).strip() if found else f"{type(error).__name__}: {(text.splitlines() or [''])[0]}"
+    return re.sub(r"\S*/(\w+\.py):\d+", r"\1", line)[:110]
+
+
 @attrs.frozen
 class Row:
     name: str
@@ -87,7 +96,7 @@ class Row:
             with self.running(), torch.no_grad():
                 return count_graph(self._example(target) if self.kind == "example" else self._corpus(target))
         except Exception as error:  # noqa: BLE001 (a row that fails says why, the table goes on)
-            return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:120]
+            return _reason(error)
 
     def _example(self, target: str) -> torch.fx.GraphModule:
         path = ROOT / "examples" / f"{self.name}.py"

@@ -20,12 +20,13 @@ from bench.sync_sources import TARGETS, Row, rows
 from npudsl import runtime
 from npudsl.errors import StreamRaceError
 
-FAST = ["seed000", "core_split", "distributed_overlap"]
+FAST = [("seed000", "example"), ("core_split", "example"), ("distributed_overlap", "example"),
+        ("vllm_native_shared_expert", "corpus"), ("same_stream_chain", "corpus"), ("vllm_fused_moe", "corpus")]
 
 
-@pytest.mark.parametrize("name", FAST)
-def test_hand_version_is_race_free_equal_and_minimal(name: str) -> None:
-    proof = prove(Row(name, "example"))
+@pytest.mark.parametrize(("name", "kind"), FAST, ids=[name for name, _ in FAST])
+def test_hand_version_is_race_free_equal_and_minimal(name: str, kind: str) -> None:
+    proof = prove(Row(name, kind))
     assert proof is not None and proof.equal
     assert proof.drops and proof.droppable == []
     assert proof.counts["aclgraph"] == proof.counts["portable"] == len(proof.drops)
@@ -85,6 +86,39 @@ def test_rules_per_target() -> None:
     assert total(count_graph(gm)) == 3
     assert hand_counts(gm, ()) == {"portable": 3, "aclgraph": 3, "ge": 2, "npugraph_ex": 5, "cuda": 5}
     assert hand_counts(gm, ("fork",))["ge"] == 2  # a user event: one edge, not also a fork point
+
+
+def test_a_block_that_waits_for_nothing_belongs_in_the_earlier_block() -> None:
+    class Split(nn.Module):
+        def forward(self, x):
+            with runtime.stream("side"):
+                a = x * 2
+            b = x + 1
+            with runtime.stream("side"):
+                c = a * 3
+                runtime.record("join")
+            runtime.wait("join")
+            return b + c
+
+    first, second = [d for d in drops(capture(Split(), (torch.randn(4),))[0]) if d.call.startswith("stream_enter")]
+    assert first.needed and "tensor 'a' made on stream 'default'" in first.why  # dropped, it races
+    assert not second.needed and second.why == "it waits for nothing: its work can go into the earlier block of its stream"
+
+
+def test_a_fork_under_a_core_limit_is_one_ge_edge() -> None:
+    class Limited(nn.Module):
+        def forward(self, x):
+            y = x + 1
+            runtime.record("fork")
+            with runtime.stream("side"), runtime.core_limit(8, 16):
+                runtime.wait("fork")
+                z = y * 2
+                runtime.record("join")
+            runtime.wait("join")
+            return z + y
+
+    gm, _ = capture(Limited(), (torch.randn(4),))
+    assert hand_counts(gm, ()) == {"portable": 5, "aclgraph": 5, "ge": 2, "npugraph_ex": 5, "cuda": 5}
 
 
 def test_every_hand_version_names_its_row() -> None:
