@@ -93,10 +93,12 @@ def test_a_block_that_waits_for_nothing_belongs_in_the_earlier_block() -> None:
         def forward(self, x):
             with runtime.stream("side"):
                 a = x * 2
+                runtime.record("a_done")
             b = x + 1
             with runtime.stream("side"):
                 c = x * 3
                 runtime.record("join")
+            runtime.wait("a_done")
             runtime.wait("join")
             return a + b + c
 
