@@ -1,6 +1,6 @@
 """Sync calls per forward: the generated code of every target against a minimal hand-written schedule.
 
-    .venv/bin/python -m bench.sync_minimal [--json] [--only NAME ...]
+    .venv/bin/python -m bench.sync_minimal [--json | --markdown] [--only NAME ...]
 
 For every example and corpus entry (:mod:`bench.sync_sources`), each target's
 generated code is captured whole on the CPU under the stand-ins and its switches,
@@ -48,6 +48,12 @@ def measure(row: Row) -> dict[str, Any]:
     return result
 
 
+def _proof(hand: dict[str, Any] | None) -> str:
+    if hand is None:
+        return "-"
+    return f"{'yes' if hand['equal'] else 'NO'}, {'yes' if not hand['droppable'] else 'NO'} ({hand['calls']} calls)"
+
+
 def _cell(cell: dict[str, Any]) -> str:
     generated = cell["generated"]
     if isinstance(generated, str):
@@ -62,9 +68,7 @@ def table(results: list[dict[str, Any]]) -> str:
     """The table: row per example/entry, per target ``generated/hand ratio``, then the hand proof."""
     lines = [f"{'example / entry':<26}" + "".join(f"{t:>18}" for t in TARGETS) + "  hand: equal, minimal"]
     for result in results:
-        hand = result.get("hand")
-        proof = "-" if hand is None else (f"{'yes' if hand['equal'] else 'NO'}, "
-                                          f"{'yes' if not hand['droppable'] else 'NO'} ({hand['calls']} calls)")
+        proof = _proof(result.get("hand"))
         cells = "".join(f"{_cell(result['targets'][t]):>18}" for t in TARGETS)
         lines.append(f"{result['name']:<26}{cells}  {proof}")
     errors = [(r["name"], t, c["generated"]) for r in results for t, c in r["targets"].items()
@@ -73,14 +77,26 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def markdown(results: list[dict[str, Any]]) -> str:
+    """The same rows as a Markdown table (for docs/performance.md)."""
+    lines = ["| example / entry | " + " | ".join(TARGETS) + " | hand: equal, minimal |",
+             "| --- |" + " --- |" * (len(TARGETS) + 1)]
+    for result in results:
+        proof = _proof(result.get("hand"))
+        cells = " | ".join(_cell(result["targets"][t]) for t in TARGETS)
+        lines.append(f"| `{result['name']}` | {cells} | {proof} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.sync_minimal", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--only", nargs="*", default=None, help="only these examples / corpus entries")
     args = parser.parse_args(argv)
     selected = [row for row in rows() if args.only is None or row.name in args.only]
     results = [measure(row) for row in selected]
-    print(json.dumps(results, indent=1) if args.json else table(results))
+    print(json.dumps(results, indent=1) if args.json else markdown(results) if args.markdown else table(results))
     bad = [r["name"] for r in results if "hand" in r and (r["hand"]["droppable"] or not r["hand"]["equal"])]
     for name in bad:
         print(f"hand-written {name}: not minimal or not equal", file=sys.stderr)

@@ -141,5 +141,7 @@ def test_table_builds_and_prints_the_ratios(capsys: pytest.CaptureFixture[str]) 
     text = sync_minimal.table(results)
     print(text)
     assert text.splitlines()[1].startswith("seed000") and "yes, yes" in text
+    rows = sync_minimal.markdown(results).splitlines()
+    assert rows[0].startswith("| example / entry | portable |") and rows[2].startswith("| `seed000` | ")
     assert sync_minimal.main(["--only", "core_split"]) == 0
     assert "core_split" in capsys.readouterr().out
