@@ -162,6 +162,17 @@ def test_every_idiom_is_covered_by_an_entry_that_builds_today() -> None:
     assert all(set(e.needs) <= set(NEEDS) for e in ENTRIES)
 
 
+def test_a_refusal_is_named_only_for_a_feature_the_entry_needs() -> None:
+    mla, moe = [e for e in ENTRIES if e.name in ("ge_mla_waits", "ge_moe_mc2_waits")]
+    race = RuntimeError("tensor 'cos, sin' made on stream 'default' at a.py:1 is read on stream 's' at b.py:2")
+    assert "needs GE fork edges" in (mla.refusal(race, "ge") or "")
+    assert mla.refusal(race, "portable") is None and mla.refusal(race) is None  # only GE falls short
+    assert moe.refusal(race, "ge") is None  # an entry that does not declare the need is not excused
+    shared = next(e for e in ENTRIES if e.name == "vllm_native_shared_expert")
+    assert "npudsl refuses it: NPD103" in (shared.refusal(DecoratorError("NPD103 event name 'moe:x'"), "cuda") or "")
+    assert shared.refusal(DecoratorError("NPD104 something else")) is None
+
+
 def test_registry_lists_every_entry_folder() -> None:
     folders = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
     assert sorted(NAMES) == folders

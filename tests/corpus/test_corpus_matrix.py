@@ -2,8 +2,10 @@
 
 For each target, the CLI's run over the entry's files (all together, and each file alone) is imported
 under the target's stand-ins and compiled whole with the race checker (``matrix.run_generated``); a
-second transform of the output changes nothing; ``npudsl.compile`` of the entry (the in-process path)
-is race-free and equal too. Numerics are exact: outputs, inputs written in place, state after the run.
+second transform of the output changes nothing; ``npudsl.compile`` of the entry's package alone (the
+in-process path) is race-free and equal too. An entry that needs what npudsl does not do yet
+(``NEEDS``) is skipped there, naming what npudsl said. Numerics are exact: outputs, inputs written in
+place, state after the run.
 """
 
 from __future__ import annotations
