@@ -13,6 +13,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from bench.hand_written._experts import dense_experts
 from corpus.omni_config_streams.moe import dynamic_quant
 from corpus.omni_config_streams.ops import all_gather_two_stage
 from npudsl import runtime
@@ -25,12 +26,6 @@ class Hand(nn.Module):
     def __init__(self, twin: nn.Module) -> None:
         super().__init__()
         self.m = twin
-
-    def _routed(self, rows: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        m = self.m
-        mask = rows.new_zeros(rows.shape[0], m.w13.shape[0]).scatter(-1, ids, weights)
-        gate, up = torch.einsum("th,ehi->eti", rows, m.w13).chunk(2, dim=-1)
-        return torch.einsum("eti,eih,te->th", F.silu(gate) * up, m.w2, mask)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         m = self.m
@@ -56,7 +51,7 @@ class Hand(nn.Module):
             ids, scale = torch.round(ids).long(), scale.squeeze(-1)
             runtime.record("split_done")
         runtime.wait("split_done")
-        routed = self._routed(global_x * scale.unsqueeze(-1), weights, ids)
+        routed = dense_experts(global_x * scale.unsqueeze(-1), m.w13, m.w2, weights, ids)
         half = routed.shape[0] // 2
         runtime.wait("shared_done")
         return routed[:half] + routed[half:].roll(-1, dims=0) + shared

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from bench.hand_written._experts import dense_experts
 from corpus.omni_decode_six_streams.collectives import (all_gather_cross, all_gather_local, dynamic_quant,
                                                         reduce_scatter_local, swap)
 from npudsl import runtime
@@ -42,12 +43,6 @@ class Hand(nn.Module):
                 out.append(swap(value, r))
                 runtime.record(f"{name}{r}")
         return out
-
-    def _experts(self, rows: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        experts = self.m.experts
-        mask = rows.new_zeros(rows.shape[0], experts.w13.shape[0]).scatter(-1, ids, weights)
-        gate, up = torch.einsum("th,ehi->eti", rows, experts.w13).chunk(2, dim=-1)
-        return torch.einsum("eti,eih,te->th", F.silu(gate) * up, experts.w2, mask)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         m = self.m
@@ -82,7 +77,7 @@ class Hand(nn.Module):
             runtime.record("unpacked")
         rows = torch.cat([input_ag, *gathered])
         runtime.wait("unpacked")
-        final = self._experts(rows * global_scale, weights, ids).to(torch.bfloat16)
+        final = dense_experts(rows * global_scale, m.experts.w13, m.experts.w2, weights, ids).to(torch.bfloat16)
         parts = [reduce_scatter_local(p) for p in final.split(final.shape[0] // 4)]
         runtime.record("parts")
         out_swaps = self._swaps(parts[1:], "parts", "part_swap", (False, True, True))
