@@ -31,25 +31,35 @@ from npudsl.errors import StreamRaceError  # noqa: E402
 __all__ = ["main", "measure", "table"]
 
 
+def _hand(row: Row) -> tuple[Proof | None, dict[str, Any] | None]:
+    """The proof of the row's hand version and its summary (``None``: no hand version)."""
+    try:
+        proof = prove(row)
+    except StreamRaceError as error:  # the hand version itself races: say so, the table goes on
+        return None, {"equal": False, "calls": 0, "droppable": [f"the hand version races: {error}".splitlines()[0]]}
+    if proof is None:
+        return None, None
+    return proof, {"equal": proof.equal, "calls": len(proof.drops),
+                   "droppable": [f"{d.call}: {d.why}" for d in proof.droppable]}
+
+
+def _target_cell(row: Row, target: str, proof: Proof | None) -> dict[str, Any]:
+    generated = row.generated(target)
+    cell: dict[str, Any] = {"generated": generated if isinstance(generated, str) else total(generated)}
+    if proof is not None:
+        cell["hand"] = proof.counts[target]
+        if isinstance(cell["generated"], int) and cell["hand"]:
+            cell["ratio"] = round(cell["generated"] / cell["hand"], 2)
+    return cell
+
+
 def measure(row: Row) -> dict[str, Any]:
     """One row: generated and hand counts per target, and the hand version's proof."""
-    result: dict[str, Any] = {"name": row.name, "kind": row.kind, "targets": {}}
-    try:
-        proof: Proof | None = prove(row)
-    except StreamRaceError as error:  # the hand version itself races: say so, the table goes on
-        proof = None
-        result["hand"] = {"equal": False, "calls": 0, "droppable": [f"the hand version races: {error}".splitlines()[0]]}
-    if proof is not None:
-        result["hand"] = {"equal": proof.equal, "calls": len(proof.drops),
-                          "droppable": [f"{d.call}: {d.why}" for d in proof.droppable]}
-    for target in TARGETS:
-        generated = row.generated(target)
-        cell: dict[str, Any] = {"generated": generated if isinstance(generated, str) else total(generated)}
-        if proof is not None:
-            cell["hand"] = proof.counts[target]
-            if isinstance(cell["generated"], int) and cell["hand"]:
-                cell["ratio"] = round(cell["generated"] / cell["hand"], 2)
-        result["targets"][target] = cell
+    proof, summary = _hand(row)
+    result: dict[str, Any] = {"name": row.name, "kind": row.kind}
+    if summary is not None:
+        result["hand"] = summary
+    result["targets"] = {target: _target_cell(row, target, proof) for target in TARGETS}
     return result
 
 

@@ -44,10 +44,9 @@ class Hand(nn.Module):
                 runtime.record(f"{name}{r}")
         return out
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def _topk(self, x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        """Routing on "topk_compute", both gathers on "topk_comm"; ``topk_all`` recorded."""
         m = self.m
-        x_int8, scale = dynamic_quant(x)
-        runtime.record("quant")
         with runtime.stream("topk_compute"):
             runtime.wait("quant")
             runtime.record_stream(scale, "topk_compute")
@@ -58,26 +57,38 @@ class Hand(nn.Module):
             runtime.wait("cat")
             topk_all = all_gather_cross(all_gather_local(topk_cat))
             runtime.record("topk_all")
+        return topk_all
+
+    def _rows(self, x_int8: torch.Tensor) -> list[torch.Tensor]:
+        """The tokens of every rank, in four parts: gathered here, swapped on the comm streams."""
         input_ag = all_gather_local(x_int8)
         swapped = self._swaps([x_int8] * 3, "quant", "token_swap", (False,) * 3)
         gathered = []
         for r in range(3):
             runtime.wait(f"token_swap{r}")
             gathered.append(all_gather_local(swapped[r]))
+        return [input_ag, *gathered]
+
+    def _shared(self, x_int8: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
         with runtime.stream("shared_expert"):
             runtime.wait("quant")
             runtime.record_stream((x_int8, scale), "shared_expert")
-            gate, up = m.shared_gate_up(x_int8 * scale.unsqueeze(-1)).chunk(2, dim=-1)
-            shared = m.shared_down(F.silu(gate) * up)
+            gate, up = self.m.shared_gate_up(x_int8 * scale.unsqueeze(-1)).chunk(2, dim=-1)
+            shared = self.m.shared_down(F.silu(gate) * up)
             runtime.record("shared_done")
+        return shared
+
+    def _unpack(self, topk_all: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        top_k = self.m.top_k
         with runtime.stream("topk_compute"):
             runtime.wait("topk_all")
-            weights, ids, global_scale = topk_all.split([m.top_k, m.top_k, 1], dim=-1)
+            weights, ids, global_scale = topk_all.split([top_k, top_k, 1], dim=-1)
             ids = torch.round(ids).long()
             runtime.record("unpacked")
-        rows = torch.cat([input_ag, *gathered])
-        runtime.wait("unpacked")
-        final = dense_experts(rows * global_scale, m.experts.w13, m.experts.w2, weights, ids).to(torch.bfloat16)
+        return weights, ids, global_scale
+
+    def _combine(self, final: torch.Tensor) -> torch.Tensor:
+        """Reduce-scatter here, the result swaps on the comm streams, summed as each arrives."""
         parts = [reduce_scatter_local(p) for p in final.split(final.shape[0] // 4)]
         runtime.record("parts")
         out_swaps = self._swaps(parts[1:], "parts", "part_swap", (False, True, True))
@@ -85,5 +96,19 @@ class Hand(nn.Module):
         for r in range(3):
             runtime.wait(f"part_swap{r}")
             out = out + out_swaps[r]
+        return out
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        experts = self.m.experts
+        x_int8, scale = dynamic_quant(x)
+        runtime.record("quant")
+        topk_all = self._topk(x, scale)
+        rows = self._rows(x_int8)
+        shared = self._shared(x_int8, scale)
+        weights, ids, global_scale = self._unpack(topk_all)
+        rows = torch.cat(rows)
+        runtime.wait("unpacked")
+        final = dense_experts(rows * global_scale, experts.w13, experts.w2, weights, ids).to(torch.bfloat16)
+        out = self._combine(final)
         runtime.wait("shared_done")
         return out.float() + shared

@@ -6,11 +6,13 @@ the new synchronization planner, issue 26).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 from torch import nn
 
-from bench import sync_minimal
+from bench import sync_hand, sync_minimal
 from bench.hand_written import core_split
 from bench.sync_count import KINDS, count_graph, total
 from bench.sync_hand import hand_module, prove
@@ -130,6 +132,23 @@ def test_every_hand_version_names_its_row() -> None:
         if module is not None:
             assert module.SOURCE == f"{row.kind}:{row.name}"
     assert {"seed000", "core_split", "moe_decoder", "distributed_overlap"} <= names
+
+
+def test_a_hand_version_that_races_is_reported_in_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Racing(nn.Module):
+        def __init__(self, model: nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            with runtime.stream("side"):
+                side = torch.relu(self.model.side_proj(x))
+            return torch.tanh(self.model.main_proj(x)) + side  # read with no wait
+
+    monkeypatch.setattr(sync_hand, "hand_module", lambda row: SimpleNamespace(Hand=Racing, USER_EVENTS=()))
+    result = sync_minimal.measure(Row("core_split", "example"))
+    assert not result["hand"]["equal"] and result["hand"]["droppable"][0].startswith("the hand version races: tensor")
+    assert "hand" not in result["targets"]["portable"] and isinstance(result["targets"]["portable"]["generated"], int)
 
 
 def test_table_builds_and_prints_the_ratios(capsys: pytest.CaptureFixture[str]) -> None:
