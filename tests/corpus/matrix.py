@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import importlib
 import itertools
 import shutil
 import sys
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -25,7 +27,7 @@ from corpus.registry import Entry
 from npudsl.testing import standins
 from npudsl.testing.targets import _RECORD_STREAM, _RecordStream
 
-__all__ = ["generated_package", "run_generated"]
+__all__ = ["copied_package", "generated_package", "run_generated"]
 
 _COUNT = itertools.count(1)
 
@@ -45,6 +47,20 @@ def generated_package(entry: Entry, target: str, root: Path, *, alone: bool = Fa
     for file_name, code in codes.items():
         (folder / file_name).write_text(_traceable(code, target), encoding="utf-8")
     return name, codes
+
+
+@contextlib.contextmanager
+def copied_package(entry: Entry, root: Path) -> Iterator[ModuleType]:
+    """The entry's package copied under ``root`` and imported as a top-level package of its own, so that a
+    run over its package (``npudsl.compile``) reads its files and no other entry's."""
+    shutil.copytree(entry.path, root / entry.name, ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module(entry.name)
+    finally:
+        sys.path.remove(str(root))
+        for loaded in [m for m in sys.modules if m == entry.name or m.startswith(f"{entry.name}.")]:
+            del sys.modules[loaded]
 
 
 def _traceable(code: str, target: str) -> str:

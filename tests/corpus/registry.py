@@ -52,6 +52,15 @@ IDIOMS: dict[str, str] = {
 
 NEEDS: dict[str, str] = {
     "dotted_core_limit": 'core_limit counts given as dotted names read at call time ("self.cfg.moe_aic_num")',
+    "shared_events": 'events shared across classes and files ("moe:before_dispatch", CONTRACT section 1)',
+    "ge_fork_edges": "GE fork edges after a tuple unpacked, a subscript or a submodule call (issue 26)",
+}
+
+# need -> (targets where npudsl falls short today, None: every target and eager; marks of the error it gives)
+_REFUSED_WITH: dict[str, tuple[tuple[str, ...] | None, tuple[str, ...]]] = {
+    "dotted_core_limit": (None, ("core_limit",)),
+    "shared_events": (None, ("NPD103", "NPD201")),
+    "ge_fork_edges": (("ge",), ("is read on stream",)),
 }
 
 NAMES = (
@@ -68,6 +77,10 @@ NAMES = (
     "omni_prefill_manual",
     "omni_config_streams",
     "sglang_many_callers",
+    "vllm_native_shared_expert",
+    "ge_mla_waits",
+    "ge_moe_mc2_waits",
+    "same_stream_chain",
 )
 
 
@@ -107,6 +120,15 @@ class Entry:
 
     def build_twin(self, **kwargs: Any) -> Any:
         return self.module.build_twin(**kwargs)
+
+    def refusal(self, error: BaseException, target: str | None = None) -> str | None:
+        """Why ``error`` (on ``target``; ``None``: eager) is npudsl falling short of a feature this entry needs
+        (see :data:`NEEDS`), else ``None``."""
+        for need in self.needs:
+            targets, marks = _REFUSED_WITH[need]
+            if (targets is None or target in targets) and any(mark in str(error) for mark in marks):
+                return f"{self.name} needs {NEEDS[need]}; npudsl refuses it: {str(error).splitlines()[0]}"
+        return None
 
     def inputs(self) -> list[tuple[Any, ...]]:
         """Fresh input tuples: ``example_inputs()`` then ``extra_inputs()`` when the entry has it."""
