@@ -10,7 +10,7 @@ UPSTREAM = (
     "rope_single, _q_proj_and_k_up_proj: five npu_wait_tensor calls around the 'mla_secondary' stream; "
     "tree before 'Drop torchair' 835b4c8f)",
 )
-NEEDS = ("ge_fork_edges",)
+NEEDS = ()
 SEED = 141
 SHAPE = {"hidden": 16, "q_lora_rank": 8, "kv_lora_rank": 8, "heads": 2, "nope_dim": 4, "rope_dim": 4, "v_dim": 4,
          "max_positions": 32}

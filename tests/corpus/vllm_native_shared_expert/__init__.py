@@ -12,7 +12,7 @@ UPSTREAM = (
     "records before_dispatch before token_dispatch and before_combine before token_combine; _apply_mlp "
     "returns before_gmm2)",
 )
-NEEDS = ("shared_events",)
+NEEDS = ()
 SEED = 131
 SHAPE = {"hidden": 16, "inter": 8, "shared_inter": 12, "experts": 4, "top_k": 2}
 TOKENS = 6
