@@ -41,6 +41,7 @@ class CalleeInfo:
     writes: tuple[str, ...] = ()  # parameters whose memory the body may write in place (``codegen.flow.writes``)
     compiled_apart: bool = False  # under ``torch.compiler.disable``: its graph is not its caller's
     writes_state: bool = False  # the body changes its object's state (``codegen.flow.writes``)
+    flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
 
@@ -148,9 +149,24 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
         callees[f"{module}:{fn.qualname}"] = CalleeInfo(
             key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
             signature=signature, writes=param_writes(node, signature.names), compiled_apart=_compiled_apart(node),
-            writes_state=writes_state(node, signature.receiver),
+            writes_state=writes_state(node, signature.receiver), flips_guard=_flips_guard(node, fn),
             class_level=fn.class_level, static=fn.owner is not None and is_static(node))
     return recorded
+
+
+def _flips_guard(node: ast.FunctionDef | ast.AsyncFunctionDef, fn: StreamFunction) -> bool:
+    """The body assigns the guard's root or an attribute along its path (``self.multistream = False``)."""
+    when = fn.stream.when.dotted if fn.stream is not None and fn.stream.when else None
+    if when is None:
+        return False
+    parts = when.split(".")
+    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    for stmt in ast.walk(node):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(ast.unparse(t) in prefixes for t in targets):
+            return True
+    return False
 
 
 def _compiled_apart(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

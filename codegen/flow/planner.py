@@ -158,7 +158,8 @@ def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionD
             hoisted.append((slot, name))
         text = f"{name}{guard.rest}"
     may = _any_may(result, site.index)
-    needs_flag = may or (guard.dynamic and (guard.hoist is None and not _stable(text or "", fn)))
+    flips = bool(getattr(site.callee, "flips_guard", False))
+    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn))))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
     cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
     return SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,

@@ -86,6 +86,8 @@ class _Lowering:
     kept: dict[tuple[str, str], ast.stmt] = attrs.Factory(dict)  # (name, tag) -> the call that kept it alive
     receiver: str | None = None
     tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
+    forked_at: dict[ast.stmt, tuple[EventRef, str | None, frozenset[str]]] = attrs.Factory(dict)  # call -> its
+    # fork's event, guard, and the streams that waited for it
 
     def run(self) -> CallerPlan:
         self.forks = [self._forks(site) for site in self.sites]
@@ -181,6 +183,17 @@ class _Lowering:
             out.append(KeepAlive(stream=self.current, when=self._when(step.site, step.may), values=values))
         return out
 
+    def _same_point(self, site: Site, sync: SiteSync,
+                    before: list[Step]) -> tuple[EventRef, str | None, frozenset[str]] | None:
+        """The fork of the call just before this one, when nothing runs on the caller's stream between the two
+        (one record serves both; on the same stream, its wait does too)."""
+        block = _block_of(self.fn, site.stmt)
+        at = block.index(site.stmt)
+        if at == 0 or before or sync.flag or self.steps.get(("before", site.stmt, "")):
+            return None
+        found = self.forked_at.get(block[at - 1])
+        return found if found is not None and found[1] == sync.guard_text else None
+
     def _wrap(self, site: Site, relays: list[Step]) -> Wrap:
         sync = self.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
@@ -190,9 +203,15 @@ class _Lowering:
             before.append(Assign(name=sync.flag, value=sync.guard_text))
         events = self.events(site)
         enter: list[Step] = []
-        if self.forks[site.index]:
+        shared = self._same_point(site, sync, before)
+        if self.forks[site.index] and shared is None:
             before.append(Record(event=events.fork, when=guard))
             enter.append(Wait(event=events.fork, when=guard))
+            self.forked_at[site.stmt] = (events.fork, sync.guard_text, frozenset({site.tag}))
+        elif self.forks[site.index]:  # the same point: wait for that fork's record, once per stream
+            if site.tag not in shared[2]:
+                enter.append(Wait(event=shared[0], when=guard))
+            self.forked_at[site.stmt] = (shared[0], shared[1], shared[2] | {site.tag})
         enter += relays
         values = self._crossing(site)
         if values:

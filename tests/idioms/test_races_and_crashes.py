@@ -57,3 +57,36 @@ def test_idiom_is_race_free_and_exact(case: str) -> None:
     body, caller = CASES[case]
     code = check_idiom(_MODEL.replace("BODY", body).replace("CALLER", caller))
     assert "runtime.stream(" in code  # the call still runs on its stream
+
+
+FLIPPED_GUARD = '''
+import torch
+from torch import nn
+from npudsl import on_stream
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.multistream = True
+
+    @on_stream("side", when="self.multistream")
+    def branch(self, x):
+        self.multistream = False  # the body flips its own guard: fork and join must read one value
+        return x * 2
+
+    def forward(self, x):
+        y = x + 1
+        a = self.branch(y)
+        z = y * 5
+        return a + z
+
+
+def inputs():
+    return (torch.randn(4, 8),)
+'''
+
+
+def test_a_guard_the_body_flips_is_read_once_at_the_call() -> None:
+    code = check_idiom(FLIPPED_GUARD)
+    assert "branch_forked = self.multistream" in code and code.count("self.multistream") == 3  # init, body, call
