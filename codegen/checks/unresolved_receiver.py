@@ -2,7 +2,7 @@
 
 ``experts.gate_up_phase(x)`` where ``experts`` is a parameter or local with no annotation, and
 ``gate_up_phase`` is the name of exactly one automatic stream method of the run: the call may well be
-that method's, but nothing says so, so it is left to the callee, which joins before it returns (safe,
+that method's, but nothing says so, so it runs on its caller's stream, as written (safe,
 no overlap). Annotating the parameter (``experts: SharedMLP``) lets the caller join it later.
 """
 
@@ -46,7 +46,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 yield Finding(loc=positions.loc(call),
                               message=f"{func.value.id}.{func.attr}(...) may call the stream method "
                                       f"{methods[func.attr]}, but nothing says {func.value.id} is a {owner}: the "
-                                      "callee joins before it returns and overlaps nothing here",
+                                      "call runs on its caller's stream and overlaps nothing here",
                               hint=f"annotate the parameter ({func.value.id}: {owner}) so this call can join later")
 
 

@@ -4,7 +4,7 @@ A call is resolved when the run index knows its callee for sure: ``self.method(.
 class, ``self.sub(...)`` / ``self.sub.method(...)`` for a submodule assigned in ``__init__``,
 ``f(...)`` / ``mod.f(...)`` / ``Class.static(...)`` through the module's own definitions and imports,
 and ``Class(...)(x)``. Every other call of a stream function is unresolved: the callee then keeps
-its caller safe by itself (it joins before it returns), which only costs overlap.
+its caller safe as it is (it runs on its caller's stream), which only costs overlap.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite])
             continue
         if site.guard.unreadable:
             module.warn(call.call, "NPD508", f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
-                        "the callee joins before it returns, so this call overlaps nothing; pass the flag as a plain "
+                        "the call runs on its caller's stream, so it overlaps nothing; pass the flag as a plain "
                         "argument, or root the guard at self")
             continue
         if site.guard.module_root:

@@ -5,7 +5,7 @@ the same class, ``self.sub`` for a submodule); ``when="flag"`` rooted at a param
 bound to it (or its literal default): a constant decides at transform time, a name is read as it is,
 any other expression is bound to a fresh name first so it is evaluated once; ``when="config.X"``
 rooted at a global of the callee's module reads it through that module. What cannot be read the
-same way is *unreadable*: the call is then left to the callee, which joins before it returns.
+same way is *unreadable*: the call then runs on its caller's stream.
 """
 
 from __future__ import annotations

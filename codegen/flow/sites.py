@@ -1,7 +1,7 @@
 """The planned calls of one caller: for each, its callee, guard, arguments and the names its statement binds.
 
 A call is planned when a plain statement binds (or drops) its result and the caller can read the
-callee's guard; the others are left as they are (the callee then joins before it returns).
+callee's guard; the others are left as they are (they run on their caller's stream).
 """
 
 from __future__ import annotations
