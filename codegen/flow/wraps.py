@@ -102,7 +102,7 @@ class _Lowering:
                     joins.append((anchor, step))
         for anchor, join in joins:
             self.steps.setdefault(anchor, []).extend(self._join(join))
-        wraps = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites}
+        wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
         start = tuple(Assign(name=s.flag, value="False") for s, site in zip(self.syncs, self.sites)
                       if s.flag and _any_may(self.result, site.index))
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs)
@@ -132,9 +132,10 @@ class _Lowering:
         values: list[Value] = []
         hoisted = dict(self.syncs[site.index].hoisted)
         for argument in site.args:
+            root = _viewed(argument.node) if argument.slot in hoisted else None
             for name in argument_names(argument, self.receiver, hoisted):
                 key = (name, site.tag)
-                if name in own or self._kept_before(key, site.stmt) or self._held_past_join(site, name):
+                if name in own or self._kept_before(key, site.stmt) or self._held_past_join(site, root or name):
                     continue
                 self.kept[key] = site.stmt
                 whole = argument.bare or argument.slot in hoisted
@@ -182,6 +183,26 @@ class _Lowering:
             values = tuple(Value(name=n) for n in sorted(step.names))
             out.append(KeepAlive(stream=self.current, when=self._when(step.site, step.may), values=values))
         return out
+
+    def _folded(self, wraps: dict[ast.stmt, Wrap]) -> dict[ast.stmt, Wrap]:
+        """Consecutive calls on one stream share one ``with``: the inputs a later one keeps alive are kept with
+        the first one's (one guarded block), unless the first one's statement binds them."""
+        for stmt, wrap in list(wraps.items()):
+            block = _block_of(self.fn, stmt)
+            at = block.index(stmt)
+            first = block[at - 1] if at else None
+            keep = [s for s in wrap.enter if isinstance(s, KeepAlive)]
+            if first not in wraps or len(keep) != 1 or len(wrap.enter) != 1 or wraps[first].switch != wrap.switch \
+                    or self.steps.get(("before", stmt, "")) or self.steps.get(("after", first, "")) \
+                    or wraps[first].leave or {v.name for v in keep[0].values} & bound_names(first):
+                continue
+            earlier = wraps[first]
+            kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep[0].stream]
+            moved = attrs.evolve(kept[0], values=(*kept[0].values, *keep[0].values)) if kept else keep[0]
+            enter = tuple(moved if s is (kept[0] if kept else None) else s for s in earlier.enter)
+            wraps[first] = attrs.evolve(earlier, enter=enter if kept else (*earlier.enter, moved))
+            wraps[stmt] = attrs.evolve(wrap, enter=())
+        return wraps
 
     def _same_point(self, site: Site, sync: SiteSync,
                     before: list[Step]) -> tuple[EventRef, str | None, frozenset[str]] | None:
@@ -271,6 +292,13 @@ def _statements(node: ast.AST) -> Iterable[ast.stmt]:
     return (n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node)
 
 
+def _viewed(node: ast.expr) -> str | None:
+    """The name whose memory an index or slice chain of it shares (``x[:n]``, ``x[0].y``); None otherwise."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _block_of(fn: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
     for node in ast.walk(fn):
         for field in ("body", "orelse", "finalbody"):
@@ -286,14 +314,18 @@ def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
 
 
 def _read_later(fn: ast.AST, call: ast.stmt, join: ast.stmt, name: str) -> bool:
-    """``name`` is read by ``join`` or a statement after it, and nothing binds it after ``call`` before that read."""
-    simple = sorted((s for s in _statements(fn) if not isinstance(s, _COMPOUND)), key=lambda s: s.lineno)
-    for stmt in simple:
-        if stmt.lineno <= call.lineno:
-            continue
-        if stmt.lineno >= join.lineno and name in data_reads(stmt):
+    """``name`` is read at the join or by a statement after it that surely runs (same block, before any compound
+    statement or jump), and nothing binds it between the call and that read."""
+    between = [s for s in _statements(fn) if not isinstance(s, _COMPOUND) and call.lineno < s.lineno < join.lineno]
+    if any(name in bound_names(s) for s in between):
+        return False
+    block = _block_of(fn, join)
+    for stmt in block[block.index(join):]:
+        if isinstance(stmt, _COMPOUND):
+            return False
+        if name in data_reads(stmt):
             return True
-        if name in bound_names(stmt):
+        if name in bound_names(stmt) or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
             return False
     return False
 

@@ -21,6 +21,8 @@ from codegen.targets.base import Spelling
 
 __all__ = ["apply_caller_plan"]
 
+_EMPTY = cst.Module(body=[])
+
 _Block = cst.IndentedBlock | cst.SimpleStatementSuite
 
 
@@ -28,7 +30,7 @@ _Block = cst.IndentedBlock | cst.SimpleStatementSuite
 class _Placer:
     plan: CallerPlan
     spelling: Spelling
-    headers: dict[int, str] = attrs.Factory(dict)  # the ``with`` statements made for wraps: their item
+    headers: set[str] = attrs.Factory(set)  # the ``with`` items of the wraps made here
 
     def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[cst.BaseStatement]:
         return guarded_statements(self.spelling, self.plan.steps.get((kind, node, field), ()))
@@ -65,25 +67,28 @@ class _Placer:
         items = with_items_text(self.spelling, (wrap.switch,))
         if not items:
             return stmt
-        made = wrap_with(items, inner)[0]
-        self.headers[id(made)] = items[0]
-        return made.with_changes(leading_lines=stmt.leading_lines)
+        self.headers.add(items[0])
+        return wrap_with(items, inner)[0].with_changes(leading_lines=stmt.leading_lines)
 
     def merged(self, out: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
         """Consecutive wraps on the same stream, with nothing between them, share one ``with``."""
         merged: list[cst.BaseStatement] = []
         for stmt in out:
             last = merged[-1] if merged else None
-            header = self.headers.get(id(stmt))
-            if last is not None and header is not None and self.headers.get(id(last)) == header \
-                    and not stmt.leading_lines:
+            header = self._header(stmt)
+            if last is not None and header is not None and self._header(last) == header and not stmt.leading_lines:
                 body = [*last.body.body, *stmt.body.body]  # type: ignore[attr-defined]
-                joined = last.with_changes(body=last.body.with_changes(body=body))  # type: ignore[attr-defined]
-                self.headers[id(joined)] = header
-                merged[-1] = joined
+                merged[-1] = last.with_changes(body=last.body.with_changes(body=body))  # type: ignore[attr-defined]
             else:
                 merged.append(stmt)
         return merged
+
+    def _header(self, stmt: cst.BaseStatement) -> str | None:
+        """The item of a ``with`` made for a wrap (None for any other statement, the user's ``with`` too)."""
+        if not isinstance(stmt, cst.With) or len(stmt.items) != 1:
+            return None
+        text = _EMPTY.code_for_node(stmt.items[0].item)
+        return text if text in self.headers else None
 
     def line(self, line: cst.SimpleStatementLine, parts: list[ast.stmt]) -> list[cst.BaseStatement]:
         pieces = [(small, node, self.spelled("before", node), self.spelled("after", node))

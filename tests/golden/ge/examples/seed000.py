@@ -41,7 +41,6 @@ class Model(nn.Module):
         add_result = self.add(in1, in2)
         with torchair.scope.npu_stream_switch("1", 0):
             mm_result = self.matmul(in3, in4)
-        with torchair.scope.npu_stream_switch("1", 0):
             b = self.side_sum(in3, in4)
         mm1 = torch.mm(in3, in4)
         del b
