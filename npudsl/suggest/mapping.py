@@ -9,6 +9,7 @@ import libcst as cst
 from npudsl.suggest.apply import Edit, Wrap, wrappable
 from npudsl.suggest.dag import Unit
 from npudsl.suggest.plan import Move
+from npudsl.suggest.split import fresh_name
 from npudsl.suggest.units import Site, SourceDefs, attribute_of
 
 __all__ = ["edits", "mappable"]
@@ -35,14 +36,6 @@ def mappable(units: list[Unit], module: cst.Module) -> list[Unit]:
     return out
 
 
-def _wrapper_name(attribute: str, taken: set[str]) -> str:
-    name = f"_{attribute}"
-    while name in taken:
-        name += "_"
-    taken.add(name)
-    return name
-
-
 def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
     """Where each move's decorator goes (see :mod:`npudsl.suggest.apply`)."""
     sites = _sites_of(units)
@@ -57,6 +50,6 @@ def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
         for move in mine:
             attribute = attribute_of(move.site, move.units[0].instance.module)
             assert attribute is not None
-            wraps.append(Wrap(site=move.site, attribute=attribute, name=_wrapper_name(attribute, taken),
+            wraps.append(Wrap(site=move.site, attribute=attribute, name=fresh_name(f"_{attribute}", taken),
                               stream=move.stream))
     return Edit(decorate=decorate, wraps=tuple(wraps), hoists=tuple(m.hoist for m in moves if m.hoist))
