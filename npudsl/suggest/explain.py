@@ -34,13 +34,21 @@ def _not_movable(units: tuple[Unit, ...]) -> str | None:
     return problems[0] if problems else None
 
 
+def _best(search: Search, site: Site, units: tuple[Unit, ...], streams: int) -> float:
+    return max((t.gain for t in search.tries(site, units, streams, search.makespan())), default=0.0)
+
+
 def _too_small(search: Search, site: Site, units: tuple[Unit, ...], streams: int) -> str:
-    tries = search.tries(site, units, streams, search.makespan())
-    syncs = 2 * len(units)
-    best = max((t.gain for t in tries), default=0.0)
+    syncs, best = 2 * len(units), _best(search, site, units, streams)
+    if best <= syncs * search.sync_cost and len({m.stream for m in search.moves}) >= streams:
+        more = _best(search, site, units, streams + 1)
+        if more > syncs * search.sync_cost:
+            return (f"no side stream left: the {streams} allowed are in use (with --streams {streams + 1} it "
+                    f"would save {more:.4g} us)")
     if best <= 1e-9:
-        return ("nothing can run beside it: what follows the call reads its result (a data dependency), and no "
-                "statement above it may be passed (a data dependency, or an effect the move would reorder)")
+        return ("moving it gains nothing: what follows the call reads its result (a data dependency), no statement "
+                "above it may be passed (a data dependency, or an effect the move would reorder), or what could "
+                "run beside it already does")
     return (f"too small for its syncs: at best it saves {best:.4g} us, its {syncs} syncs cost "
             f"{syncs * search.sync_cost:.4g} us")
 
