@@ -6,7 +6,7 @@ from __future__ import annotations
 import attrs
 import libcst as cst
 
-from npudsl.suggest.apply import Edit, Wrap, wrappable
+from npudsl.suggest.apply import Edit, Wrap, self_calls, wrappable
 from npudsl.suggest.dag import Unit
 from npudsl.suggest.plan import Move
 from npudsl.suggest.split import fresh_name
@@ -25,12 +25,15 @@ def _sites_of(units: list[Unit]) -> dict[str, set[Site]]:
 def mappable(units: list[Unit], module: cst.Module) -> list[Unit]:
     """``units``, with those whose site cannot be written as a decorator marked unmovable."""
     sites = _sites_of(units)
-    out = []
+    out, calls = [], None
     for unit in units:
         site = unit.instance.site
         attribute = attribute_of(site, unit.instance.module)
-        alone = len(sites[site.callee]) == 1
-        if not alone and (attribute is None or not wrappable(module, site, attribute)):
+        if len(sites[site.callee]) == 1:
+            out.append(unit)
+            continue
+        calls = self_calls(module) if calls is None else calls
+        if attribute is None or not wrappable(calls, site, attribute):
             unit = attrs.evolve(unit, problem="its call is not `self.<name>(...)`, which a wrapper could take over")
         out.append(unit)
     return out

@@ -25,9 +25,10 @@ __all__ = ["capture_graph", "load_example", "pick_model", "resolve_inputs", "sin
 
 
 def load_example(path: str, *, source: str | None = None) -> types.ModuleType:
-    """Import ``path`` as a module of its own name (registered, so it can be transformed in-process); with
-    ``source``, that text stands for the file's (tracebacks and dynamo's stack traces name ``path``)."""
-    name = os.path.splitext(os.path.basename(path))[0]
+    """Import ``path`` as a module of its own name (registered, so it can be transformed in-process); a file
+    of an importable package (an installed ``modeling_*.py``) under its dotted name, so its relative imports
+    work. With ``source``, that text stands for the file's (tracebacks and dynamo's stack traces name ``path``)."""
+    name = _package_name(path) or os.path.splitext(os.path.basename(path))[0]
     existing = sys.modules.get(name)
     if existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") != os.path.abspath(path):
         name = f"npudsl_timeline_{name}"
@@ -46,6 +47,17 @@ def load_example(path: str, *, source: str | None = None) -> types.ModuleType:
         sys.modules.pop(name, None)
         raise
     return module
+
+
+def _package_name(path: str) -> str | None:
+    """``package.module`` when ``path`` is that module of an importable package (its folders hold
+    ``__init__.py`` up to a folder on ``sys.path``), else None."""
+    folder, parts = os.path.dirname(os.path.abspath(path)), [os.path.splitext(os.path.basename(path))[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    roots = {os.path.abspath(p or os.curdir) for p in sys.path}
+    return ".".join(parts) if len(parts) > 1 and folder in roots else None
 
 
 def _execute(spec: Any, module: types.ModuleType, path: str, source: str | None) -> None:
