@@ -10,6 +10,7 @@ needs arguments, is one positioned line with a hint (:mod:`npudsl.timeline.user_
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -39,11 +40,17 @@ def _named(module: types.ModuleType, spec: str, flag: str) -> tuple[Any, str, st
         if not os.path.isfile(where):
             raise NpudslError(f"{flag} {spec}: no such file {where}")
         return getattr(load_example(where), name, None), where, name
-    try:
-        other = run_user(where, f"importing {where}", f"check {flag} {spec}", lambda: importlib.import_module(where))
-    except NpudslError as error:
-        raise NpudslError(f"{flag} {spec}: cannot import {where}: {error}") from None
+    other = run_user(where, f"importing {where}", f"check {flag} {spec}", lambda: _import(where, f"{flag} {spec}"))
     return getattr(other, name, None), str(getattr(other, "__file__", where)), name
+
+
+def _import(dotted: str, option: str) -> types.ModuleType:
+    try:
+        return importlib.import_module(dotted)
+    except ModuleNotFoundError as exc:
+        if exc.name and dotted.startswith(exc.name):  # the module itself is missing, not one it imports
+            raise NpudslError(f"{option}: cannot import {dotted}: {exc}") from None
+        raise
 
 
 def resolve_inputs(module: types.ModuleType, path: str, spec: str | None) -> Callable[[], tuple[Any, ...]]:
@@ -56,14 +63,18 @@ def resolve_inputs(module: types.ModuleType, path: str, spec: str | None) -> Cal
     return lambda: tuple(run_user(where, f"making the inputs ({name}())", hint, found))
 
 
-def _needs(cls: type) -> list[str]:
-    params = list(inspect.signature(cls).parameters.values())
+def _needs(called: Any) -> list[str]:
+    """The parameters ``called()`` leaves without a value (none known: none)."""
+    try:
+        params = list(inspect.signature(called).parameters.values())
+    except (TypeError, ValueError):
+        return []
     return [p.name for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
-def _line(cls: type) -> int:
+def _line(defined: Any) -> int:
     try:
-        return inspect.getsourcelines(cls)[1]
+        return inspect.getsourcelines(defined)[1]
     except (OSError, TypeError):
         return 1
 
@@ -86,9 +97,11 @@ def pick_model(module: types.ModuleType, spec: str | None = None) -> torch.nn.Mo
     name = name or found.__name__
     if not callable(found):
         raise NpudslError(f"{position(where, 1)}: no class or function {name} for --model {spec}; {_MAKE}")
-    if isinstance(found, type) and _needs(found):
-        where = inspect.getsourcefile(found) or where
-        raise NpudslError(f"{position(where, _line(found))}: class {name} needs arguments "
+    if _needs(found):
+        with contextlib.suppress(TypeError):
+            where = inspect.getsourcefile(found) or where
+        kind = "class" if isinstance(found, type) else "function"
+        raise NpudslError(f"{position(where, _line(found))}: {kind} {name} needs arguments "
                           f"({', '.join(_needs(found))}); {_MAKE}")
     model = run_user(where, f"building the model ({name}())", "the model must build on the CPU", found)
     if not isinstance(model, torch.nn.Module):

@@ -127,3 +127,13 @@ def test_a_model_function_that_returns_no_module_says_so(block: Path, capsys) ->
     (block.parent / "make.py").write_text(MAKE + "\n\ndef not_a_model():\n    return 3\n")
     assert main(["suggest", str(block), "--model", "make:not_a_model", "--inputs", "make:example_inputs"]) == 1
     assert capsys.readouterr().err.startswith(f"{block.parent / 'make.py'}:13:1: not_a_model() returned a int, ")
+
+
+def test_a_model_function_that_needs_arguments_and_a_module_that_is_missing(block: Path, capsys) -> None:
+    (block.parent / "make.py").write_text(MAKE + "\n\ndef needs(hidden):\n    return Block(Config(hidden))\n")
+    assert main(["suggest", str(block), "--model", "make:needs", "--inputs", "make:example_inputs"]) == 1
+    assert capsys.readouterr().err.startswith(f"{block.parent / 'make.py'}:13:1: function needs needs arguments "
+                                              "(hidden); pass --model FILE.py:make_model")
+    assert main(["suggest", str(block), "--model", "nowhere_at_all:make", "--inputs", "make:example_inputs"]) == 1
+    assert capsys.readouterr().err == ("--model nowhere_at_all:make: cannot import nowhere_at_all: No module named "
+                                       "'nowhere_at_all'\n")
