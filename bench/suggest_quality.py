@@ -69,6 +69,7 @@ def _timed(path: Path, repeat: int) -> float:
 # The floor: a new process that imports the file (torch with it) and captures its Model once, no npudsl.
 _FLOOR = """import importlib.util, sys, torch
 spec = importlib.util.spec_from_file_location("floor", sys.argv[1]); m = importlib.util.module_from_spec(spec)
+sys.modules["floor"] = m
 spec.loader.exec_module(m)
 with torch.no_grad():
     torch.compile(m.Model(), backend=lambda gm, ex: gm.forward, fullgraph=True)(*m.example_inputs())
