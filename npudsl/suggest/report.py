@@ -77,4 +77,5 @@ def explanation(suggestion: Suggestion) -> str:
         calls = f"{found.calls} call{'s' * (found.calls != 1)}"
         lines.append(f"  {'moved' if found.moved else 'kept '} {found.site.callee} (line "
                      f"{suggestion.line(found.site.line)} of {found.site.caller}, {calls}): {found.why}")
+    lines += [f"  stopped {why}" for why in suggestion.declined]  # a move up declined for an effect or a write
     return "\n".join(lines) + "\n"
