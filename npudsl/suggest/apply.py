@@ -24,7 +24,7 @@ from npudsl.suggest.blocks import Scoped
 from npudsl.suggest.hoist import Hoist
 from npudsl.suggest.units import Site
 
-__all__ = ["Edit", "Wrap", "apply_edits", "wrappable"]
+__all__ = ["Edit", "Wrap", "apply_edits", "self_calls", "wrappable"]
 
 _NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl"), relative=[])
 
@@ -99,9 +99,16 @@ def _calls(wrapper: MetadataWrapper) -> dict[tuple[str, int, str], list[cst.Call
     return visitor.found
 
 
-def wrappable(module: cst.Module, site: Site, attribute: str) -> bool:
-    """Whether ``site`` is one call ``self.<attribute>(...)`` whose arguments a wrapper can mirror."""
-    found = _calls(MetadataWrapper(module, unsafe_skip_copy=True)).get((site.caller, site.line, attribute), [])
+def self_calls(module: cst.Module) -> dict[tuple[str, int, str], list[cst.Call]]:
+    """The calls ``self.<attribute>(...)`` of ``module``, by (method, line, attribute): what :func:`wrappable`
+    asks (read once per file: a modeling file has thousands of lines)."""
+    return _calls(MetadataWrapper(module, unsafe_skip_copy=True))
+
+
+def wrappable(calls: dict[tuple[str, int, str], list[cst.Call]], site: Site, attribute: str) -> bool:
+    """Whether ``site`` is one call ``self.<attribute>(...)`` (in :func:`self_calls`) whose arguments a wrapper
+    can mirror."""
+    found = calls.get((site.caller, site.line, attribute), [])
     return len(found) == 1 and _parameters(found[0]) is not None
 
 

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from npudsl.cli_args import EXIT_OK, UsageError, command_parser, existing_paths, positive_int
+from npudsl.cli_args import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, command_parser, existing_paths, positive_int
 
 __all__ = ["build_parser", "run_suggest"]
 
@@ -18,7 +18,8 @@ _EXAMPLES = """  npudsl suggest model.py                       what could overla
   npudsl suggest model.py --diff | git apply    the decorators, as a patch
   npudsl suggest model.py --in-place            write them into model.py
   npudsl suggest model.py --streams 2 -o s.svg  up to two side streams, with the predicted picture
-  npudsl suggest model.py --model Decoder --inputs make_inputs --sync-cost 2"""
+  npudsl suggest model.py --model Decoder --inputs make_inputs --sync-cost 2
+  npudsl suggest modeling_qwen2_moe.py --model make.py:make_model --inputs make.py:example_inputs --explain"""
 
 _SUFFIXES = (".svg", ".json")
 
@@ -40,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         "whose predicted saving beats the synchronization they need. Prints a report, a unified diff (--diff) or "
         "writes the file (--in-place); nothing worth proposing: no diff, exit 0."))
     parser.add_argument("file", metavar="FILE", help="a Python file defining the model")
-    parser.add_argument("--model", metavar="NAME", help="the model class (default: Model, else the last nn.Module "
-                        "class whose constructor needs no arguments); e.g. --model MoEDecoder")
+    parser.add_argument("--model", metavar="NAME", help="the model class, or a function that returns the model: a "
+                        "name in FILE, FILE.py:NAME or package.module:NAME (default: Model, else the last nn.Module "
+                        "class whose constructor needs no arguments); e.g. --model make.py:make_model")
     parser.add_argument("--inputs", metavar="FUNC", help="the function returning the inputs: a name in FILE, "
                         "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs")
     parser.add_argument("--streams", type=positive_int, default=1, metavar="N",
@@ -56,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "save more than its syncs cost (default: 0.001); e.g. --sync-cost 2")
     parser.add_argument("--measured", action="store_true", help="time each op eagerly on this CPU instead of the "
                         "cost model")
+    parser.add_argument("--explain", action="store_true", help="also list, on stderr, every call site considered "
+                        "and why it was or was not moved")
     return parser
 
 
@@ -89,11 +93,18 @@ def run_suggest(args: argparse.Namespace) -> int:
     _validate(args)
     from npudsl.diffs import unified_diff
     from npudsl.suggest.plan import SYNC_COST
-    from npudsl.suggest.report import report, summary
+    from npudsl.errors import NpudslError
+    from npudsl.suggest.report import explanation, report, summary
     from npudsl.suggest.run import suggest
 
-    found = suggest(args.file, model=args.model, inputs=args.inputs, streams=args.streams, measured=args.measured,
-                    sync_cost=SYNC_COST if args.sync_cost is None else args.sync_cost)
+    try:
+        found = suggest(args.file, model=args.model, inputs=args.inputs, streams=args.streams,
+                        measured=args.measured, sync_cost=SYNC_COST if args.sync_cost is None else args.sync_cost)
+    except NpudslError as error:
+        print(error, file=sys.stderr)  # path:line:col: message (the user's file), else what went wrong
+        return EXIT_DIAGNOSTICS
+    if args.explain:
+        sys.stderr.write(explanation(found))
     if args.output:
         _picture(found, args.output)
     if args.diff:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import attrs
 import libcst as cst
 
-from npudsl.suggest.apply import Edit, Wrap, wrappable
+from npudsl.suggest.apply import Edit, Wrap, self_calls, wrappable
 from npudsl.suggest.dag import Unit
 from npudsl.suggest.plan import Move
+from npudsl.suggest.split import fresh_name
 from npudsl.suggest.units import Site, SourceDefs, attribute_of
 
 __all__ = ["edits", "mappable"]
@@ -24,23 +25,18 @@ def _sites_of(units: list[Unit]) -> dict[str, set[Site]]:
 def mappable(units: list[Unit], module: cst.Module) -> list[Unit]:
     """``units``, with those whose site cannot be written as a decorator marked unmovable."""
     sites = _sites_of(units)
-    out = []
+    out, calls = [], None
     for unit in units:
         site = unit.instance.site
         attribute = attribute_of(site, unit.instance.module)
-        alone = len(sites[site.callee]) == 1
-        if not alone and (attribute is None or not wrappable(module, site, attribute)):
+        if len(sites[site.callee]) == 1:
+            out.append(unit)
+            continue
+        calls = self_calls(module) if calls is None else calls
+        if attribute is None or not wrappable(calls, site, attribute):
             unit = attrs.evolve(unit, problem="its call is not `self.<name>(...)`, which a wrapper could take over")
         out.append(unit)
     return out
-
-
-def _wrapper_name(attribute: str, taken: set[str]) -> str:
-    name = f"_{attribute}"
-    while name in taken:
-        name += "_"
-    taken.add(name)
-    return name
 
 
 def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
@@ -57,6 +53,6 @@ def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
         for move in mine:
             attribute = attribute_of(move.site, move.units[0].instance.module)
             assert attribute is not None
-            wraps.append(Wrap(site=move.site, attribute=attribute, name=_wrapper_name(attribute, taken),
+            wraps.append(Wrap(site=move.site, attribute=attribute, name=fresh_name(f"_{attribute}", taken),
                               stream=move.stream))
     return Edit(decorate=decorate, wraps=tuple(wraps), hoists=tuple(m.hoist for m in moves if m.hoist))

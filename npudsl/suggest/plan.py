@@ -29,7 +29,7 @@ from npudsl.suggest.simulate import predict
 from npudsl.suggest.units import Site, attribute_of
 from npudsl.timeline.simulate import Schedule
 
-__all__ = ["SYNC_COST", "Move", "Plan", "choose", "stream_name"]
+__all__ = ["SYNC_COST", "Move", "Plan", "Search", "choose", "sites_of", "stream_name"]
 
 SYNC_COST = 0.001  # microseconds per event record + wait pair end, see docs/suggest.md ("The cost model")
 _TIE = 1e-9  # microseconds: a statement moves only for a real gain, not for rounding
@@ -50,6 +50,8 @@ class Plan:
     schedule: Schedule  # predicted, with the moves
     before: Schedule  # everything on the main stream
     sync_cost: float
+    search: Search | None = attrs.field(default=None, eq=False, repr=False)  # its final state, for --explain
+    streams: int = 1
 
     @property
     def syncs(self) -> int:
@@ -64,7 +66,7 @@ def stream_name(site: Site, module: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in site.callee.split(".")[0]).lstrip("_")
 
 
-def _sites(units: list[Unit]) -> dict[Site, tuple[Unit, ...]]:
+def sites_of(units: list[Unit]) -> dict[Site, tuple[Unit, ...]]:
     by_site: dict[Site, list[Unit]] = {}
     for unit in units:
         by_site.setdefault(unit.instance.site, []).append(unit)
@@ -86,7 +88,9 @@ _Try = tuple[Site, str, tuple[Unit, ...], "Hoist | None"]
 
 
 @attrs.define
-class _Search:
+class Search:
+    """The greedy search's state: the moves chosen so far, and what another move would gain."""
+
     nodes: list[torch.fx.Node]
     cost: Callable[[torch.fx.Node], float]
     sync_cost: float
@@ -97,20 +101,33 @@ class _Search:
         tried = [(m.site, m.stream, m.units, m.hoist) for m in self.moves] + ([extra] if extra else [])
         return predict(self.nodes, self.cost, *_placement(tried)).makespan
 
+    def blocked(self, units: tuple[Unit, ...]) -> str | None:
+        """Why no call of ``units`` may join the moves chosen so far (None: it may)."""
+        for m in self.moves:
+            if _overlaps(units, m.units):
+                return f"it is inside, or holds, {m.site.callee}, already on stream {m.stream!r} (streams do not nest)"
+            if _reads(units, m.units, self.nodes) or _reads(m.units, units, self.nodes):
+                return f"it and {m.site.callee} (on stream {m.stream!r}) read one another's results"
+        return None
+
+    def tries(self, site: Site, units: tuple[Unit, ...], streams: int, now: float) -> list[Move]:
+        """Every way to move ``site``: each stream in use and a new one, each place its statement may move up to."""
+        used = list(dict.fromkeys(m.stream for m in self.moves))
+        fresh = stream_name(site, units[0].instance.module)
+        return [Move(site=site, stream=stream, units=units, hoist=hoist,
+                     gain=now - self.makespan((site, stream, units, hoist)))
+                for stream in used + ([_unique(fresh, used)] if len(used) < streams else [])
+                for hoist in (None, *self.hoists.get(site, ()))]  # nearest first: the smallest change wins ties
+
     def best(self, sites: dict[Site, tuple[Unit, ...]], streams: int) -> Move | None:
         now, found = self.makespan(), None
-        used = list(dict.fromkeys(m.stream for m in self.moves))
         for site, units in sites.items():
-            if any(_overlaps(units, m.units) or _reads(units, m.units, self.nodes) or _reads(m.units, units, self.nodes)
-                   for m in self.moves):
+            if self.blocked(units) is not None:
                 continue
-            fresh = stream_name(site, units[0].instance.module)
-            for stream in used + ([_unique(fresh, used)] if len(used) < streams else []):
-                for hoist in (None, *self.hoists.get(site, ())):  # nearest first: the smallest change wins ties
-                    gain = now - self.makespan((site, stream, units, hoist))
-                    margin = _TIE if hoist else 0.0
-                    if gain > 2 * len(units) * self.sync_cost and (found is None or gain > found.gain + margin):
-                        found = Move(site=site, stream=stream, units=units, gain=gain, hoist=hoist)
+            for move in self.tries(site, units, streams, now):
+                margin = _TIE if move.hoist else 0.0
+                if move.gain > 2 * len(units) * self.sync_cost and (found is None or move.gain > found.gain + margin):
+                    found = move
         return found
 
 
@@ -133,13 +150,13 @@ def choose(units: list[Unit], nodes: list[torch.fx.Node], cost: Callable[[torch.
            hoists: Callable[[dict[Site, tuple[Unit, ...]]], dict[Site, tuple[Hoist, ...]]] | None = None) -> Plan:
     """The moves worth their syncs, best first, and the predicted timeline with them; ``hoists`` gives, for the
     movable sites, the places each statement may move up to (see :func:`npudsl.suggest.hoist.options`)."""
-    sites = _sites(units)
-    search = _Search(nodes=nodes, cost=cost, sync_cost=sync_cost, hoists=hoists(sites) if hoists else {})
+    sites = sites_of(units)
+    search = Search(nodes=nodes, cost=cost, sync_cost=sync_cost, hoists=hoists(sites) if hoists else {})
     while (move := search.best(sites, streams)) is not None:
         search.moves.append(move)
     tried = [(m.site, m.stream, m.units, m.hoist) for m in search.moves]
     return Plan(moves=tuple(search.moves), schedule=predict(nodes, cost, *_placement(tried, _label)),
-                before=predict(nodes, cost, {}), sync_cost=sync_cost)
+                before=predict(nodes, cost, {}), sync_cost=sync_cost, search=search, streams=streams)
 
 
 def _label(site: Site, stream: str) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from npudsl.suggest.dag import Unit
+from npudsl.suggest.explain import candidates
 from npudsl.suggest.plan import Move
 from npudsl.suggest.run import Suggestion
 
-__all__ = ["report", "summary"]
+__all__ = ["explanation", "report", "summary"]
 
 
 def _beside(move: Move, units: tuple[Unit, ...]) -> str:
@@ -27,16 +30,17 @@ def _where(move: Move, suggestion: Suggestion) -> str:
         return f'@on_stream("{move.stream}") on {move.site.callee}'
     wrap = next(w for w in suggestion.edit.wraps if w.site == move.site)
     return f'@on_stream("{move.stream}") on a new method {move.site.caller.split(".")[0]}.{wrap.name}, which ' \
-           f"line {move.site.line} now calls instead of self.{wrap.attribute}"
+           f"line {suggestion.line(move.site.line)} now calls instead of self.{wrap.attribute}"
 
 
-def _moved(move: Move) -> list[str]:
+def _moved(move: Move, line: Callable[[int], int]) -> list[str]:
     hoist = move.hoist
     if hoist is None:
         return []
-    where = f"after line {hoist.after}" if hoist.after is not None else f"the top of its block (line {hoist.before})"
+    where = (f"after line {line(hoist.after)}" if hoist.after is not None
+             else f"the top of its block (line {line(hoist.before)})")
     first, *more = hoist.code.splitlines()
-    return [f"    moved up from line {hoist.line} to {where}: {first}{' ...' * bool(more)}"]
+    return [f"    moved up from line {line(hoist.line)} to {where}: {first}{' ...' * bool(more)}"]
 
 
 def summary(suggestion: Suggestion) -> str:
@@ -57,10 +61,21 @@ def report(suggestion: Suggestion) -> str:
              f"  per-sync cost {plan.sync_cost:g} us (a fork and a join per call moved)"]
     for move in plan.moves:
         calls = len(move.units)
-        lines += [f"  {move.site.callee} (called at line {move.site.line} of {move.site.caller}, "
+        lines += [f"  {move.site.callee} (called at line {suggestion.line(move.site.line)} of {move.site.caller}, "
                   f'{calls} call{"s" * (calls != 1)}) on stream "{move.stream}"',
                   f"    beside: {_beside(move, suggestion.units)}",
                   f"    saves {move.gain:.4g} us for {2 * calls} syncs ({2 * calls * plan.sync_cost:.4g} us)",
-                  f"    {_where(move, suggestion)}"] + _moved(move)
+                  f"    {_where(move, suggestion)}"] + _moved(move, suggestion.line)
     lines.append(summary(suggestion).split(": ", 1)[1])
+    return "\n".join(lines) + "\n"
+
+
+def explanation(suggestion: Suggestion) -> str:
+    """``--explain``: every call site considered, moved or not, and why."""
+    lines = [f"{suggestion.path}: the call sites considered in {suggestion.model}"]
+    for found in candidates(suggestion.plan, suggestion.units):
+        calls = f"{found.calls} call{'s' * (found.calls != 1)}"
+        lines.append(f"  {'moved' if found.moved else 'kept '} {found.site.callee} (line "
+                     f"{suggestion.line(found.site.line)} of {found.site.caller}, {calls}): {found.why}")
+    lines += [f"  stopped {why}" for why in suggestion.declined]  # a move up declined for an effect or a write
     return "\n".join(lines) + "\n"

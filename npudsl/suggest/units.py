@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sysconfig
 from collections.abc import Iterator
 
 import attrs
@@ -29,6 +30,10 @@ __all__ = ["Instance", "Site", "SourceDefs", "attribute_of", "call_units", "comp
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\w+)')
 _COMPUTE = ("call_function", "call_method", "call_module")
 _TORCH = os.path.dirname(os.path.abspath(torch.fx.__file__)).rsplit(os.sep, 1)[0] + os.sep
+# Installed packages (transformers' decorators, GradientCheckpointingLayer.__call__, ACT2FN...) are read like
+# torch: dynamo traced them into the graph, which shows their ops; see docs/suggest.md ("Library frames").
+_LIBRARIES = tuple(dict.fromkeys([_TORCH, *(os.path.abspath(sysconfig.get_paths()[key]) + os.sep
+                                            for key in ("purelib", "platlib"))]))
 
 
 @attrs.frozen(kw_only=True)
@@ -95,12 +100,12 @@ def frames_of(node: torch.fx.Node, defs: SourceDefs) -> list[tuple[int, str]]:
 
 
 def traced_methods(node: torch.fx.Node, defs: SourceDefs) -> list[str] | None:
-    """The methods of the model's file ``node`` was traced through, outermost first (torch's own frames skipped);
-    None if another frame is not one."""
+    """The methods of the model's file ``node`` was traced through, outermost first (the frames of torch and of
+    installed packages skipped); None if another frame is not one."""
     methods = []
     for match in _FRAME.finditer(node.meta.get("stack_trace") or ""):
         path = os.path.abspath(match["file"])
-        if path.startswith(_TORCH):
+        if path != defs.path and path.startswith(_LIBRARIES):
             continue
         method = defs.method_at(int(match["line"])) if path == defs.path else None
         if method is None or not method.endswith("." + match["function"]):

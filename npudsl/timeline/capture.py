@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import inspect
+import linecache
 import os
 import re
 import socket
@@ -18,13 +18,17 @@ import torch._dynamo
 import torch.fx
 
 from npudsl.errors import NpudslError
+from npudsl.timeline.pick import pick_model, resolve_inputs
+from npudsl.timeline.user_code import run_user
 
 __all__ = ["capture_graph", "load_example", "pick_model", "resolve_inputs", "single_process_group"]
 
 
-def load_example(path: str) -> types.ModuleType:
-    """Import ``path`` as a module of its own name (registered, so it can be transformed in-process)."""
-    name = os.path.splitext(os.path.basename(path))[0]
+def load_example(path: str, *, source: str | None = None) -> types.ModuleType:
+    """Import ``path`` as a module of its own name (registered, so it can be transformed in-process); a file
+    of an importable package (an installed ``modeling_*.py``) under its dotted name, so its relative imports
+    work. With ``source``, that text stands for the file's (tracebacks and dynamo's stack traces name ``path``)."""
+    name = _package_name(path) or os.path.splitext(os.path.basename(path))[0]
     existing = sys.modules.get(name)
     if existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") != os.path.abspath(path):
         name = f"npudsl_timeline_{name}"
@@ -33,52 +37,34 @@ def load_example(path: str) -> types.ModuleType:
         raise NpudslError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    linecache.cache.pop(path, None)
+    if source is not None:
+        linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
+    hint = "the file must import on its own (python FILE.py)"
+    try:
+        run_user(path, f"importing {path}", hint, lambda: _execute(spec, module, path, source))
+    except NpudslError:
+        sys.modules.pop(name, None)
+        raise
     return module
 
 
-def _function_in(module: types.ModuleType, name: str, where: str) -> Any:
-    found = getattr(module, name, None)
-    if not callable(found):
-        raise NpudslError(f"{where}: defines no function {name}(); the picture needs inputs to capture a graph "
-                          "(pass --inputs FUNC, FILE.py:FUNC or package.module:FUNC)")
-    return found
+def _package_name(path: str) -> str | None:
+    """``package.module`` when ``path`` is that module of an importable package (its folders hold
+    ``__init__.py`` up to a folder on ``sys.path``), else None."""
+    folder, parts = os.path.dirname(os.path.abspath(path)), [os.path.splitext(os.path.basename(path))[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    roots = {os.path.abspath(p or os.curdir) for p in sys.path}
+    return ".".join(parts) if len(parts) > 1 and folder in roots else None
 
 
-def resolve_inputs(module: types.ModuleType, path: str, spec: str | None) -> Any:
-    """The function that makes the inputs: ``NAME`` in ``module``, ``FILE.py:NAME`` or ``package.module:NAME``."""
-    if spec is None or ":" not in spec:
-        return _function_in(module, spec or "example_inputs", path)
-    where, name = spec.rsplit(":", 1)
-    if where.endswith(".py"):
-        if not os.path.isfile(where):
-            raise NpudslError(f"--inputs {spec}: no such file {where}")
-        return _function_in(load_example(where), name, where)
-    try:
-        other = importlib.import_module(where)
-    except ImportError as exc:
-        raise NpudslError(f"--inputs {spec}: cannot import {where}: {exc}") from None
-    return _function_in(other, name, where)
-
-
-def _no_arguments(cls: type) -> bool:
-    params = list(inspect.signature(cls).parameters.values())
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
-
-
-def pick_model(module: types.ModuleType, name: str | None = None) -> torch.nn.Module:
-    """``name``'s instance, or by default the last ``nn.Module`` class of the file built without arguments."""
-    classes = [c for c in vars(module).values()
-               if isinstance(c, type) and issubclass(c, torch.nn.Module) and c.__module__ == module.__name__]
-    if name is not None:
-        chosen = [c for c in classes if c.__name__ == name]
+def _execute(spec: Any, module: types.ModuleType, path: str, source: str | None) -> None:
+    if source is None:
+        spec.loader.exec_module(module)
     else:
-        ordered = sorted(classes, key=lambda c: inspect.getsourcelines(c)[1])
-        chosen = [c for c in ordered if _no_arguments(c)][-1:]
-    if not chosen:
-        wanted = f"class {name}" if name else "an nn.Module class whose constructor needs no arguments"
-        raise NpudslError(f"{module.__file__}: no {wanted}; pass --model NAME")
-    return chosen[0]()
+        exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the user's own model file
 
 
 def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...], *, path: str = "<model>"
@@ -110,8 +96,10 @@ def _uncaptured(path: str, model: str, message: str) -> str:
     """Where and why dynamo stopped: ``path:line: ... (reason: the line's code)``."""
     where = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', message)
     at, code = (f"{where[-1][0]}:{where[-1][1]}", f": {where[-1][2].strip()}") if where else (path, "")
+    from npudsl.graph_breaks import WHOLE
+
     return (f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
-            "npudsl pictures and plans the whole graph")
+            f"npudsl pictures and plans the whole graph: {WHOLE}")
 
 
 @contextlib.contextmanager

@@ -46,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("-o", "--output", metavar="OUT", help="write OUT.svg (a picture) or OUT.json (a Chrome Trace "
                        "Event file); one FILE only; e.g. -o moe.svg (default: the SVG on standard output)")
     where.add_argument("-d", "--directory", metavar="DIR", help="write DIR/<file>.svg for every FILE; e.g. -d out/")
-    parser.add_argument("--model", metavar="NAME", help="the model class (default: the last nn.Module class of the "
-                        "file whose constructor needs no arguments); e.g. --model MoEDecoder")
+    parser.add_argument("--model", metavar="NAME", help="the model class, or a function that returns the model: a "
+                        "name in FILE, FILE.py:NAME or package.module:NAME (default: the last nn.Module class of the "
+                        "file whose constructor needs no arguments); e.g. --model make.py:make_model")
     parser.add_argument("--inputs", metavar="FUNC", help="the function returning the inputs: a name in FILE, "
                         "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs")
     parser.add_argument("--measured", action="store_true", help="time each op eagerly on this CPU instead of the "
@@ -117,7 +118,7 @@ def run_schedule(args: argparse.Namespace) -> int:
         except UsageError:
             raise
         except NpudslError as error:
-            print(f"npudsl schedule: {error}", file=sys.stderr)
+            print(error, file=sys.stderr)  # path:line:col: message (the user's file), else what went wrong
             failed += 1
     return EXIT_DIAGNOSTICS if failed else EXIT_OK
 

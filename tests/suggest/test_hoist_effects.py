@@ -61,3 +61,12 @@ def test_a_harmless_statement_is_passed(tmp_path: Path) -> None:
     path.write_text(MODEL.format(read="y", line="z = x * 2"))
     suggestion = suggest(str(path), sync_cost=0.0)
     assert [m.hoist.before for m in suggestion.plan.moves if m.hoist] == [24]
+
+
+def test_explain_says_why_a_move_up_was_declined(tmp_path: Path) -> None:
+    from npudsl.suggest.report import explanation
+
+    path = tmp_path / "model.py"
+    path.write_text(MODEL.format(read="y", line="torch.set_default_dtype(torch.float32)"))
+    text = explanation(suggest(str(path), sync_cost=0.0))
+    assert "  stopped " in text and "global torch state" in text
