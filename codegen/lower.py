@@ -134,6 +134,7 @@ def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
     contexts: list[Context] = []
     if fn.core_limit is not None:
         limit = fn.core_limit
-        contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(limit.when))))
+        guard = limit.when or (fn.stream.when if fn.stream is not None else None)  # off with the stream's guard
+        contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(guard))))
     return tuple(contexts)
 

@@ -22,7 +22,7 @@ _LEADING = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*")
 Key = tuple[int, tuple[bool, str]]
 
 
-def place_imports(texts: list[str], block: range, lines: list[str]) -> tuple[list[str], int]:
+def place_imports(texts: list[str], block: range, lines: list[str], newline: str = "\n") -> tuple[list[str], int]:
     """``texts`` with ``lines`` placed among the import statements of ``block``; the block's new end.
     With no import statement in the block, a line goes at its end."""
     texts, end = list(texts), block.stop
@@ -31,27 +31,28 @@ def place_imports(texts: list[str], block: range, lines: list[str]) -> tuple[lis
         keys = {i: k for i, k in keys.items() if k is not None}
         mine = _key(line)
         if not keys or mine is None:
-            texts.insert(end, line + "\n")
+            texts.insert(end, line + newline)
         else:
-            _insert(texts, keys, mine, line)
+            _insert(texts, keys, mine, line, newline)
         end += 1
     return texts, end
 
 
-def _insert(texts: list[str], keys: dict[int, Key], mine: Key, line: str) -> None:
+def _insert(texts: list[str], keys: dict[int, Key], mine: Key, line: str, nl: str) -> None:
+    """Insert ``line`` (ended by the file's own newline ``nl``) at isort's place among ``keys``."""
     section = _first_group([i for i, k in keys.items() if k[0] == mine[0]], texts)
     if section:
         before = [i for i in section if keys[i] <= mine]
         if before:
-            texts.insert(max(before) + 1, line + "\n")
+            texts.insert(max(before) + 1, line + nl)
         else:
-            _put_above(texts, min(section), line + "\n")
+            _put_above(texts, min(section), line + nl)
         return
     earlier = [i for i, k in keys.items() if k[0] < mine[0]]
     if earlier:
-        texts.insert(max(earlier) + 1, "\n" + line + "\n")
+        texts.insert(max(earlier) + 1, nl + line + nl)
     else:
-        _put_above(texts, min(keys), line + "\n\n")
+        _put_above(texts, min(keys), line + nl + nl)
 
 
 def _first_group(indices: list[int], texts: list[str]) -> list[int]:
@@ -59,7 +60,7 @@ def _first_group(indices: list[int], texts: list[str]) -> list[int]:
     third-party modules first and the project's own after them."""
     group = indices[:1]
     for i in indices[1:]:
-        if i != group[-1] + 1 or texts[i].startswith("\n"):
+        if i != group[-1] + 1 or texts[i].startswith(("\n", "\r")):
             break
         group.append(i)
     return group

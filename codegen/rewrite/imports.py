@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import attrs
 import libcst as cst
@@ -40,9 +41,14 @@ def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, n
         leading = [cst.EmptyLine()] * (2 if helpers else 1)
         leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
         events[0] = events[0].with_changes(leading_lines=leading)
-    texts, at = place_imports(texts, _import_block(body), wanted)
+    texts, at = place_imports(texts, _import_block(body), wanted, style.newline)
     added = _spaced_after_imports(helpers + events) if at else helpers + events
-    return "".join([*texts[:at], style.code(added), *texts[at:]])
+    return "".join([*texts[:at], _newlines(style.code(added), style.newline), *texts[at:]])
+
+
+def _newlines(text: str, newline: str) -> str:
+    """Generated text in the file's newline (the lines inside a helper's docstring too)."""
+    return text if newline == "\n" else re.sub(r"\r?\n", newline, text)
 
 
 def _spaced_after_imports(added: list[cst.BaseStatement]) -> list[cst.BaseStatement]:

@@ -91,6 +91,8 @@ def run(schedule: Schedule, fn: Callable[..., Any], args: tuple[Any, ...], kwarg
     """Call ``fn(*args, **kwargs)`` with the meaning of ``schedule`` (see the module docstring)."""
     stream = _active(schedule.stream, fn, args, kwargs)
     limit = _active(schedule.core_limit, fn, args, kwargs)
+    if limit is not None and limit.when is None and schedule.stream is not None and stream is None:
+        limit = None  # a core limit without a guard of its own is off with its stream's
     keep = _active(schedule.keep_output, fn, args, kwargs)
     waits = _events(schedule.waits, fn, args, kwargs)
     records = _events(schedule.records, fn, args, kwargs)
