@@ -1,0 +1,60 @@
+"""The user's code keeps its shape (CONTRACT section 2): on every golden case, example and corpus file, for every
+target, no function gains or loses a parameter and no call of the user's gains an argument."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from codegen.run import read_sources, run
+from codegen.targets import TARGETS
+from golden.cases_util import REPO, case_inputs, transform
+
+CASES = case_inputs()
+CORPUS = sorted(p for p in (REPO / "tests" / "corpus").iterdir() if (p / "__init__.py").exists())
+
+
+def _functions(tree: ast.AST, prefix: str = "") -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    found = {}
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = f"{prefix}{node.name}"
+            if not isinstance(node, ast.ClassDef):
+                found[name] = node
+            found.update(_functions(node, f"{name}."))
+    return found
+
+
+def _calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[tuple[str, int, tuple[str, ...]]]:
+    """The calls of the body (not the decorators, which the transform removes), with their arity."""
+    return Counter((ast.unparse(c.func), len(c.args), tuple(sorted(str(k.arg) for k in c.keywords)))
+                   for stmt in fn.body for c in ast.walk(stmt) if isinstance(c, ast.Call))
+
+
+def _assert_shape_kept(source: str, generated: str, where: str) -> None:
+    before, after = _functions(ast.parse(source)), _functions(ast.parse(generated))
+    for name, fn in before.items():
+        assert name in after, f"{where}: {name} is gone"
+        assert ast.unparse(after[name].args) == ast.unparse(fn.args), f"{where}: {name} changed its parameters"
+        missing = _calls(fn) - _calls(after[name])
+        assert not missing, f"{where}: {name}'s calls changed: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("case_id,path", CASES, ids=[c for c, _ in CASES])
+def test_golden_cases_keep_their_shape(target: str, case_id: str, path: Path) -> None:
+    for result in transform(path, target):
+        if not result.has_errors and result.code is not None:
+            _assert_shape_kept(result.file.source or "", result.code, f"{result.file.path} ({target})")
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("entry", CORPUS, ids=[p.name for p in CORPUS])
+def test_corpus_files_keep_their_shape(target: str, entry: Path) -> None:
+    files = read_sources((str(p), str(entry)) for p in sorted(entry.glob("*.py")))
+    for result in run(files, target=target, jobs=1):
+        if not result.has_errors and result.code is not None:
+            _assert_shape_kept(result.file.source or "", result.code, f"{result.file.path} ({target})")
