@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 
 from codegen.flow.arguments import Argument
-from codegen.flow.exprs import bound_names, data_reads
 from codegen.flow.sites import Site
 from codegen.flow.tensors import Returns, certain_tensors
 from codegen.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
@@ -42,8 +41,6 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         enter: tuple[ForkWait | ForkToken, ...]
         if block is fn.body and block and block[0] is site.stmt:
             enter = ()  # nothing of this function runs before it: the graph's data orders the rest
-        elif _reads_the_last(block, site, site_stmts):
-            enter = ()  # it reads what the caller made last: GE's data edge is the fork
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
@@ -57,16 +54,6 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         priority = site.callee.priority  # type: ignore[attr-defined]
         wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
     return CallerPlan(steps=steps, wraps=wraps)
-
-
-def _reads_the_last(block: list[ast.stmt], site: Site, site_stmts: set[ast.stmt]) -> bool:
-    """The statement just before the call (the caller's last work) binds a name the call reads."""
-    at = block.index(site.stmt) if site.stmt in block else 0
-    last = block[at - 1] if at else None
-    if last is None or last in site_stmts or hasattr(last, "body"):
-        return False
-    reads = set().union(*(data_reads(a.node) for a in site.args))
-    return bool(bound_names(last) & reads)
 
 
 def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
