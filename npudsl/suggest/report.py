@@ -77,5 +77,6 @@ def explanation(suggestion: Suggestion) -> str:
         calls = f"{found.calls} call{'s' * (found.calls != 1)}"
         lines.append(f"  {'moved' if found.moved else 'kept '} {found.site.callee} (line "
                      f"{suggestion.line(found.site.line)} of {found.site.caller}, {calls}): {found.why}")
-    lines += [f"  stopped {why}" for why in suggestion.declined]  # a move up declined for an effect or a write
+    # a move up declined for an effect or a write (a plain data dependency is the kept line's own reason)
+    lines += [f"  stopped {why}" for why in suggestion.declined if "binds or changes a name" not in why]
     return "\n".join(lines) + "\n"
