@@ -162,15 +162,12 @@ def test_every_idiom_is_covered_by_an_entry_that_builds_today() -> None:
     assert all(set(e.needs) <= set(NEEDS) for e in ENTRIES)
 
 
-def test_a_refusal_is_named_only_for_a_feature_the_entry_needs() -> None:
-    mla, moe = [e for e in ENTRIES if e.name in ("ge_mla_waits", "ge_moe_mc2_waits")]
+def test_no_entry_is_excused_any_more() -> None:
+    """Shared events and GE fork edges landed: every entry runs on every target, and a race is never excused."""
     race = RuntimeError("tensor 'cos, sin' made on stream 'default' at a.py:1 is read on stream 's' at b.py:2")
-    assert "needs GE fork edges" in (mla.refusal(race, "ge") or "")
-    assert mla.refusal(race, "portable") is None and mla.refusal(race) is None  # only GE falls short
-    assert moe.refusal(race, "ge") is None  # an entry that does not declare the need is not excused
-    shared = next(e for e in ENTRIES if e.name == "vllm_native_shared_expert")
-    assert "npudsl refuses it: NPD103" in (shared.refusal(DecoratorError("NPD103 event name 'moe:x'"), "cuda") or "")
-    assert shared.refusal(DecoratorError("NPD104 something else")) is None
+    for entry in ENTRIES:
+        assert entry.needs == () or entry.needs == ("dotted_core_limit",), entry.name
+        assert entry.refusal(race, "ge") is None and entry.refusal(race) is None
 
 
 def test_registry_lists_every_entry_folder() -> None:
