@@ -40,7 +40,7 @@ class CalleeInfo:
     signature: Signature = Signature(params=())
     writes: tuple[str, ...] = ()  # parameters whose memory the body may write in place (``codegen.flow.writes``)
     compiled_apart: bool = False  # under ``torch.compiler.disable``: its graph is not its caller's
-    writes_state: bool = False  # the body changes its object's state (``codegen.flow.writes``)
+    writes_state: frozenset[str] = frozenset()  # the attributes of its object the body changes ("*": unnamed)
     flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod

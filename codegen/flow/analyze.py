@@ -44,6 +44,7 @@ class _Walk:
     sites: dict[ast.stmt, SiteView]
     relations: Relations
     barriers: frozenset[ast.stmt] = frozenset()
+    methods: frozenset[str] = frozenset()  # the caller's own methods: calling one may read its object's state
     result: Analysis = attrs.Factory(Analysis)
     recording: bool = True
     loops: list[_Loop] = attrs.Factory(list)
@@ -91,7 +92,7 @@ class _Walk:
             steps: list[Step] = [join_step(p, state) for p in pending(state)]
             self.place(("before", stmt, ""), steps)
             state = joined(state, (s.site for s in steps))
-        steps, after = transfer(stmt, state, self.sites.get(stmt), self.relations)
+        steps, after = transfer(stmt, state, self.sites.get(stmt), self.relations, self.methods)
         self.place(("before", stmt, ""), steps)
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return None
@@ -229,10 +230,11 @@ def _own_statements(node: ast.AST) -> list[ast.AST]:
 
 
 def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: dict[ast.stmt, SiteView],
-            relations: Relations, barriers: frozenset[ast.stmt] = frozenset()) -> Analysis:
+            relations: Relations, barriers: frozenset[ast.stmt] = frozenset(),
+            methods: frozenset[str] = frozenset()) -> Analysis:
     """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
     call is joined before a statement of ``barriers`` (one that breaks the captured graph)."""
-    walk = _Walk(sites=sites, relations=relations, barriers=barriers)
+    walk = _Walk(sites=sites, relations=relations, barriers=barriers, methods=methods)
     out = walk.block(fn.body, EMPTY)
     if out:
         walk.place(("end", fn, "body"), [join_step(p, out) for p in pending(out)])

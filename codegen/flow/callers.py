@@ -158,8 +158,16 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
         barriers = _barriers(module.ir.module_name, module.tree, module.index, qualname, fn)
         plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors,
-                           barriers)
+                           barriers, _methods(module.tree, qualname))
     return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync)
+
+
+def _methods(tree: ast.Module, qualname: str) -> frozenset[str]:
+    """The methods of the caller's class (a call of one may read any state of its object)."""
+    owner = qualname.rpartition(".")[0]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
+    return frozenset(item.name for cls in classes for item in cls.body
+                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
 def _numbered(sites: Iterable[Site]) -> list[Site]:

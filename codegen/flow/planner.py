@@ -59,14 +59,14 @@ class _Relations:
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
                 flags: Flags, events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
-                barriers: frozenset[ast.stmt] = frozenset()) -> CallerPlan:
+                barriers: frozenset[ast.stmt] = frozenset(), methods: frozenset[str] = frozenset()) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = _following(fn)
     while True:
         relations = _Relations(sites, [_guard_key(s, fn) for s in sites])
-        result = analyze(fn, {s.stmt: s.view() for s in sites}, relations, barriers)
+        result = analyze(fn, {s.stmt: s.view() for s in sites}, relations, barriers, methods)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
             break

@@ -59,8 +59,12 @@ def plan_site(index: int, stmt: ast.stmt, site: CallSite, callee: object, *, sam
         else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
     names |= _written_arguments(args, callee, site.resolved.explicit_receiver)
-    if callee.writes_state and site.resolved.receiver:  # type: ignore[attr-defined]
-        names |= {site.resolved.receiver.split(".")[0]}  # the caller reads that state through its root name
+    receiver = site.resolved.receiver
+    if callee.writes_state and receiver:  # type: ignore[attr-defined]
+        # the caller reads that state as ``self.buf`` (or ``self.sub.buf``); an unnamed write: anything of it
+        written = callee.writes_state  # type: ignore[attr-defined]
+        names |= ({receiver.split(".")[0]} if "*" in written or "." in receiver
+                  else {f"{receiver}.{attr}" for attr in written})
     return Site(index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names)
 
 

@@ -16,7 +16,7 @@ import attrs
 
 from codegen.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.flow.state import Pending, State, fork, joined, pending, renamed
-from codegen.flow.writes import inplace_writes
+from codegen.flow.writes import inplace_writes, state_reads
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
 
@@ -73,14 +73,15 @@ def join_step(entry: Pending, state: State) -> Join:
 
 
 def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
-             relations: Relations) -> tuple[list[Step], State]:
-    """The steps placed before ``stmt`` and the state after it."""
+             relations: Relations, methods: frozenset[str] = frozenset()) -> tuple[list[Step], State]:
+    """The steps placed before ``stmt`` and the state after it; ``methods``: the caller's own methods (a call of
+    one may read any state of its object)."""
     if isinstance(stmt, ast.Return):
         steps = _minimal([join_step(p, state) for p in pending(state)], state)
         return steps, joined(state, (s.site for s in steps))
-    reads = _reads(stmt) if site is None else set(site.reads)
+    reads = (_reads(stmt) if site is None else set(site.reads)) | state_reads(stmt, methods)
     written = inplace_writes(stmt)
-    steps: list[Step] = [join_step(p, state) for p in pending(state) if p.names & reads or p.inputs & written]
+    steps: list[Step] = [join_step(p, state) for p in pending(state) if touches(p.names, reads) or p.inputs & written]
     if site is not None:
         steps += _consumed(state, site, relations)
         steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
@@ -92,6 +93,16 @@ def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
         covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
         state = fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
     return steps, state
+
+
+def touches(names: frozenset[str], reads: set[str]) -> bool:
+    """``reads`` reads one of ``names``: a name, an attribute of an object (``self.buf``), or, through a wildcard
+    (``self.*``) on either side, any attribute of that object."""
+    if names & reads:
+        return True
+    held = {n[:-1] for n in names if n.endswith(".*")}
+    called = {r[:-1] for r in reads if r.endswith(".*")}
+    return any(r.startswith(p) for p in held for r in reads) or any(n.startswith(p) for p in called for n in names)
 
 
 def _minimal(joins: list[Join], state: State) -> list[Join]:

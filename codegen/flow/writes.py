@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-__all__ = ["inplace_writes", "param_writes", "writes_state"]
+__all__ = ["inplace_writes", "param_writes", "state_reads", "writes_state"]
 
 
 def _root(node: ast.expr) -> str | None:
@@ -83,9 +83,50 @@ def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[st
     return tuple(p for p in params if p in written)
 
 
-def writes_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> bool:
-    """The body changes its object's state: stores an attribute (``self.stash = t``), writes one in place
-    (``self.buf.add_(1)``), or mutates a container it holds (``self.acc.append(t)``)."""
+def writes_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> frozenset[str]:
+    """The attributes of its object the body changes: stores (``self.stash = t``), in-place writes
+    (``self.buf.add_(1)``), container mutation (``self.acc.append(t)``); ``"*"`` for one it cannot name
+    (``setattr``, a write through a method of its own)."""
     if receiver is None:
-        return False
-    return any(receiver in inplace_writes(stmt) for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and stmt is not fn)
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.stmt) and node is not fn and receiver in inplace_writes(node):
+            found |= _attributes_written(node, receiver)
+    return frozenset(found)
+
+
+def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
+    """The first attribute of each chain rooted at ``receiver`` that ``stmt`` writes (``*`` if none is named)."""
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.AugAssign):
+        targets.append(stmt.target)
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        targets += stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            targets.append(node.func.value)
+    found = {first for target in targets if (first := _first_attribute(target, receiver))}
+    return found or {"*"}
+
+
+def _first_attribute(node: ast.expr, receiver: str) -> str | None:
+    chain: list[str] = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+        node = node.value
+    return chain[-1] if chain and isinstance(node, ast.Name) and node.id == receiver else None
+
+
+def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
+    """What of objects' state ``stmt`` may read: ``root.attr`` for each attribute chain (``self.buf``), and
+    ``root.*`` for a call of one of ``methods`` (``self.helper(x)`` may read any attribute of ``self``)."""
+    found: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found.add(f"{node.value.id}.{node.attr}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods \
+                and isinstance(node.func.value, ast.Name):
+            found.add(f"{node.func.value.id}.*")
+    return found
