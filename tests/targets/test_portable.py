@@ -24,13 +24,15 @@ class Block(torch.nn.Module):
         return x + 1
 '''
 
-SWITCH_OUT = '''import torch
+SWITCH_OUT = '''from contextlib import nullcontext
+
+import torch
 from npudsl import runtime
 
 
 class Block(torch.nn.Module):
     def produce(self, x):
-        with runtime.core_limit(8, 16):
+        with runtime.core_limit(8, 16) if self.multistream else nullcontext():
             out = x * 2
             out_1 = x + 1
             out = runtime.clone(out)
