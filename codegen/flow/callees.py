@@ -97,8 +97,9 @@ class Resolver:
     def _qualified(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
         """``mod.f(...)`` through an imported module, or ``Class.method(...)``."""
         binding = self.bindings.get(dotted.split(".")[0])
-        if binding is not None and binding.name is None:
-            module = ".".join([binding.module, *dotted.split(".")[1:]])
+        if binding is not None:  # ``import pkg.mod as m`` or ``from . import mod`` (a submodule of the package)
+            head = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
+            module = ".".join([head, *dotted.split(".")[1:]])
             key = f"{self.key_of(module)}:{attr}"
             if key in self.callees:
                 return Resolved(key=key, receiver=None)
@@ -122,8 +123,9 @@ class Resolver:
             return None
         head, _, rest = dotted.partition(".")
         binding = self.bindings.get(head)
-        if rest and binding is not None and binding.name is None:
-            module, _, name = f"{binding.module}.{rest}".rpartition(".")
+        if rest and binding is not None:  # ``mod.Class`` through ``import pkg.mod as mod`` or ``from . import mod``
+            base = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
+            module, _, name = f"{base}.{rest}".rpartition(".")
             key = f"{self.key_of(module)}:{name}.forward"
         else:
             base = self._global(dotted) if not rest and head not in self.local_names else None
