@@ -25,7 +25,6 @@ from codegen.hygiene import ModuleNames, identifiers
 from codegen.index import RunIndex
 from codegen.ir import Guard, ModuleIR, StreamFunction
 from codegen.plan import (
-    CALLER,
     Assign,
     CallerPlan,
     Clone,
@@ -38,7 +37,6 @@ from codegen.plan import (
     ModulePlan,
     Record,
     Step,
-    StreamWait,
     SwitchStream,
     Value,
     Wait,
@@ -105,7 +103,7 @@ def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPl
         steps += [s for found in caller.steps.values() for s in found]
     seen: dict[str, EventRef] = {}
     for step in steps:
-        if isinstance(step, (Record, Wait, StreamWait)):
+        if isinstance(step, (Record, Wait)):
             seen.setdefault(step.event.var, step.event)
     return tuple(seen.values())
 

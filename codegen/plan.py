@@ -16,7 +16,6 @@ from codegen.ir import StreamFunction
 from codegen.signature import Tensorness
 
 __all__ = [
-    "CALLER",
     "Assign",
     "CallEdit",
     "CallerPlan",
@@ -32,7 +31,6 @@ __all__ = [
     "ModulePlan",
     "Record",
     "Step",
-    "StreamWait",
     "SwitchStream",
     "Value",
     "Wait",
@@ -41,7 +39,6 @@ __all__ = [
 ]
 
 _DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
-CALLER = "<caller>"  # in a callee's steps: the stream it was called on
 
 
 @attrs.frozen
@@ -121,21 +118,10 @@ class Wait:
 
 
 @attrs.frozen(kw_only=True)
-class StreamWait:
-    """Stream ``stream`` (or the current one, when ``switch`` does not hold) waits for ``event``."""
-
-    event: EventRef
-    stream: str
-    priority: int = 0
-    switch: Cond | None = None
-    when: Cond | None
-
-
-@attrs.frozen(kw_only=True)
 class KeepAlive:
     """``record_stream`` each value for the stream that reads it (no values named: the returned ones)."""
 
-    stream: str | CurrentStream  # a tag, CALLER, or the current stream
+    stream: str | CurrentStream  # a tag, or the current stream
     when: Cond | None
     values: tuple[Value, ...] = ()
 
@@ -176,7 +162,7 @@ class Assign:
 
 
 Context = SwitchStream | LimitCores
-Step = Record | Wait | StreamWait | KeepAlive | Clone | ForkWait | ForkToken | Assign
+Step = Record | Wait | KeepAlive | Clone | ForkWait | ForkToken | Assign
 
 
 @attrs.frozen(kw_only=True)

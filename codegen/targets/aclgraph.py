@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from codegen.hygiene import ModuleNames
-from codegen.plan import CALLER, Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
+from codegen.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
 from codegen.targets.base import Spelling, is_tensor, quote
 from codegen.targets.helpers import CLONE, RECORD
 
@@ -39,7 +39,7 @@ def tag_text(stream: str | CurrentStream) -> str:
         if stream.tag == "default" or stream.when is None:
             return quote(stream.tag)
         return f"{quote(stream.tag)} if {stream.when.text} else {quote('default')}"
-    return quote("default" if stream == CALLER else stream)
+    return quote(stream)
 
 
 @attrs.define(eq=False)

@@ -12,24 +12,10 @@ from typing import Protocol
 import attrs
 
 from codegen.hygiene import ModuleNames
-from codegen.plan import (
-    CALLER,
-    Assign,
-    Clone,
-    Context,
-    CurrentStream,
-    EventRef,
-    FunctionPlan,
-    KeepAlive,
-    Step,
-    StreamWait,
-    SwitchStream,
-    Value,
-    Wait,
-)
+from codegen.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Step, Value
 from codegen.signature import Tensorness
 
-__all__ = ["Local", "Spelling", "Target", "indent", "is_tensor", "quote", "wants_values"]
+__all__ = ["Spelling", "Target", "indent", "is_tensor", "quote", "wants_values"]
 
 
 class Target(Protocol):
@@ -53,13 +39,6 @@ def indent(lines: list[str]) -> str:
 def wants_values(step: Step) -> bool:
     """The step reads the returned values (epilogue steps that name none)."""
     return isinstance(step, Clone) or (isinstance(step, KeepAlive) and not step.values)
-
-
-@attrs.frozen
-class Local:
-    """A local variable that holds a stream (the caller's, captured on entry)."""
-
-    name: str
 
 
 @attrs.define(eq=False)
@@ -94,29 +73,16 @@ class Spelling:
             return text
         return f"{text} if {context.when.text} else {self.nullcontext()}()"
 
-    def statements(self, step: Step, values: tuple[str, ...] = (), caller: str = "caller_stream") -> list[str]:
-        """``step`` as source lines; ``values``: the returned names; ``caller``: the local holding the
-        caller's stream (in a callee that captured it)."""
+    def statements(self, step: Step, values: tuple[str, ...] = ()) -> list[str]:
+        """``step`` as source lines; ``values``: the returned names (for the steps that end a body)."""
         if isinstance(step, Assign):
             return [f"{step.name} = {step.value}"]
-        if isinstance(step, StreamWait):
-            return self.stream_wait(step)
         if isinstance(step, KeepAlive):
             kept = step.values or tuple(Value(name=v) for v in values)
-            stream = Local(caller) if step.stream == CALLER and self.captures_caller else step.stream
-            return [line for value in kept for line in self.keep_alive(value, stream)]
+            return [line for value in kept for line in self.keep_alive(value, step.stream)]
         if isinstance(step, Clone):
             return [f"{v} = {self.clone(Value(name=v))}" for v in values]
         return self.step(step)
-
-    def stream_wait(self, step: StreamWait) -> list[str]:
-        switch = SwitchStream(tag=step.stream, priority=step.priority, when=step.switch)
-        wait = self.step(Wait(event=step.event, when=None))
-        item = self.with_item(switch)
-        return [f"with {item}:\n{indent(wait)}"] if item else wait
-
-    def entry_lines(self, plan: FunctionPlan) -> list[str]:
-        return []
 
     def construct_lines(self) -> list[str]:
         """Statements that end the ``__init__`` of a class whose methods use streams (none by default)."""
@@ -139,12 +105,10 @@ class Spelling:
         """Record, Wait, ForkWait."""
         raise NotImplementedError
 
-    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
-        """``stream``: a tag, the current stream, or the local that holds the caller's stream (a target that
-        does not capture it, see ``captures_caller``, gets ``CALLER``)."""
+    def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
+        """``stream``: a tag, or the current stream (the caller's, at a join)."""
         raise NotImplementedError
 
-    captures_caller: bool = False  # whether a callee reads its caller's stream into a local on entry
     events_are_variables: bool = True  # events are module-level objects (another module imports them)
 
     def clone(self, value: Value) -> str:

@@ -23,7 +23,7 @@ from codegen.hygiene import ModuleNames
 from codegen.ir import ModuleIR
 from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
-from codegen.targets.base import Local, Spelling, quote
+from codegen.targets.base import Spelling, quote
 from npudsl._rules import is_shared_event
 
 __all__ = ["Ge"]
@@ -65,11 +65,9 @@ class _Spelling(TorchairSpelling):
             return [f"{table}[{keys[0]}] = {token}"]
         return [f"{table}[{keys[0]}] = {token}", *(f"{table}[{key}] = {table}[{keys[0]}]" for key in keys[1:])]
 
-    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
+    def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
         return []  # GE plans the memory of the whole graph; nothing is reused early
 
-    def stream_wait(self, step: object) -> list[str]:
-        return []
 
 
 def _key(event: EventRef, waiter: str) -> str:

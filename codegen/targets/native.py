@@ -10,7 +10,6 @@ from __future__ import annotations
 import attrs
 
 from codegen.plan import (
-    CALLER,
     Context,
     CurrentStream,
     EventRef,
@@ -19,11 +18,10 @@ from codegen.plan import (
     LimitCores,
     Record,
     Step,
-    StreamWait,
     Value,
     Wait,
 )
-from codegen.targets.base import Local, Spelling, indent, is_tensor, quote
+from codegen.targets.base import Spelling, indent, is_tensor, quote
 from codegen.targets.helpers import CLONE, RECORD
 
 __all__ = ["RECORD_DOC", "NativeSpelling"]
@@ -67,7 +65,6 @@ class NativeSpelling(Spelling):
     """``device`` is ``cuda`` or ``npu``."""
 
     device: str = "cuda"
-    captures_caller: bool = True
     made_streams: dict[str, int] = attrs.Factory(dict)  # tag -> priority, for every stream the module names
     made_events: list[str] = attrs.Factory(list)  # the event variables the module defines
 
@@ -107,17 +104,8 @@ class NativeSpelling(Spelling):
             return []
         raise TypeError(step)
 
-    def stream_wait(self, step: StreamWait) -> list[str]:
-        """A native stream waits for an event without becoming current."""
-        stream = self.stream(step.stream, step.priority)
-        if step.switch is not None:
-            stream = f"({stream} if {step.switch.text} else {self._device()}.current_stream())"
-        return [f"{stream}.wait_event({self.event(step.event)})"]
-
-    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
-        if isinstance(stream, Local):
-            where = stream.name
-        elif isinstance(stream, CurrentStream):
+    def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
+        if isinstance(stream, CurrentStream):
             where = f"{self._device()}.current_stream()"
         else:
             where = self.stream(stream)
@@ -143,10 +131,6 @@ class NativeSpelling(Spelling):
     def construct_lines(self) -> list[str]:
         """What a class's ``__init__`` ends with: the module's streams and events made at construction."""
         return [f"{self.names.global_name('_create_streams')}()"]
-
-    def entry_lines(self, plan: object) -> list[str]:
-        captures = any(isinstance(s, KeepAlive) and s.stream == CALLER for s in plan.epilogue)  # type: ignore[attr-defined]
-        return [f"{plan.caller_var} = {self._device()}.current_stream()"] if captures else []  # type: ignore[attr-defined]
 
     def helper_source(self) -> str:
         if "_create_streams" in self.names.generated:

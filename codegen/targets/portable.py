@@ -6,15 +6,14 @@ from __future__ import annotations
 import attrs
 
 from codegen.hygiene import ModuleNames
-from codegen.plan import CALLER, Context, CurrentStream, FunctionPlan, KeepAlive, LimitCores, Record, Step, Value, Wait
-from codegen.targets.base import Local, Spelling, is_tensor, quote
+from codegen.plan import Context, CurrentStream, LimitCores, Record, Step, Value, Wait
+from codegen.targets.base import Spelling, is_tensor, quote
 
 __all__ = ["Portable"]
 
 
 @attrs.define(eq=False)
 class _Spelling(Spelling):
-    captures_caller: bool = True
     events_are_variables: bool = False
 
     @property
@@ -34,10 +33,8 @@ class _Spelling(Spelling):
             return [f"{self.runtime}.wait({quote(step.event.tag)})"]
         return []  # GE's control edges: portable orders through events
 
-    def keep_alive(self, value: Value, stream: str | CurrentStream | Local) -> list[str]:
-        if isinstance(stream, Local):
-            where = stream.name
-        elif isinstance(stream, CurrentStream):
+    def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
+        if isinstance(stream, CurrentStream):
             where = f"{self.runtime}.current_stream()"
         else:
             where = quote(stream)
@@ -45,10 +42,6 @@ class _Spelling(Spelling):
 
     def clone(self, value: Value) -> str:
         return f"{value.name}.clone()" if is_tensor(value) else f"{self.runtime}.clone({value.name})"
-
-    def entry_lines(self, plan: FunctionPlan) -> list[str]:
-        captures = any(isinstance(s, KeepAlive) and s.stream == CALLER for s in plan.epilogue)
-        return [f"{plan.caller_var} = {self.runtime}.current_stream()"] if captures else []
 
 
 @attrs.frozen
