@@ -65,7 +65,8 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = _following(fn)
     while True:
-        relations = _Relations(sites, [_guard_key(s, fn) for s in sites])
+        since = min((s.stmt.lineno for s in sites), default=0)
+        relations = _Relations(sites, [_guard_key(s, fn, since) for s in sites])
         result = analyze(fn, {s.stmt: s.view() for s in sites}, relations, barriers, methods)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
@@ -73,7 +74,7 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return CallerPlan(steps={})
-    syncs = [_sync(s, result, fn, flags) for s in sites]
+    syncs = [_sync(s, result, fn, flags, since) for s in sites]
     return lower_sites(fn, sites, syncs, result, relations, current, events, tensors)
 
 
@@ -96,21 +97,25 @@ def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anch
                                 for anchor, step in placed)
 
 
-def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int) -> str | None:
     """Two sites with the same key fork on the same paths; None: the site always forks."""
     guard = site.guard
     if guard.static:
         return None
-    if guard.hoist is not None or guard.expr is None or not _stable(guard.expr, fn):
+    if guard.hoist is not None or guard.expr is None or not _stable(guard.expr, fn, since):
         return f"<call {site.index}>"
     return guard.expr
 
 
-def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether ``fn`` never assigns the guard's root, nor an attribute along its path."""
+def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 0) -> bool:
+    """Whether ``fn`` never assigns the guard's root, nor an attribute along its path, once its first planned call
+    may run: a plain statement of the body's top level that ends before line ``since`` runs once, before every
+    fork and join, so every one of them reads the value it left (``multi_stream = self.enabled and not prefill``)."""
     parts = expr.split(".")
     prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
     for stmt in fn.body:
+        if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
+            continue
         if parts[0] in bound_names(stmt) and parts[0] != "self":
             return False
         for sub in ast.walk(stmt):
@@ -147,7 +152,8 @@ def computed(node: ast.expr) -> bool:
     return not isinstance(node, (ast.Name, ast.Constant))
 
 
-def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags) -> SiteSync:
+def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags,
+          since: int) -> SiteSync:
     hoisted = hoisted_arguments(site, flags)
     guard = site.guard
     text = guard.expr
@@ -159,7 +165,7 @@ def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionD
         text = f"{name}{guard.rest}"
     may = _any_may(result, site.index)
     flips = bool(getattr(site.callee, "flips_guard", False))
-    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn))))
+    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn, since))))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
     cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
     return SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,

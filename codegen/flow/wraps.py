@@ -91,13 +91,13 @@ class _Lowering:
 
     def run(self) -> CallerPlan:
         self.forks = [self._forks(site) for site in self.sites]
-        relays: dict[int, list[Step]] = {}
+        relays: dict[int, list[tuple[int, Step]]] = {}
         joins: list[tuple[Anchor, Join]] = []
         for anchor, found in self.result.steps.items():
             for step in found:
                 self.waited.add(step.site)
                 if isinstance(step, Relay):
-                    relays.setdefault(step.to, []).append(self._wait(step.site, step.may))
+                    relays.setdefault(step.to, []).append((step.site, self._wait(step.site, step.may)))
                 else:
                     joins.append((anchor, step))
         for anchor, join in joins:
@@ -215,7 +215,7 @@ class _Lowering:
         found = self.forked_at.get(block[at - 1])
         return found if found is not None and found[1] == sync.guard_text else None
 
-    def _wrap(self, site: Site, relays: list[Step]) -> Wrap:
+    def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
         before: list[Step] = [Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot)))
@@ -230,10 +230,12 @@ class _Lowering:
             enter.append(Wait(event=events.fork, when=guard))
             self.forked_at[site.stmt] = (events.fork, sync.guard_text, frozenset({site.tag}))
         elif self.forks[site.index]:  # the same point: wait for that fork's record, once per stream
-            if site.tag not in shared[2]:
+            # (a wait for the join of a call forked at that point covers it: that stream waited for it first)
+            after_fork = any(self.forked_at.get(self.sites[i].stmt, (None,))[0] == shared[0] for i, _ in relayed)
+            if site.tag not in shared[2] and not after_fork:
                 enter.append(Wait(event=shared[0], when=guard))
             self.forked_at[site.stmt] = (shared[0], shared[1], shared[2] | {site.tag})
-        enter += relays
+        enter += [wait for _, wait in relayed]
         values = self._crossing(site)
         if values:
             enter.append(KeepAlive(stream=site.tag, when=guard, values=tuple(values)))
