@@ -151,15 +151,16 @@ def _site_events(module: _Module) -> Callable[[Site], SiteEvents]:
 def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], event_sync: bool) -> CallerPlan:
     auto = _numbered(s for s in sites if s.callee.auto)  # type: ignore[attr-defined]
     manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
-    returns = local_returns(module.tree, qualname, _receiver(qualname, fn))
+    receiver = _receiver(qualname, fn)
+    returns = local_returns(module.tree, qualname, receiver)
     if not event_sync:
         plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module, fn))
     else:
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
         barriers = _barriers(module.ir.module_name, module.tree, module.index, qualname, fn)
         plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors,
-                           barriers, _methods(module.tree, qualname))
-    return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync)
+                           barriers, _methods(module.tree, qualname), receiver)
+    return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver)
 
 
 def _methods(tree: ast.Module, qualname: str) -> frozenset[str]:

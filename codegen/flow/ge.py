@@ -16,6 +16,7 @@ import ast
 from codegen.flow.arguments import Argument
 from codegen.flow.sites import Site
 from codegen.flow.tensors import Returns, certain_tensors
+from codegen.flow.wraps import statement_blocks
 from codegen.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
 from codegen.signature import Tensorness
 
@@ -25,7 +26,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns, flags: object) -> CallerPlan:
-    blocks = _blocks(fn)
+    blocks = statement_blocks(fn)
     made = certain_tensors(fn, method=method, returns=returns)
     site_stmts = {s.stmt for s in sites}
     steps: dict[tuple[str, ast.AST, str], tuple[ForkToken, ...]] = {}
@@ -63,17 +64,6 @@ def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
 def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
     """The argument is a tensor: the callee says so, or the caller made it (the ``tensors.py`` rules)."""
     return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
-
-
-def _blocks(fn: _Function) -> dict[ast.stmt, list[ast.stmt]]:
-    """Each statement's block (the list it stands in)."""
-    found: dict[ast.stmt, list[ast.stmt]] = {}
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list):
-                found.update({stmt: block for stmt in block if isinstance(stmt, ast.stmt)})
-    return found
 
 
 def _last_tensor(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt],

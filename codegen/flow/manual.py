@@ -22,9 +22,10 @@ from codegen.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchSt
 __all__ = ["with_manual_sites"]
 
 
-def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *,
-                      keep_alive: bool) -> CallerPlan:
-    """``plan`` with a wrap for each manual call (in ``fn``) whose guard the call site can read as written."""
+def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *, keep_alive: bool,
+                      receiver: str | None) -> CallerPlan:
+    """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``) whose guard the call
+    site can read as written."""
     wraps, calls, steps = dict(plan.wraps), dict(plan.calls), dict(plan.steps)
     made: dict[str, str] = {}  # name -> the stream whose manual call bound it last
     kept: set[tuple[str, str]] = set()
@@ -43,7 +44,7 @@ def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: F
             bound = tuple(Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot)))
                           for slot, name in hoisted)
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
-        values = _crossing(site, made, kept, _receiver(fn), dict(hoisted)) if keep_alive else ()
+        values = _crossing(site, made, kept, receiver, dict(hoisted)) if keep_alive else ()
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
@@ -69,9 +70,3 @@ def _rebound(fn: ast.AST, after: int, before: int) -> set[str]:
     """Names a simple statement between two lines binds (they no longer hold what they held)."""
     return {name for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body")
             and after < stmt.lineno < before for name in bound_names(stmt)}
-
-
-def _receiver(fn: ast.AST) -> str | None:
-    args = getattr(fn, "args", None)
-    positional = [*args.posonlyargs, *args.args] if args is not None else []
-    return positional[0].arg if positional and positional[0].arg in ("self", "cls") else None

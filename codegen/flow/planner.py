@@ -19,7 +19,7 @@ from codegen.flow.analyze import Analysis, analyze
 from codegen.flow.exprs import bound_names
 from codegen.flow.sites import Site
 from codegen.flow.transfer import Join
-from codegen.flow.wraps import SiteEvents, SiteSync, lower_sites
+from codegen.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
 from codegen.naming import snake
 from codegen.plan import Anchor, CallerPlan, Cond, CurrentStream
 
@@ -59,7 +59,8 @@ class _Relations:
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
                 flags: Flags, events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
-                barriers: frozenset[ast.stmt] = frozenset(), methods: frozenset[str] = frozenset()) -> CallerPlan:
+                barriers: frozenset[ast.stmt] = frozenset(), methods: frozenset[str] = frozenset(),
+                receiver: str | None = None) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
@@ -75,7 +76,7 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
         if not sites:
             return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags, since) for s in sites]
-    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors)
+    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver)
 
 
 def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
@@ -133,10 +134,6 @@ def _dotted_text(node: ast.expr) -> str | None:
         return None
 
 
-def _any_may(result: Analysis, site: int) -> bool:
-    return any(s.site == site and s.may for found in result.steps.values() for s in found)
-
-
 def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
     """The arguments computed by an expression (``self.latent(h)``, ``x * 2``): bound to fresh names just before
     the call, in argument order, so that they are computed on the caller's stream, not the call's."""
@@ -163,7 +160,7 @@ def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionD
         if (slot, name) not in hoisted:
             hoisted.append((slot, name))
         text = f"{name}{guard.rest}"
-    may = _any_may(result, site.index)
+    may = any_may(result, site.index)
     flips = bool(getattr(site.callee, "flips_guard", False))
     needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn, since))))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None

@@ -45,7 +45,8 @@ from codegen.plan import (
     Wrap,
 )
 
-__all__ = ["SiteEvents", "SiteSync", "argument_names", "lower_sites", "same_stream", "slot_node"]
+__all__ = ["SiteEvents", "SiteSync", "any_may", "argument_names", "lower_sites", "same_stream", "slot_node",
+           "statement_blocks"]
 
 
 @attrs.frozen(kw_only=True)
@@ -85,6 +86,7 @@ class _Lowering:
     forks: list[bool] = attrs.Factory(list)
     kept: dict[tuple[str, str], ast.stmt] = attrs.Factory(dict)  # (name, tag) -> the call that kept it alive
     receiver: str | None = None
+    blocks: dict[ast.stmt, list[ast.stmt]] = attrs.Factory(dict)  # each statement's block (``statement_blocks``)
     tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
     forked_at: dict[ast.stmt, tuple[EventRef, str | None, frozenset[str]]] = attrs.Factory(dict)  # call -> its
     # fork's event, guard, and the streams that waited for it
@@ -104,7 +106,7 @@ class _Lowering:
             self.steps.setdefault(anchor, []).extend(self._join(join))
         wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
         start = tuple(Assign(name=s.flag, value="False") for s, site in zip(self.syncs, self.sites)
-                      if s.flag and _any_may(self.result, site.index))
+                      if s.flag and any_may(self.result, site.index))
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs)
                  if sync.hoisted}
         return CallerPlan(steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls,
@@ -146,7 +148,7 @@ class _Lowering:
     def _kept_before(self, key: tuple[str, str], stmt: ast.stmt) -> bool:
         """An earlier call of the same block kept this name alive for this stream, and nothing rebound it since."""
         earlier = self.kept.get(key)
-        block = _block_of(self.fn, stmt)
+        block = self.blocks.get(stmt, [stmt])
         if earlier is None or earlier not in block or block.index(earlier) > block.index(stmt):
             return False
         between = block[block.index(earlier) + 1:block.index(stmt)]
@@ -160,7 +162,7 @@ class _Lowering:
                  for step in found if isinstance(step, Join) and step.site == site.index]
         if not joins or any(kind != "before" for kind, _, _ in joins):
             return False
-        return all(_read_later(self.fn, site.stmt, stmt, name) for _, stmt, _ in joins)
+        return all(_read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name) for _, stmt, _ in joins)
 
     def _keeps_results(self, site: Site) -> bool:
         """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
@@ -188,7 +190,7 @@ class _Lowering:
         """Consecutive calls on one stream share one ``with``: the inputs a later one keeps alive are kept with
         the first one's (one guarded block), unless the first one's statement binds them."""
         for stmt, wrap in list(wraps.items()):
-            block = _block_of(self.fn, stmt)
+            block = self.blocks.get(stmt, [stmt])
             at = block.index(stmt)
             first = block[at - 1] if at else None
             keep = [s for s in wrap.enter if isinstance(s, KeepAlive)]
@@ -208,7 +210,7 @@ class _Lowering:
                     before: list[Step]) -> tuple[EventRef, str | None, frozenset[str]] | None:
         """The fork of the call just before this one, when nothing runs on the caller's stream between the two
         (one record serves both; on the same stream, its wait does too)."""
-        block = _block_of(self.fn, site.stmt)
+        block = self.blocks.get(site.stmt, [site.stmt])
         at = block.index(site.stmt)
         if at == 0 or before or sync.flag or self.steps.get(("before", site.stmt, "")):
             return None
@@ -252,11 +254,12 @@ class _Lowering:
 
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], syncs: list[SiteSync],
                 result: Analysis, relations: Relations, current: CurrentStream,
-                events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset()) -> CallerPlan:
-    positional = [*fn.args.posonlyargs, *fn.args.args]
-    receiver = positional[0].arg if positional and positional[0].arg in ("self", "cls") else None
+                events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
+                receiver: str | None = None) -> CallerPlan:
+    """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
+    certainly hold a tensor."""
     return _Lowering(fn=fn, sites=sites, syncs=syncs, result=result, relations=relations, current=current,
-                     events=events, receiver=receiver, tensors=tensors).run()
+                     events=events, receiver=receiver, tensors=tensors, blocks=statement_blocks(fn)).run()
 
 
 def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int | str, str]) -> list[str]:
@@ -279,7 +282,7 @@ def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int |
     return sorted((names & data_reads(argument.node)) - {receiver})
 
 
-def _any_may(result: Analysis, site: int) -> bool:
+def any_may(result: Analysis, site: int) -> bool:
     return any(s.site == site and s.may for found in result.steps.values() for s in found)
 
 
@@ -301,13 +304,15 @@ def _viewed(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _block_of(fn: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
+def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
+    """Each statement's block (the list it stands in)."""
+    found: dict[ast.stmt, list[ast.stmt]] = {}
     for node in ast.walk(fn):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
-            if isinstance(block, list) and stmt in block:
-                return block
-    return [stmt]
+            if isinstance(block, list):
+                found.update({stmt: block for stmt in block if isinstance(stmt, ast.stmt)})
+    return found
 
 
 def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
@@ -315,13 +320,12 @@ def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
                if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)))
 
 
-def _read_later(fn: ast.AST, call: ast.stmt, join: ast.stmt, name: str) -> bool:
+def _read_later(fn: ast.AST, block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
     """``name`` is read at the join or by a statement after it that surely runs (same block, before any compound
     statement or jump), and nothing binds it between the call and that read."""
     between = [s for s in _statements(fn) if not isinstance(s, _COMPOUND) and call.lineno < s.lineno < join.lineno]
     if any(name in bound_names(s) for s in between):
         return False
-    block = _block_of(fn, join)
     for stmt in block[block.index(join):]:
         if isinstance(stmt, _COMPOUND):
             return False
