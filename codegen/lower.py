@@ -90,13 +90,15 @@ def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions,
     functions = {fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events,
                                              event_sync=event_sync) for fn in ir.functions}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
-    plan = ModulePlan(functions=functions, callers=callers.plans, events=_events_used(functions, callers.plans),
+    plan = ModulePlan(functions=functions, callers=callers.plans, events=_events_used(functions, callers.plans, ir.module_name),
                       imports=callers.imports)
     return plan, callers.diagnostics
 
 
-def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan]) -> tuple[EventRef, ...]:
-    """Every event the module's steps name, in first-use order (one per variable)."""
+def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan],
+                 module: str) -> tuple[EventRef, ...]:
+    """Every event the module's steps name, in first-use order (one per variable), each with its tag's part
+    after ``module`` (``scope``: the whole tag for another module's event), for tags made at import."""
     steps = [s for p in functions.values() for s in (*p.prologue, *p.epilogue)]
     for caller in callers.values():
         steps += [s for wrap in caller.wraps.values() for s in (*wrap.enter, *wrap.leave)]
@@ -105,7 +107,13 @@ def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPl
     for step in steps:
         if isinstance(step, (Record, Wait)):
             seen.setdefault(step.event.var, step.event)
-    return tuple(seen.values())
+    return tuple(attrs.evolve(e, scope=_scope(e, module)) for e in seen.values())
+
+
+def _scope(event: EventRef, module: str) -> str:
+    if event.shared:
+        return ""
+    return event.tag.removeprefix(f"{module}.")
 
 
 def lower_function(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str,

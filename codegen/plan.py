@@ -72,6 +72,7 @@ class EventRef:
     waiters: tuple[str, ...] = ()  # user events: the functions of its scope that wait for it (qualnames)
     waiter: str = ""  # on a wait of a user event: the function that waits
     shared: bool = False  # a shared event (``"ns:name"``): one event for every class and file that names it
+    scope: str = ""  # in a module's events: the tag after that module's name (``Class.name``), made at import
 
 
 @attrs.frozen(kw_only=True)

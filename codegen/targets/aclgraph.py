@@ -13,21 +13,17 @@ __all__ = ["AclGraph", "TorchairSpelling", "tag_text"]
 
 _DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
-# torchair raises ValueError when a tag is created twice, and a module may run again in one process
-# (importlib.reload, an import under another name, npudsl.compile's twin): the table lives on
-# torchair.ops, where every copy of every generated module finds it.
-_TAGGED_EVENT = '''_TAGGED_EVENTS = vars(TORCHAIR.ops).setdefault("npudsl_tagged_events", {})
-
-
-def {name}(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, TORCHAIR.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
+# torchair keeps tagged events by tag, process-wide, and refuses to make a tag twice (ValueError): a module
+# run again (importlib.reload) or a second module that names the same shared event finds it made. Records
+# and waits name the tag (torch.ops.air's ops, which torchair's npu_tagged_event_record/wait trace to), so
+# the generated module keeps no table of its own and puts none on torchair.
+_TAGGED_EVENT = '''def {name}(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        TORCHAIR.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 '''
 
 
@@ -68,9 +64,9 @@ class TorchairSpelling(Spelling):
 class _Spelling(TorchairSpelling):
     def step(self, step: Step) -> list[str]:
         if isinstance(step, Record):
-            return [f"{self.torchair}.ops.npu_tagged_event_record({step.event.var})"]
+            return [f"{self.use('torch')}.ops.air.tagged_event_record({step.event.var})"]
         if isinstance(step, Wait):
-            return [f"{self.torchair}.ops.npu_tagged_event_wait({step.event.var})"]
+            return [f"{self.use('torch')}.ops.air.tagged_event_wait({step.event.var})"]
         if isinstance(step, ForkWait):
             return []
         raise TypeError(step)
@@ -85,13 +81,19 @@ class _Spelling(TorchairSpelling):
         return [f"{self.helper('_record_tagged_stream', source)}({value.name}, {tag_text(stream)})"]
 
     def define_event(self, event: EventRef) -> str | None:
-        table = self.names.global_name("_TAGGED_EVENTS")
-        source = _TAGGED_EVENT.replace("_TAGGED_EVENTS", table).replace("TORCHAIR", self.torchair)
-        origin = "" if event.shared else ", __file__"
-        return f"{event.var} = {self.helper('_tagged_event', source)}({quote(event.tag)}{origin})"
+        source = _TAGGED_EVENT.replace("TORCHAIR", self.torchair)
+        return f"{event.var} = {self.helper('_tagged_event', source)}({self._tag(event)})"
+
+    @staticmethod
+    def _tag(event: EventRef) -> str:
+        """An event the module defines is tagged after the module as imported (``__name__``: unique in the
+        process); a shared event by its name, the same in every module."""
+        if event.shared or not event.scope:
+            return quote(event.tag)
+        return f'f"{{__name__}}.{event.scope}"'
 
     def event_comment(self) -> str | None:
-        return "# Tagged events are process-global: each is made here, once per process."
+        return "# torchair's tagged events, made once per process and named by tag."
 
 
 @attrs.frozen

@@ -85,16 +85,32 @@ def _module(log: CallLog) -> types.ModuleType:
     return module
 
 
+def _air(log: CallLog) -> types.SimpleNamespace:
+    """``torch.ops.air``'s tagged-event ops, logged under the names of the torchair functions that trace to them."""
+    return types.SimpleNamespace(
+        tagged_event_record=lambda tag, created_inside=False: log.add("npu_tagged_event_record", tag),
+        tagged_event_wait=lambda tag, created_inside=False: log.add("npu_tagged_event_wait", tag),
+    )
+
+
 @contextlib.contextmanager
 def installed(*, log_ops: bool = False) -> Iterator[CallLog]:
     """``import torchair`` gives the stand-in inside this block; the log collects the calls."""
     log = CallLog()
+    import torch
+
     previous = sys.modules.get("torchair")
     sys.modules["torchair"] = _module(log)
+    air = vars(torch.ops).get("air")
+    torch.ops.air = _air(log)  # type: ignore[attr-defined]  # generated code records and waits by tag here
     try:
         with _op_logging(log) if log_ops else contextlib.nullcontext():
             yield log
     finally:
+        if air is None:
+            del torch.ops.air
+        else:
+            torch.ops.air = air
         if previous is None:
             sys.modules.pop("torchair", None)
         else:

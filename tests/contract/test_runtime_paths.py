@@ -16,6 +16,7 @@ import pytest
 
 from npu_contract import ApiKind, ApiTable, api_references, lookup, verify_source
 from npu_contract.fetch import WheelSource
+from npudsl.testing.standins._ops import AIR, SCHEMAS
 from npudsl.graph_config import NPUGRAPH_EX_BACKEND, NPUGRAPH_EX_DEFAULTS, npugraph_ex_options
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +29,6 @@ PINNED: dict[str, dict[str, tuple[str, ...]]] = {
         "torchair.scope.npu_stream_switch": ("stream_tag", "stream_priority"),
         "torchair.scope.limit_core_num": ("op_aicore_num", "op_vectorcore_num"),
         "torchair.ops.npu_create_tagged_event": ("tag",),
-        "torchair.ops.npu_tagged_event_record": ("event",),
-        "torchair.ops.npu_tagged_event_wait": ("event",),
         "torchair.ops.npu_record_tagged_stream": ("input", "tagged_stream"),
     },
     "ge": {
@@ -63,10 +62,16 @@ def test_pinned_api_exists_with_its_parameters(npu_table: ApiTable, target: str,
 
 
 def test_every_torchair_call_the_generator_spells_is_pinned() -> None:
-    """aclgraph.py spells what aclgraph and GE share (scopes) and aclgraph's events; ge.py GE's own."""
+    """aclgraph.py spells what aclgraph and GE share (scopes) and aclgraph's events; ge.py GE's own. The
+    tagged-event records and waits call torchair's custom ops (``torch.ops.air``) by tag: their schemas are
+    the stand-ins', which test_standins_wheel pins to the wheel's ``lib.define`` text."""
     sources = [(ROOT / "codegen/targets" / f"{t}.py").read_text(encoding="utf-8") for t in ("aclgraph", "ge")]
-    spelled = {f"torchair.{s}" for text in sources for s in re.findall(r"\.((?:scope|ops)\.[a-z_]+)\b", text)}
+    spelled = {f"torchair.{s}" for text in sources
+               for s in re.findall(r"\.((?:scope|ops)\.(?!air\b)[a-z_]+)\b", text)}
     assert spelled == {*PINNED["aclgraph"], *PINNED["ge"]}
+    ops = {op for text in sources for op in re.findall(r"\.ops\.air\.([a-z_]+)\(", text)}
+    assert ops == {"tagged_event_record", "tagged_event_wait"}
+    assert all(SCHEMAS[AIR][op].schema.startswith(f"{op}(str tag,") for op in ops)
 
 
 @pytest.mark.parametrize("target", list(PINNED))

@@ -1,5 +1,6 @@
 """aclgraph: a generated module runs again in one process (reload, another name, a second file of the same
-name) without torchair's ``ValueError`` for a tag in use, and a re-run of the same file reuses its events."""
+name) without torchair's ``ValueError`` for a tag in use: a class's event is tagged after the module as
+imported, so a reload finds its event made and two modules never share one; nothing is kept on torchair."""
 
 from __future__ import annotations
 
@@ -69,40 +70,38 @@ def torchair() -> Iterator[types.ModuleType]:
         del sys.modules[name]
 
 
-def test_reload_and_a_second_name_reuse_the_event(torchair: types.ModuleType, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reload_finds_the_event_made_and_another_name_gets_its_own(torchair: types.ModuleType, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     _write(tmp_path / "pkg" / "__init__.py", "")
     path = _generated(tmp_path / "pkg" / "model.py")
     monkeypatch.syspath_prepend(str(tmp_path))
+    before = set(vars(torchair.ops))
     first = importlib.import_module("pkg.model")
-    event = first._READY
-    assert event.tag == "pkg.model.P.ready"  # from the package path, however the module is imported
-    assert importlib.reload(first)._READY is event
-    assert _import_as("renamed_model", path)._READY is event
-    with pytest.raises(ValueError, match="pkg.model.P.ready is already in use"):
-        torchair.ops.npu_create_tagged_event("pkg.model.P.ready")  # torchair's rule still holds
+    assert first._READY == "pkg.model.P.ready"
+    assert importlib.reload(first)._READY == "pkg.model.P.ready"  # made already: torchair's ValueError is expected
+    assert _import_as("renamed_model", path)._READY == "renamed_model.P.ready"
+    assert set(vars(torchair.ops)) == before  # no table left on torchair
+    for tag in ("pkg.model.P.ready", "renamed_model.P.ready"):
+        with pytest.raises(ValueError, match=f"{tag} is already in use"):
+            torchair.ops.npu_create_tagged_event(tag)  # each was made, once
 
 
-def test_two_files_of_one_name_transformed_apart_get_their_own_events(torchair: types.ModuleType,
-                                                                      tmp_path: Path) -> None:
+def test_two_files_of_one_name_get_their_own_events(torchair: types.ModuleType, tmp_path: Path) -> None:
     a, b = _generated(tmp_path / "a" / "model.py"), _generated(tmp_path / "b" / "model.py")
-    first, second = _import_as("model", a)._READY, _import_as("model_b", b)._READY
-    assert first.tag == "model.P.ready"  # same dotted name, same tag at transform time
-    assert second is not first and second.tag == f"model.P.ready@{b}"
-    assert _import_as("model_again", a)._READY is first
+    assert (_import_as("model", a)._READY, _import_as("model_b", b)._READY) == ("model.P.ready", "model_b.P.ready")
 
 
-def test_two_files_of_one_name_in_one_run_get_distinct_tags(tmp_path: Path) -> None:
+def test_two_files_of_one_name_in_one_run_get_their_own_events(tmp_path: Path) -> None:
     paths = [_write(tmp_path / folder / "model.py", SOURCE) for folder in ("a", "b")]
     results = run(read_sources(discover([str(p) for p in paths])), target="aclgraph", jobs=1)
-    tags = sorted(line.split('"')[1] for r in results for line in r.code.splitlines() if "_READY = " in line)
-    assert tags == ["a/model.P.ready", "b/model.P.ready"]
+    lines = [line for r in results for line in r.code.splitlines() if "_READY = " in line]
+    assert lines == ['_READY = _tagged_event(f"{__name__}.P.ready")'] * 2
 
 
-def test_events_made_through_the_table_trace_into_tagged_ops(tmp_path: Path) -> None:
+def test_events_named_by_tag_trace_into_tagged_ops(tmp_path: Path) -> None:
     code = _generated(tmp_path / "traced.py").read_text(encoding="utf-8")
     x = torch.arange(3.0)
     trace = trace_graph(code, "aclgraph", lambda m: m.P(), (x,), calls=2)
     tags = [n.args[0] for n in trace.aot[0].graph.nodes if "tagged_event" in str(n.target)]
-    assert tags == ["traced.P.ready", "traced.P.ready"] and len(trace.dynamo) == 1
+    assert len(tags) == 2 and tags[0] == tags[1] and tags[0].endswith(".P.ready") and len(trace.dynamo) == 1
     assert torch.equal(trace.outputs, (x + 1) * 2)

@@ -33,8 +33,8 @@ class Shared(nn.Module):
 
 _SPELLED = {
     "portable": ('runtime.record("moe:before_dispatch")', 'runtime.wait("moe:before_dispatch")'),
-    "aclgraph": ("torchair.ops.npu_tagged_event_record(_MOE_BEFORE_DISPATCH)",
-                 "torchair.ops.npu_tagged_event_wait(_MOE_BEFORE_DISPATCH)"),
+    "aclgraph": ("torch.ops.air.tagged_event_record(_MOE_BEFORE_DISPATCH)",
+                 "torch.ops.air.tagged_event_wait(_MOE_BEFORE_DISPATCH)"),
     "cuda": ("_MOE_BEFORE_DISPATCH().record()", "torch.cuda.current_stream().wait_event(_MOE_BEFORE_DISPATCH())"),
 }
 

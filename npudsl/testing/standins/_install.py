@@ -71,7 +71,9 @@ def torchair_installed() -> Iterator[types.ModuleType]:
     saved_tags = set(_ops.created_tags)
     _ops.created_tags.clear()
     try:
-        with _entries(sys.modules, modules):
+        # Generated code records and waits by tag through torch.ops.air (torchair's own ops): here they are
+        # the stand-in's, with the same schemas.
+        with _entries(sys.modules, modules), _attributes(torch.ops, {"air": getattr(torch.ops, _ops.AIR)}):
             yield modules["torchair"]
     finally:
         _ops.created_tags.clear()

@@ -17,22 +17,17 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_LAYER_IN = _tagged_event("multi_instance.Layer.layer_in", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_LAYER_IN = _tagged_event(f"{__name__}.Layer.layer_in")
 
 
 class Shared(nn.Module):
@@ -47,11 +42,11 @@ class Layer(nn.Module):
 
     def enter(self, x):
         out = x + 1
-        torchair.ops.npu_tagged_event_record(_LAYER_IN)
+        torch.ops.air.tagged_event_record(_LAYER_IN)
         return out
 
     def post(self, x):
-        torchair.ops.npu_tagged_event_wait(_LAYER_IN)
+        torch.ops.air.tagged_event_wait(_LAYER_IN)
         return x.tanh()
 
     def forward(self, x):

@@ -2,38 +2,34 @@ import torch
 import torchair
 from torch import nn
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_GO = _tagged_event("stacking_order_a.Ordered.go", __file__)
-_DONE = _tagged_event("stacking_order_a.Ordered.done", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_GO = _tagged_event(f"{__name__}.Ordered.go")
+_DONE = _tagged_event(f"{__name__}.Ordered.done")
 
 
 class Ordered(nn.Module):
     def start(self, x):
         out = x + 1
-        torchair.ops.npu_tagged_event_record(_GO)
+        torch.ops.air.tagged_event_record(_GO)
         return out
 
     def work(self, x):
         with torchair.scope.limit_core_num(4, 8):
-            torchair.ops.npu_tagged_event_wait(_GO)
+            torch.ops.air.tagged_event_wait(_GO)
             out = x * 2
-            torchair.ops.npu_tagged_event_record(_DONE)
+            torch.ops.air.tagged_event_record(_DONE)
             return out
 
     def finish(self, y):
-        torchair.ops.npu_tagged_event_wait(_DONE)
+        torch.ops.air.tagged_event_wait(_DONE)
         return y - 1

@@ -19,24 +19,19 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_READY = _tagged_event("when_guards.Guarded.ready", __file__)
-_SIDE_FORK = _tagged_event("when_guards.Guarded.side.fork", __file__)
-_SIDE_JOIN = _tagged_event("when_guards.Guarded.side.join", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_READY = _tagged_event(f"{__name__}.Guarded.ready")
+_SIDE_FORK = _tagged_event(f"{__name__}.Guarded.side.fork")
+_SIDE_JOIN = _tagged_event(f"{__name__}.Guarded.side.join")
 
 
 class Guarded(nn.Module):
@@ -51,25 +46,25 @@ class Guarded(nn.Module):
     def produce(self, x):
         out = x * 3
         if self.multistream:
-            torchair.ops.npu_tagged_event_record(_READY)
+            torch.ops.air.tagged_event_record(_READY)
         return out
 
     def consume(self, x):
         if self.multistream:
-            torchair.ops.npu_tagged_event_wait(_READY)
+            torch.ops.air.tagged_event_wait(_READY)
         return x + 1
 
     def forward(self, x):
         if self.multistream:
-            torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+            torch.ops.air.tagged_event_record(_SIDE_FORK)
         with torchair.scope.npu_stream_switch("side", 0) if self.multistream else nullcontext():
             if self.multistream:
-                torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+                torch.ops.air.tagged_event_wait(_SIDE_FORK)
                 _record_tagged_stream(x, "side")
             y = self.side(x)
             if self.multistream:
-                torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
+                torch.ops.air.tagged_event_record(_SIDE_JOIN)
         z = x - 1
         if self.multistream:
-            torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+            torch.ops.air.tagged_event_wait(_SIDE_JOIN)
         return y + z

@@ -30,23 +30,19 @@ import torch.multiprocessing as mp
 import torchair
 from torch import nn
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_GRAD_READY = _tagged_event("distributed_overlap.OverlapStep.grad_ready", __file__)
-_REDUCED = _tagged_event("distributed_overlap.OverlapStep.reduced", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_GRAD_READY = _tagged_event(f"{__name__}.OverlapStep.grad_ready")
+_REDUCED = _tagged_event(f"{__name__}.OverlapStep.reduced")
 
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
@@ -67,20 +63,20 @@ class OverlapStep(nn.Module):
 
     def local_grad(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.tanh(x @ self.w_grad)
-        torchair.ops.npu_tagged_event_record(_GRAD_READY)
+        torch.ops.air.tagged_event_record(_GRAD_READY)
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:
-        torchair.ops.npu_tagged_event_wait(_GRAD_READY)
+        torch.ops.air.tagged_event_wait(_GRAD_READY)
         dist.all_reduce(grad)
-        torchair.ops.npu_tagged_event_record(_REDUCED)
+        torch.ops.air.tagged_event_record(_REDUCED)
         return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(x @ self.w_next) @ self.w_next
 
     def combine(self, hidden: torch.Tensor, reduced: torch.Tensor) -> torch.Tensor:
-        torchair.ops.npu_tagged_event_wait(_REDUCED)
+        torch.ops.air.tagged_event_wait(_REDUCED)
         return hidden + reduced / WORLD
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

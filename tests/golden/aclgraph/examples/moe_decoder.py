@@ -17,23 +17,19 @@ import torchair
 from torch import nn
 from torch.nn import functional as F
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_SHARED_EXPERT_FORK = _tagged_event("moe_decoder.SharedExpert.forward.fork", __file__)
-_SHARED_EXPERT_JOIN = _tagged_event("moe_decoder.SharedExpert.forward.join", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_SHARED_EXPERT_FORK = _tagged_event(f"{__name__}.SharedExpert.forward.fork")
+_SHARED_EXPERT_JOIN = _tagged_event(f"{__name__}.SharedExpert.forward.join")
 
 
 class SharedExpert(nn.Module):
@@ -80,17 +76,17 @@ class DecoderLayer(nn.Module):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
         if self.shared.multistream:
-            torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_FORK)
+            torch.ops.air.tagged_event_record(_SHARED_EXPERT_FORK)
         with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
             if self.shared.multistream:
-                torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_FORK)
+                torch.ops.air.tagged_event_wait(_SHARED_EXPERT_FORK)
                 torchair.ops.npu_record_tagged_stream(y, "shared")
             shared = self.shared(y)
             if self.shared.multistream:
-                torchair.ops.npu_tagged_event_record(_SHARED_EXPERT_JOIN)
+                torch.ops.air.tagged_event_record(_SHARED_EXPERT_JOIN)
         routed = self.experts(y)
         if self.shared.multistream:
-            torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)
+            torch.ops.air.tagged_event_wait(_SHARED_EXPERT_JOIN)
         return h + routed + shared
 
 

@@ -24,35 +24,30 @@ def _record_tagged_stream(value, stream) -> None:
             _record_tagged_stream(item, stream)
 
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+def _tagged_event(tag: str) -> str:
+    """``tag``, with torchair's event made for it unless this process has one already."""
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:  # made already: a reload, or another module that names the same shared event
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str | None = None):
-    """The event tagged ``tag``, created once per process. A class's event names its source file ``origin``:
-    this file run again (reload, another module name) gets the same event, another file that made ``tag``
-    first gets its own. A shared event (``"ns:name"``) names none: it is one event in every file."""
-    if origin is not None and _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_ADD_DONE = _tagged_event("seed000.Model.add_done", __file__)
-_MM_DONE = _tagged_event("seed000.Model.mm_done", __file__)
+# torchair's tagged events, made once per process and named by tag.
+_ADD_DONE = _tagged_event(f"{__name__}.Model.add_done")
+_MM_DONE = _tagged_event(f"{__name__}.Model.mm_done")
 
 
 class Model(nn.Module):
     def add(self, in1, in2):
         out = torch.add(in1, in2)
-        torchair.ops.npu_tagged_event_record(_ADD_DONE)
+        torch.ops.air.tagged_event_record(_ADD_DONE)
         return out
 
     def matmul(self, in3, in4):
-        torchair.ops.npu_tagged_event_wait(_ADD_DONE)
+        torch.ops.air.tagged_event_wait(_ADD_DONE)
         out = torch.mm(in3, in4)
-        torchair.ops.npu_tagged_event_record(_MM_DONE)
+        torch.ops.air.tagged_event_record(_MM_DONE)
         return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
@@ -61,7 +56,7 @@ class Model(nn.Module):
         return in3 + in4
 
     def late_add(self, in3, in4):
-        torchair.ops.npu_tagged_event_wait(_MM_DONE)
+        torch.ops.air.tagged_event_wait(_MM_DONE)
         return torch.add(in3, in4)
 
     def forward(self, in1, in2, in3, in4):
