@@ -1,8 +1,10 @@
 """Native streams and events of a device module (``torch.cuda``, ``torch.npu``): the shared spelling.
 
-Streams and events are created on first use, once per process, through two small module-level
-registries, so importing the generated module touches no device. Every event variable is a
-``functools.partial`` of the defining module's ``_event``: a module that imports it shares the one event.
+Streams and events are created on first use through two small tables of the generated module itself,
+so importing it touches no device. Every event variable is a ``functools.partial`` of the defining
+module's ``_event``: a module that imports it shares the one event. A shared event (``"ns:name"``) is
+kept in one table for the process, the namespace of a module registered in ``sys.modules`` by the first
+generated module that needs it (no state on the device module or any other module not generated).
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ __all__ = ["RECORD_DOC", "NativeSpelling"]
 
 RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
-_COMMENT = ("# Streams and events: one per tag in the process (the tables live on the device module, where every\n"
-            "# generated module finds them), made when the model is built, else on first use. Importing touches no device.")
-_ORDER = ("_stream", "_event", "_create_streams", "_record_stream", "_clone")
+_COMMENT = ("# This module's streams and events, one per tag, made when the model is built, else on first use:\n"
+            "# importing the module touches no device.")
+_ORDER = ("_stream", "_EVENTS", "_SHARED_EVENTS", "_event", "_create_streams", "_record_stream", "_clone")
 
-_STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = vars(DEVICE).setdefault("npudsl_streams", {})
+_STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = {}
 
 
 def {name}(tag: str, priority: int = 0) -> DEVICE.Stream:
@@ -42,14 +44,18 @@ def {name}(tag: str, priority: int = 0) -> DEVICE.Stream:
     return _STREAMS[tag]
 '''
 
-_EVENT = '''_EVENTS: dict[str, DEVICE.Event] = vars(DEVICE).setdefault("npudsl_events", {})
+_EVENT = '''def {name}(table: dict[str, DEVICE.Event], tag: str) -> DEVICE.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = DEVICE.Event()
+    return table[tag]
+'''
 
-
-def {name}(tag: str) -> DEVICE.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = DEVICE.Event()
-    return _EVENTS[tag]
+# A shared event must be one object for every module that records or waits for it, whichever of them the
+# run transformed: the table is the namespace of a module of its own, registered by the first that needs it.
+_SHARED = '''# Shared events ("ns:name"): one per process, whichever module records or waits for them.
+{name}: dict[str, DEVICE.Event] = SYS.modules.setdefault(
+    "npudsl_shared_events", TYPES.ModuleType("npudsl_shared_events")).__dict__
 '''
 
 
@@ -122,11 +128,17 @@ class NativeSpelling(Spelling):
         return f"{self.helper('_clone', CLONE.replace('TORCH', self.torch))}({value.name})"
 
     def define_event(self, event: EventRef) -> str | None:
-        registry = self.helper("_event", _EVENT.replace("_EVENTS", self.names.global_name("_EVENTS"))
-                               .replace("DEVICE", self._device()))
+        registry = self.helper("_event", _EVENT.replace("DEVICE", self._device()))
         functools = self.use("functools")
         self.made_events.append(event.var)
-        return f"{event.var} = {functools}.partial({registry}, {quote(event.tag)})"
+        return f"{event.var} = {functools}.partial({registry}, {self._table(event)}, {quote(event.tag)})"
+
+    def _table(self, event: EventRef) -> str:
+        if not event.shared:
+            return self.helper("_EVENTS", f"{{name}}: dict[str, {self._device()}.Event] = {{}}\n")
+        source = _SHARED.replace("DEVICE", self._device()).replace("SYS", self.use("sys")).replace(
+            "TYPES", self.use("types"))
+        return self.helper("_SHARED_EVENTS", source)
 
     def construct_lines(self) -> list[str]:
         """What a class's ``__init__`` ends with: the module's streams and events made at construction."""

@@ -1,5 +1,6 @@
 """The user's code keeps its shape (CONTRACT section 2): on every golden case, example and corpus file, for every
-target, no function gains or loses a parameter and no call of the user's gains an argument."""
+target, no function gains or loses a parameter and no call of the user's gains an argument; and the generated
+code keeps no state on a module it imports (no ``vars(torch.cuda)``, ``torchair.ops.x = ...``, ``setattr``)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,37 @@ def _calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[tuple[str, int
                    for stmt in fn.body for c in ast.walk(stmt) if isinstance(c, ast.Call))
 
 
+def _imported(tree: ast.Module) -> set[str]:
+    return {(a.asname or a.name).split(".")[0] for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+            for a in node.names}
+
+
+def _foreign_state(source: str, generated: str) -> list[str]:
+    """Writes the generated code makes into an imported module: ``vars(m)``, ``m.__dict__``, ``setattr(m, ...)``,
+    ``m.attr = ...`` (``m`` any imported name the user's own source does not already write so)."""
+    tree = ast.parse(generated)
+    modules = _imported(tree)
+
+    def rooted(node: ast.AST) -> bool:
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in modules
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("vars", "setattr") and node.args \
+                and rooted(node.args[0]):
+            found.append(ast.unparse(node))
+        elif isinstance(node, ast.Attribute) and node.attr == "__dict__" and rooted(node.value):
+            found.append(ast.unparse(node))
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [ast.unparse(t) for t in targets if isinstance(t, ast.Attribute) and rooted(t.value)]
+    return [f for f in found if f not in source]
+
+
 def _assert_shape_kept(source: str, generated: str, where: str) -> None:
+    assert not _foreign_state(source, generated), f"{where}: state on an imported module"
     before, after = _functions(ast.parse(source)), _functions(ast.parse(generated))
     for name, fn in before.items():
         assert name in after, f"{where}: {name} is gone"

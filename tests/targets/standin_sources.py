@@ -37,31 +37,27 @@ import torchair
 
 
 
-_TAGGED_EVENTS = vars(torchair.ops).setdefault("npudsl_tagged_events", {})
+def _tagged_event(tag: str) -> str:
+    try:
+        torchair.ops.npu_create_tagged_event(tag=tag)
+    except ValueError:
+        pass
+    return tag
 
 
-def _tagged_event(tag: str, origin: str):
-    if _TAGGED_EVENTS.get(tag, (origin,))[0] != origin:
-        tag = f"{tag}@{origin}"
-    if tag not in _TAGGED_EVENTS:
-        _TAGGED_EVENTS[tag] = (origin, torchair.ops.npu_create_tagged_event(tag=tag))
-    return _TAGGED_EVENTS[tag][1]
-
-
-# Tagged events are process-global: each is made here, once per process.
-_SIDE_FORK = _tagged_event("m.AtOnce.side.fork", __file__)
-_SIDE_JOIN = _tagged_event("m.AtOnce.side.join", __file__)
+_SIDE_FORK = _tagged_event(f"{__name__}.AtOnce.side.fork")
+_SIDE_JOIN = _tagged_event(f"{__name__}.AtOnce.side.join")
 
 
 class AtOnce(nn.Module):
     def side(self, x):
-        torchair.ops.npu_tagged_event_record(_SIDE_FORK)
+        torch.ops.air.tagged_event_record(_SIDE_FORK)
         with torchair.scope.npu_stream_switch("side", 0):
-            torchair.ops.npu_tagged_event_wait(_SIDE_FORK)
+            torch.ops.air.tagged_event_wait(_SIDE_FORK)
             torchair.ops.npu_record_tagged_stream(x, "side")
             out = x.cos()
-            torchair.ops.npu_tagged_event_record(_SIDE_JOIN)
-        torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)
+            torch.ops.air.tagged_event_record(_SIDE_JOIN)
+        torch.ops.air.tagged_event_wait(_SIDE_JOIN)
         return out
 
     def forward(self, x):
@@ -102,15 +98,15 @@ def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
 _EVENTS: dict[str, torch.npu.Event] = {}
 
 
-def _event(tag: str) -> torch.npu.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.npu.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.npu.Event()
+    return table[tag]
 
 
-_SIDE_FORK = functools.partial(_event, "m.AtOnce.side.fork")
-_SIDE_JOIN = functools.partial(_event, "m.AtOnce.side.join")
+_SIDE_FORK = functools.partial(_event, _EVENTS, "m.AtOnce.side.fork")
+_SIDE_JOIN = functools.partial(_event, _EVENTS, "m.AtOnce.side.join")
 
 
 class AtOnce(nn.Module):
@@ -147,11 +143,11 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
 _EVENTS: dict[str, torch.cuda.Event] = {}
 
 
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.cuda.Event()
+    return table[tag]
 
 
 def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
@@ -159,8 +155,8 @@ def _record_stream(tensor: torch.Tensor, stream: torch.cuda.Stream) -> None:
     tensor.record_stream(stream)
 
 
-_SIDE_FORK = functools.partial(_event, "m.AtOnce.side.fork")
-_SIDE_JOIN = functools.partial(_event, "m.AtOnce.side.join")
+_SIDE_FORK = functools.partial(_event, _EVENTS, "m.AtOnce.side.fork")
+_SIDE_JOIN = functools.partial(_event, _EVENTS, "m.AtOnce.side.join")
 
 
 class AtOnce(nn.Module):
@@ -182,7 +178,7 @@ SOURCES = {"portable": PORTABLE, "aclgraph": ACLGRAPH, "ge": GE, "npugraph_ex": 
 
 JOIN = {
     "portable": '        runtime.wait("m.AtOnce.side.join")\n',
-    "aclgraph": "        torchair.ops.npu_tagged_event_wait(_SIDE_JOIN)\n",
+    "aclgraph": "        torch.ops.air.tagged_event_wait(_SIDE_JOIN)\n",
     "npugraph_ex": "        torch.npu.current_stream().wait_event(_SIDE_JOIN())\n",
     "cuda": "        torch.cuda.current_stream().wait_event(_SIDE_JOIN())\n",
 }

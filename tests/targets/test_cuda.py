@@ -14,9 +14,9 @@ AUTO_OUT = '''import functools
 
 import torch
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -26,14 +26,14 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
     return _STREAMS[tag]
 
 
-_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
+_EVENTS: dict[str, torch.cuda.Event] = {}
 
 
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.cuda.Event()
+    return table[tag]
 
 
 def _create_streams() -> None:
@@ -57,8 +57,8 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
-_SHARED_FORK = functools.partial(_event, "m.Shared.forward.fork")
-_SHARED_JOIN = functools.partial(_event, "m.Shared.forward.join")
+_SHARED_FORK = functools.partial(_event, _EVENTS, "m.Shared.forward.fork")
+_SHARED_JOIN = functools.partial(_event, _EVENTS, "m.Shared.forward.join")
 
 
 class Shared(torch.nn.Module):
@@ -119,7 +119,7 @@ def test_automatic_fork_join_keep_output_and_helpers() -> None:
 def test_switch_events_clone_guards_and_no_core_limit() -> None:
     code = transform(MANUAL, "cuda")
     assert user_code(code) == MANUAL_OUT
-    assert '_READY = functools.partial(_event, "m.Block.ready")\n' in code
+    assert '_READY = functools.partial(_event, _EVENTS, "m.Block.ready")\n' in code
 
 
 def test_core_limit_is_a_positioned_warning() -> None:

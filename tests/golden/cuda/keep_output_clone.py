@@ -2,8 +2,8 @@ import torch
 from torch import nn
 
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
 def _clone(value):
     """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):

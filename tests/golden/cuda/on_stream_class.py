@@ -3,9 +3,9 @@ import functools
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.cuda.Stream] = vars(torch.cuda).setdefault("npudsl_streams", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_STREAMS: dict[str, torch.cuda.Stream] = {}
 
 
 def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
@@ -15,14 +15,14 @@ def _stream(tag: str, priority: int = 0) -> torch.cuda.Stream:
     return _STREAMS[tag]
 
 
-_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
+_EVENTS: dict[str, torch.cuda.Event] = {}
 
 
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.cuda.Event()
+    return table[tag]
 
 
 def _create_streams() -> None:
@@ -46,8 +46,8 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
-_EXPERT_FORK = functools.partial(_event, "on_stream_class.Expert.forward.fork")
-_EXPERT_JOIN = functools.partial(_event, "on_stream_class.Expert.forward.join")
+_EXPERT_FORK = functools.partial(_event, _EVENTS, "on_stream_class.Expert.forward.fork")
+_EXPERT_JOIN = functools.partial(_event, _EVENTS, "on_stream_class.Expert.forward.join")
 
 
 class Expert(nn.Module):

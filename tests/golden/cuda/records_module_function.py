@@ -4,19 +4,19 @@ import functools
 
 import torch
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_EVENTS: dict[str, torch.cuda.Event] = {}
 
 
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.cuda.Event()
+    return table[tag]
 
 
-_COPIED = functools.partial(_event, "records_module_function.copied")
+_COPIED = functools.partial(_event, _EVENTS, "records_module_function.copied")
 
 
 def copy_out(x):

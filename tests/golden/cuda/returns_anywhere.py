@@ -3,20 +3,20 @@ import functools
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_EVENTS: dict[str, torch.cuda.Event] = vars(torch.cuda).setdefault("npudsl_events", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_EVENTS: dict[str, torch.cuda.Event] = {}
 
 
-def _event(tag: str) -> torch.cuda.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.cuda.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.cuda.Event()
+    return table[tag]
 
 
-_FINISHED = functools.partial(_event, "returns_anywhere.Early.finished")
-_LOGGED = functools.partial(_event, "returns_anywhere.Early.logged")
+_FINISHED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.finished")
+_LOGGED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.logged")
 
 
 class Early(nn.Module):

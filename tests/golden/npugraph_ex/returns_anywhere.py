@@ -3,20 +3,20 @@ import functools
 import torch
 from torch import nn
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_EVENTS: dict[str, torch.npu.Event] = vars(torch.npu).setdefault("npudsl_events", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_EVENTS: dict[str, torch.npu.Event] = {}
 
 
-def _event(tag: str) -> torch.npu.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.npu.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.npu.Event()
+    return table[tag]
 
 
-_FINISHED = functools.partial(_event, "returns_anywhere.Early.finished")
-_LOGGED = functools.partial(_event, "returns_anywhere.Early.logged")
+_FINISHED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.finished")
+_LOGGED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.logged")
 
 
 class Early(nn.Module):

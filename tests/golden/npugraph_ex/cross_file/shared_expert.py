@@ -2,8 +2,8 @@ import torch
 from torch import nn
 
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
 def _create_streams() -> None:
     """Make this module's streams and events now, while the model is built: a compiled region must find
     them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""

@@ -30,9 +30,9 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
 
-# Streams and events: one per tag in the process (the tables live on the device module, where every
-# generated module finds them), made when the model is built, else on first use. Importing touches no device.
-_STREAMS: dict[str, torch.npu.Stream] = vars(torch.npu).setdefault("npudsl_streams", {})
+# This module's streams and events, one per tag, made when the model is built, else on first use:
+# importing the module touches no device.
+_STREAMS: dict[str, torch.npu.Stream] = {}
 
 
 def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
@@ -42,14 +42,14 @@ def _stream(tag: str, priority: int = 0) -> torch.npu.Stream:
     return _STREAMS[tag]
 
 
-_EVENTS: dict[str, torch.npu.Event] = vars(torch.npu).setdefault("npudsl_events", {})
+_EVENTS: dict[str, torch.npu.Event] = {}
 
 
-def _event(tag: str) -> torch.npu.Event:
-    """The event named ``tag``: created on first use, then the same one."""
-    if tag not in _EVENTS:
-        _EVENTS[tag] = torch.npu.Event()
-    return _EVENTS[tag]
+def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
+    """The event named ``tag`` in ``table``: created on first use, then the same one."""
+    if tag not in table:
+        table[tag] = torch.npu.Event()
+    return table[tag]
 
 
 def _create_streams() -> None:
@@ -73,8 +73,8 @@ def _record_stream(value, stream) -> None:
             _record_stream(item, stream)
 
 
-_GRAD_READY = functools.partial(_event, "distributed_overlap.OverlapStep.grad_ready")
-_REDUCED = functools.partial(_event, "distributed_overlap.OverlapStep.reduced")
+_GRAD_READY = functools.partial(_event, _EVENTS, "distributed_overlap.OverlapStep.grad_ready")
+_REDUCED = functools.partial(_event, _EVENTS, "distributed_overlap.OverlapStep.reduced")
 
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
