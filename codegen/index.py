@@ -129,8 +129,11 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
     """The stream functions of one module, exactly as the collector reads them (the two never disagree); returns
     the shared events the module records."""
     for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            submodules[f"{module}:{node.name}"] = scan.submodule_assignments(node)
+        if isinstance(node, ast.ClassDef):  # a subclass without its own assignment holds its base's submodule
+            inherited = [submodules.get(f"{module}:{b.id}", {}) for b in node.bases if isinstance(b, ast.Name)]
+            submodules[f"{module}:{node.name}"] = {k: v for own in (*reversed(inherited),
+                                                                     scan.submodule_assignments(node))
+                                                   for k, v in own.items()}
     if not pyast.mentions_npudsl(source):
         return set()
     decorated = collect(tree, source, path=module, module_name=module).ir.functions

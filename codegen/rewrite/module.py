@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 import libcst as cst
+import libcst.matchers as m
 
 from codegen.collect import NpudslNames
 from codegen.plan import ModulePlan
@@ -30,7 +32,7 @@ class ModuleRewriter(cst.CSTTransformer):
         self.functions = functions  # the ``ast`` of each top-level function and method, by qualname
         self._scopes: list[str] = []  # enclosing class and function names
         self._planned = {*plan.functions, *plan.callers}
-        self._constructing = {q.split(".")[0] for q in self._planned if "." in q}  # classes whose methods sync
+        self._constructing = _constructing(plan)
 
     def _descend(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
         """Whether anything inside ``node`` can change: a planned function, or a decorated method to strip.
@@ -52,8 +54,23 @@ class ModuleRewriter(cst.CSTTransformer):
         return self._descend(node)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        qualname = ".".join(self._scopes)
         self._scopes.pop()
+        if qualname in self._constructing and self._needs_init(updated):
+            updated = _with_init(updated, self.spelling.construct_lines())
         return self._strip(updated)
+
+    def _needs_init(self, node: cst.ClassDef) -> bool:
+        """A class that syncs, defines no ``__init__`` and inherits none from a class of this module that
+        syncs: its streams must still be made when it is built (before any compiled region runs)."""
+        if not self.spelling.construct_lines() or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        if any(m.matches(item, m.FunctionDef(name=m.Name("__init__"))) for item in node.body.body):
+            return False
+        if not all(is_npudsl_decorator(d, self.names) for d in node.decorators):
+            return False  # a class decorator (a dataclass) may write the __init__: streams are made on first use
+        return not any(m.matches(base.value, m.Name()) and base.value.value in self._constructing
+                       for base in node.bases)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._scopes.append(node.name.value)
@@ -94,6 +111,36 @@ def _line_comment(decorator: cst.Decorator) -> list[cst.EmptyLine]:
     """The comment at the end of a decorator's line, as a line of its own."""
     comment = decorator.trailing_whitespace.comment
     return [cst.EmptyLine(comment=comment)] if comment is not None else []
+
+
+def _constructing(plan: ModulePlan) -> set[str]:
+    """The classes whose methods spell a stream or an event: their streams are made when they are built."""
+    spelled = [q for q, c in plan.callers.items() if c.wraps or c.start or any(c.steps.values())]
+    spelled += [q for q, f in plan.functions.items() if f.prologue or f.epilogue]
+    return {q.split(".")[0] for q in spelled if "." in q}
+
+
+_INIT = """def __init__(self, *args, **kwargs) -> None:
+    super().__init__(*args, **kwargs)
+"""
+
+
+def _with_init(node: cst.ClassDef, lines: list[str]) -> cst.ClassDef:
+    """``node`` with an ``__init__`` that passes everything to its base's and then runs ``lines``, placed
+    after the class docstring and the class-level assignments."""
+    assert isinstance(node.body, cst.IndentedBlock)
+    init = cst.ensure_type(cst.parse_statement(_INIT + "".join(f"    {line}\n" for line in lines)), cst.FunctionDef)
+    body = list(node.body.body)
+    at = next((i for i, item in enumerate(body) if not isinstance(item, cst.SimpleStatementLine)), len(body))
+    init = init.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if at else [])
+    if at < len(body):
+        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False),
+                                                        *_without_blank(body[at].leading_lines)])
+    return node.with_changes(body=node.body.with_changes(body=[*body[:at], init, *body[at:]]))
+
+
+def _without_blank(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    return list(lines) if any(line.comment for line in lines) else []
 
 
 def _ending_with(node: cst.FunctionDef, lines: list[cst.BaseStatement]) -> cst.FunctionDef:

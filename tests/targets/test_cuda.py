@@ -85,6 +85,10 @@ class Layer(torch.nn.Module):
 '''
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def produce(self, x):
         out = x * 2
         _READY().record()

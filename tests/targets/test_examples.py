@@ -106,3 +106,80 @@ def test_cuda_records_crossing_tensors_while_a_graph_is_captured(monkeypatch: py
         counts.append(len(recorded))
     assert counts[0] > 0
     assert counts[1] == counts[0]
+
+
+class _DeviceHere(FakeDevice):
+    def is_available(self) -> bool:
+        return True
+
+
+SUBCLASS = '''\
+import torch
+from torch import nn
+
+from npudsl import on_stream
+
+
+class Side(nn.Module):
+    @on_stream("side")
+    def forward(self, x):
+        return x.cos()
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.side = Side()
+
+    def forward(self, x):
+        return x
+
+
+class Overlapped(Base):
+    """No ``__init__`` of its own: the multi-stream forward of a model class it inherits from."""
+
+    def forward(self, x):
+        y = self.side(x)
+        z = x.sin()
+        return y + z
+
+
+class Deeper(Overlapped):
+    def forward(self, x):
+        return super().forward(x) * 2
+'''
+
+
+def _built_then_run(code: str, name: str, target: str, build: str, inputs: tuple[torch.Tensor, ...],
+                    monkeypatch: pytest.MonkeyPatch) -> tuple[int, object]:
+    """(streams and events made by building ``build``, the first output), checking that running makes none."""
+    fake = _DeviceHere()
+    monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, stream: fake.calls.update(["record_stream"]))
+    module = _module(code, name, fake, NATIVE[target])
+    model = getattr(module, build)()
+    made = fake.calls["Stream"] + fake.calls["Event"]
+    out = model(*inputs)
+    assert fake.calls["Stream"] + fake.calls["Event"] == made, "a stream or event made inside the forward"
+    return made, out
+
+
+@pytest.mark.parametrize("target", sorted(NATIVE))
+@pytest.mark.parametrize("example", sorted(MODELS))
+def test_native_streams_are_made_when_the_model_is_built(example: str, target: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """seed000's ``Model`` has no ``__init__``: the generated one makes the streams at construction."""
+    inputs = _module(_generated(example, target), "inputs_only").example_inputs()
+    made, _ = _built_then_run(_generated(example, target), example.removesuffix(".py"), target, MODELS[example],
+                              inputs, monkeypatch)
+    assert made
+
+
+@pytest.mark.parametrize("target", sorted(NATIVE))
+def test_a_subclass_without_init_makes_its_streams_when_built(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = transform_source(SUBCLASS, path="subclass.py", target=target)
+    assert code.count("def __init__(self, *args, **kwargs) -> None:") == 1  # Overlapped's; Deeper inherits it
+    x = torch.randn(3)
+    made, out = _built_then_run(code, "subclass", target, "Deeper", (x,), monkeypatch)
+    assert made == 3  # the "side" stream, the fork and the join events
+    torch.testing.assert_close(out, (x.cos() + x.sin()) * 2)
+    assert transform_source(code, path="subclass.py", target=target) == code

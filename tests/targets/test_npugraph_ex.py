@@ -31,6 +31,15 @@ def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("side", 1)
+        _stream("late", 0)
+        _READY()
+
+
 def _record_stream(value, stream) -> None:
     """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -62,6 +71,10 @@ _READY = functools.partial(_event, _EVENTS, "m.Block.ready")
 '''
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def produce(self, x):
         with torch.npu.npugraph_ex.scope.limit_core_num(8, 16) if self.limit else nullcontext():
             out = x * 2

@@ -15,10 +15,21 @@ def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _SIDE_DONE()
+
+
 _SIDE_DONE = functools.partial(_event, _EVENTS, "default_stream.BackToMain.side_done")
 
 
 class BackToMain(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def side(self, x):
         out = x * 2
         _SIDE_DONE().record()

@@ -15,6 +15,13 @@ def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _DONE()
+
+
 def _clone(value):
     """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -32,6 +39,10 @@ _DONE = functools.partial(_event, _EVENTS, "module_import_forms.Aliased.done")
 
 
 class Aliased(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def first(self, x):
         out = x + 1
         _DONE().record()

@@ -25,6 +25,15 @@ def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _stream("inner", 0)
+        _INNER_FORK()
+        _INNER_JOIN()
+
+
 def _record_stream(value, stream) -> None:
     """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -42,6 +51,10 @@ _INNER_JOIN = functools.partial(_event, _EVENTS, "nested_streams.Nested.inner.jo
 
 
 class Nested(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def inner(self, x):
         return x * 2
 

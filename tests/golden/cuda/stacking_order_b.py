@@ -15,11 +15,23 @@ def _event(table: dict[str, torch.cuda.Event], tag: str) -> torch.cuda.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.cuda.is_available():
+        _GO()
+        _DONE()
+
+
 _GO = functools.partial(_event, _EVENTS, "stacking_order_b.Ordered.go")
 _DONE = functools.partial(_event, _EVENTS, "stacking_order_b.Ordered.done")
 
 
 class Ordered(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def start(self, x):
         out = x + 1
         _GO().record()

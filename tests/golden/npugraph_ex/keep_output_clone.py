@@ -4,6 +4,13 @@ from torch import nn
 
 # This module's streams and events, one per tag, made when the model is built, else on first use:
 # importing the module touches no device.
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        pass
+
+
 def _clone(value):
     """``value`` with each tensor in it cloned, rebuilding tuples, named tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -18,6 +25,10 @@ def _clone(value):
 
 
 class Head(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def logits(self, x):
         out = x @ x.T
         out = _clone(out)

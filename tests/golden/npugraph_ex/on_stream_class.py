@@ -54,7 +54,6 @@ class Expert(nn.Module):
     def __init__(self, hidden):
         super().__init__()
         self.proj = nn.Linear(hidden, hidden)
-        _create_streams()
 
     def forward(self, x):
         return self.proj(x)

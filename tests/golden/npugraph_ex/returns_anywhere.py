@@ -15,11 +15,23 @@ def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _FINISHED()
+        _LOGGED()
+
+
 _FINISHED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.finished")
 _LOGGED = functools.partial(_event, _EVENTS, "returns_anywhere.Early.logged")
 
 
 class Early(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def route(self, x, skip):
         if skip:
             _FINISHED().record()

@@ -15,11 +15,23 @@ def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _GO()
+        _DONE()
+
+
 _GO = functools.partial(_event, _EVENTS, "stacking_order_a.Ordered.go")
 _DONE = functools.partial(_event, _EVENTS, "stacking_order_a.Ordered.done")
 
 
 class Ordered(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def start(self, x):
         out = x + 1
         _GO().record()

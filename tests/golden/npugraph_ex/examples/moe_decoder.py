@@ -70,7 +70,6 @@ class SharedExpert(nn.Module):
         self.multistream = multistream
         self.gate_up = nn.Linear(hidden, 2 * inter, bias=False)
         self.down = nn.Linear(inter, hidden, bias=False)
-        _create_streams()
 
     def forward(self, x):
         gate, up = self.gate_up(x).chunk(2, dim=-1)

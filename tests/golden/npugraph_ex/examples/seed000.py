@@ -34,6 +34,16 @@ def _event(table: dict[str, torch.npu.Event], tag: str) -> torch.npu.Event:
     return table[tag]
 
 
+def _create_streams() -> None:
+    """Make this module's streams and events now, while the model is built: a compiled region must find
+    them made (dynamo rebuilds one made inside it). Without the device they are made on first use."""
+    if torch.npu.is_available():
+        _stream("1", 0)
+        _stream("2", 0)
+        _ADD_DONE()
+        _MM_DONE()
+
+
 def _record_stream(value, stream) -> None:
     """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
     if isinstance(value, torch.Tensor):
@@ -51,6 +61,10 @@ _MM_DONE = functools.partial(_event, _EVENTS, "seed000.Model.mm_done")
 
 
 class Model(nn.Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _create_streams()
+
     def add(self, in1, in2):
         out = torch.add(in1, in2)
         _ADD_DONE().record()
