@@ -8,7 +8,10 @@ calls both the recorder and the waiter (``self.m(...)``, or ``m(...)`` for modul
 - a waiter called before any recorder: it takes the token of the previous run's last record, which
   orders nothing in this graph, and that token was an extra output of the previous run;
 - a waiter called in a loop (the innermost around it) that calls no recorder: only its first call after a record orders, the
-  others find no token.
+  others find no token;
+- a token left in the table when the graph ends, which becomes an extra output of the graph and makes the next
+  call recompile: a recorder called after the last waiter of a function that calls both, or a record guarded by
+  another ``when=`` than a waiter's (a run where the record happens and the wait does not).
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from collections.abc import Iterator
 
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
-from codegen.checks.scope import by_scope, event_uses
+from codegen.checks.scope import EventUse, by_scope, event_uses
 from codegen.diagnostics import Severity
-from codegen.ir import Loc
+from codegen.ir import Guard, Loc
 
 __all__ = ["RULE"]
 
@@ -50,8 +53,11 @@ def _callee(func: ast.expr, owner: str | None) -> str | None:
 
 def _event_findings(name: str, recorders: set[str], waiters: set[str], calls: list[Call]) -> Iterator[Finding]:
     recorded = [i for i, call in enumerate(calls) if call[0] in recorders]
+    waited = [i for i, call in enumerate(calls) if call[0] in waiters]
     if not recorded:
         return
+    if waited and recorded[-1] > waited[-1]:
+        yield _left_over(name, calls[recorded[-1]][0], calls[recorded[-1]][1])
     first = calls[recorded[0]][1]
     for i, (callee, call, loops) in enumerate(calls):
         if callee not in waiters:
@@ -81,6 +87,33 @@ def _in_loop(name: str, callee: str, call: ast.Call) -> Finding:
     )
 
 
+def _left_over(name: str, callee: str, call: ast.Call) -> Finding:
+    return Finding(
+        loc=Loc(line=call.lineno, col=call.col_offset + 1),
+        message=f'on GE, {callee} records event "{name}" after its last wait in this function: the token is left '
+                "over when the graph ends, an extra output of the graph that makes the next call recompile",
+        hint="wait for the event after this record, or drop the record",
+    )
+
+
+def _guards_differ(name: str, records: list[EventUse], waits: list[EventUse]) -> Iterator[Finding]:
+    """A record guarded otherwise than a wait: a run may record without waiting, leaving the token over."""
+    for waiter, wait in waits:
+        for recorder, record in records:
+            if record.when != wait.when:
+                yield Finding(
+                    loc=record.loc,
+                    message=f'on GE, {recorder.name} records event "{name}" {_guard(record.when)} but '
+                            f"{waiter.name} waits for it {_guard(wait.when)}: a run that records and does not wait "
+                            "leaves the token over, an extra output that makes the next call recompile",
+                    hint="give the record and the wait the same when=",
+                )
+
+
+def _guard(when: Guard | None) -> str:
+    return f'when "{when.dotted}" holds' if when else "always"
+
+
 def _find(ctx: Context) -> Iterator[Finding]:
     if ctx.target != "ge" or ctx.tree is None:
         return
@@ -92,6 +125,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         scope_calls = [list(_calls(body, owner)) for qualname, body in bodies.items()
                        if (qualname.rpartition(".")[0] or None) == owner]
         for name, records in recorded.items():
+            yield from _guards_differ(name, records, waited.get(name, []))
             recorders = {fn.name for fn, _ in records}
             waiters = {fn.name for fn, _ in waited.get(name, [])}
             for calls in scope_calls:

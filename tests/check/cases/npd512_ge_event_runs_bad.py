@@ -28,3 +28,22 @@ class Layer(nn.Module):
             for piece in chunk.chunk(2):
                 self.prefetch(piece)  # W: NPD512@17
         return early + torch.cat(parts)
+
+
+class Flagged(nn.Module):
+    def __init__(self, multistream: bool = True) -> None:
+        super().__init__()
+        self.multistream = multistream
+
+    @records("ready", when="self.multistream")  # W: NPD512@6
+    def produce(self, x):
+        return x * 2
+
+    @after("ready")
+    def consume(self, x):
+        return x + 1
+
+    def forward(self, x):
+        y = self.produce(x)
+        z = self.consume(y)
+        return self.produce(z)  # W: NPD512@16
