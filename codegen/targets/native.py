@@ -29,7 +29,8 @@ __all__ = ["RECORD_DOC", "NativeSpelling"]
 RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
 _COMMENT = ("# Streams and events: one per tag in the process (the tables live on the device module, where every\n"
-            "# generated module finds them), made when the model is built, else on first use. Importing touches no device.")
+            "# generated module finds them), made when the model is built, else on first use. "
+            "Importing touches no device.")
 _ORDER = ("_stream", "_event", "_create_streams", "_record_stream", "_clone")
 
 _STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = vars(DEVICE).setdefault("npudsl_streams", {})

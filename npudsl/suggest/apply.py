@@ -145,12 +145,14 @@ class _Apply(cst.CSTTransformer):
         return self._decorated(updated)  # type: ignore[return-value]
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        if not isinstance(updated.body, cst.IndentedBlock):  # ``class A: ...`` holds no method to wrap
+            return self._decorated(updated)  # type: ignore[return-value]
         body: list[cst.BaseStatement] = []
         for statement in updated.body.body:
             name = statement.name.value if isinstance(statement, cst.FunctionDef) else None
             for call, wrap in self.calls.items():
                 if wrap.site.caller == f"{updated.name.value}.{name}":
-                    lines = statement.leading_lines if body else ()
+                    lines = statement.leading_lines if body and isinstance(statement, cst.FunctionDef) else ()
                     body.append(_wrapper(wrap, call).with_changes(leading_lines=lines))
             body.append(statement)
         updated = updated.with_changes(body=updated.body.with_changes(body=body))
@@ -166,12 +168,14 @@ class _Apply(cst.CSTTransformer):
 def _with_import(module: cst.Module) -> cst.Module:
     body = list(module.body)
     for i, statement in enumerate(body):
-        if m.matches(statement, m.SimpleStatementLine(body=[_NPUDSL_FROM])):
+        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement,
+                                                                        m.SimpleStatementLine(body=[_NPUDSL_FROM])):
             node = statement.body[0]
-            if isinstance(node.names, cst.ImportStar) or any(  # type: ignore[attr-defined]
-                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):  # type: ignore
+            assert isinstance(node, cst.ImportFrom)  # what _NPUDSL_FROM matches
+            if isinstance(node.names, cst.ImportStar) or any(
+                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):
                 return module
-            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],  # type: ignore[attr-defined]
+            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],
                            key=lambda a: cst.Module([]).code_for_node(a.name))
             names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
             body[i] = statement.with_changes(body=[node.with_changes(names=names)])
@@ -179,7 +183,8 @@ def _with_import(module: cst.Module) -> cst.Module:
     return module.with_changes(body=_insert_import(body))
 
 
-def _insert_import(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+def _insert_import(body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
+                   ) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
     imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
     docstring = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
     at = 1 if body and m.matches(body[0], docstring) else 0
@@ -199,6 +204,6 @@ def apply_edits(source: str, edit: Edit) -> str:
     wrapper = MetadataWrapper(cst.parse_module(source))
     found = _calls(wrapper)
     calls = {found[(w.site.caller, w.site.line, w.attribute)][0]: w for w in edit.wraps}
-    lines = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
-             if isinstance(node, cst.BaseStatement)}
+    lines: dict[cst.CSTNode, int] = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
+                                     if isinstance(node, cst.BaseStatement)}
     return _with_import(wrapper.module.visit(_Apply(edit, calls, lines))).code

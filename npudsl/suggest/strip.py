@@ -48,7 +48,7 @@ def _without_decorators(node: cst.BaseSmallStatement) -> cst.BaseSmallStatement 
     if not names:
         return None
     names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return node.with_changes(names=names)  # type: ignore[attr-defined]
+    return node.with_changes(names=names)
 
 
 def strip_decorators(source: str) -> str:
