@@ -30,8 +30,8 @@ __all__ = ["DECORATORS", "NpudslNames", "Problem", "Site", "cst_spelling", "reso
 _Key = tuple[int, int]
 
 
-def _key(node: ast.AST) -> _Key:
-    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+def _key(node: ast.stmt | ast.expr) -> _Key:
+    return node.lineno, node.col_offset
 
 
 @attrs.frozen(kw_only=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -54,7 +54,7 @@ def _apply(obj: F, decorator: str, merge: Callable[[Schedule], Schedule]) -> F:
         cls: Any = obj
         cls.forward, cls.__npudsl__ = wrapper, schedule
         return obj
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # the wrapper has the signature of the function it wraps
 
 
 def _wrap(inner: Callable[..., Any], schedule: Schedule) -> Callable[..., Any]:

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import attrs
 import libcst as cst
 import libcst.matchers as m
@@ -26,6 +28,7 @@ from npudsl.suggest.units import Site
 
 __all__ = ["Edit", "Wrap", "apply_edits", "self_calls", "wrappable"]
 
+_Def = TypeVar("_Def", cst.FunctionDef, cst.ClassDef)
 _NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl"), relative=[])
 
 
@@ -86,10 +89,10 @@ class _Calls(Scoped):
         self.found: dict[tuple[str, int, str], list[cst.Call]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Attribute(value=m.Name("self"))):
+        if isinstance(node.func, cst.Attribute) and m.matches(node.func.value, m.Name("self")):
             span = self.get_metadata(PositionProvider, node)
             for line in range(span.start.line, span.end.line + 1):
-                key = (".".join(self.scope), line, node.func.attr.value)  # type: ignore[attr-defined]
+                key = (".".join(self.scope), line, node.func.attr.value)
                 self.found.setdefault(key, []).append(node)
 
 
@@ -134,7 +137,7 @@ class _Apply(cst.CSTTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scope.append(node.name.value)
 
-    def _decorated(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+    def _decorated(self, node: _Def) -> _Def:
         stream = self.edit.decorate.get(".".join(self.scope))
         self.scope.pop()
         if stream is None:
@@ -142,11 +145,11 @@ class _Apply(cst.CSTTransformer):
         return node.with_changes(decorators=[_decorator(stream), *node.decorators])
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        return self._decorated(updated)  # type: ignore[return-value]
+        return self._decorated(updated)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         if not isinstance(updated.body, cst.IndentedBlock):  # ``class A: ...`` holds no method to wrap
-            return self._decorated(updated)  # type: ignore[return-value]
+            return self._decorated(updated)
         body: list[cst.BaseStatement] = []
         for statement in updated.body.body:
             name = statement.name.value if isinstance(statement, cst.FunctionDef) else None
@@ -156,7 +159,7 @@ class _Apply(cst.CSTTransformer):
                     body.append(_wrapper(wrap, call).with_changes(leading_lines=lines))
             body.append(statement)
         updated = updated.with_changes(body=updated.body.with_changes(body=body))
-        return self._decorated(updated)  # type: ignore[return-value]
+        return self._decorated(updated)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         wrap = self.calls.get(original)
