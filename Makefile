@@ -34,7 +34,10 @@ demo: $(VENV)/.demo
 	@echo "== the same model compiled whole on the CPU, op by op, with the race check"
 	@$(PY) examples/demo.py
 
+# Lint and types first (seconds), then the tests. `ruff format --check .` joins them once the tree is formatted.
 test: $(VENV)/.test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 golden: $(VENV)/.test

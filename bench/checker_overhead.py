@@ -31,8 +31,11 @@ import torch  # noqa: E402
 import torch.fx  # noqa: E402
 
 from bench.timing import best_in_turns  # noqa: E402
-from npudsl.race import find_races, npudsl_backend  # noqa: E402
-from npudsl.race import _effects  # noqa: E402
+from npudsl.race import (  # noqa: E402
+    _effects,  # noqa: E402
+    find_races,
+    npudsl_backend,
+)
 from npudsl.runtime.loader import swap_classes  # noqa: E402
 
 __all__ = ["main"]

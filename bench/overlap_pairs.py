@@ -27,7 +27,8 @@ class _Moe(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.gate, self.routed, self.up, self.down = _linear(H, 8), _linear(H, 4 * H), _linear(H, 4 * H), _linear(4 * H, H)
+        self.gate, self.routed = _linear(H, 8), _linear(H, 4 * H)
+        self.up, self.down = _linear(H, 4 * H), _linear(4 * H, H)
 
 
 class MoeAuto(_Moe):

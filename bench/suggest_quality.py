@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"| **{100 * ratio:.0f}%** |")
         seconds = _time_moe(args.repeat, Path(folder))
     print(f"\ngoal >= {100 * GOAL:.0f}% on each: {'met' if met else 'not met'}")
-    print(f"npudsl suggest examples/moe_decoder.py (stripped): {seconds:.2f} s (best of {args.repeat}; goal < {TIME_GOAL:g} s: "
+    print(f"npudsl suggest examples/moe_decoder.py (stripped): {seconds:.2f} s (best of {args.repeat}; "
+          f"goal < {TIME_GOAL:g} s: "
           f"{'met' if seconds < TIME_GOAL else 'not met'})")
     return 0
 

@@ -10,8 +10,8 @@ import attrs
 from codegen import pyast
 from codegen.collect import NpudslNames, collect
 from codegen.diagnostics import Diagnostic, Severity, TransformError
-from codegen.index import RunIndex, build_index
 from codegen.hygiene import ModuleNames
+from codegen.index import RunIndex, build_index
 from codegen.lower import lower
 from codegen.modules import ModuleId, module_name_for
 from codegen.plan import ModulePlan
@@ -20,6 +20,7 @@ from codegen.pyast import mentions_npudsl
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
 from codegen.validate import validate
+from npudsl import codes
 from npudsl.devices import DEFAULT_DEVICE, Device
 
 __all__ = ["Analysis", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
@@ -39,7 +40,7 @@ def transform_source(source: str, *, path: str, target: str = "aclgraph", module
 
 
 def syntax_error(exc: SyntaxError, path: str) -> Diagnostic:
-    return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code="NPD001",
+    return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code=codes.SYNTAX,
                       message=f"syntax error: {exc.msg}", hint="fix the Python syntax first")
 
 
@@ -69,11 +70,12 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
     except RecursionError:
-        return Analysis(diagnostics=(Diagnostic(path=path, line=1, col=1, code="NPD001",
+        return Analysis(diagnostics=(Diagnostic(path=path, line=1, col=1, code=codes.SYNTAX,
                                                 message="code nested too deeply to parse",
                                                 hint="split the deepest expression into several statements"),))
     collection = collect(tree, source, path=path, module_name=module_name)
-    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device, tree=tree, source=source))
+    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device,
+                                                                   tree=tree, source=source))
     if found.has_errors:
         return found
     module_names = ModuleNames(tree)

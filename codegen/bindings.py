@@ -11,6 +11,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+import npudsl
+from npudsl.schedule import DECORATOR_FIELDS
+
 __all__ = [
     "DECORATORS",
     "NPUDSL_EXPORTS",
@@ -26,10 +29,8 @@ __all__ = [
     "walrus_names",
 ]
 
-DECORATORS = frozenset({"on_stream", "after", "records", "core_limit", "keep_output"})
-# What ``from npudsl import *`` binds: npudsl.__all__ (a test pins the two together).
-NPUDSL_EXPORTS = ("DecoratorError", "NpudslError", "StaleOutputError", "StreamRaceError", "__version__", "after",
-                  "compile", "core_limit", "keep_output", "on_stream", "records")
+DECORATORS = frozenset(DECORATOR_FIELDS)
+NPUDSL_EXPORTS = tuple(npudsl.__all__)  # what ``from npudsl import *`` binds
 _STAR_EXPORTS = {"npudsl": NPUDSL_EXPORTS, "npudsl.decorators": tuple(sorted(DECORATORS))}
 
 OTHER = "?"

@@ -10,6 +10,7 @@ their decorators merge, as they do in eager mode.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 import attrs
 
@@ -18,13 +19,12 @@ from codegen.diagnostics import Diagnostic
 from codegen.ir import ModuleIR, StreamFunction
 from codegen.positions import Positions
 from codegen.resolve import DECORATORS, NpudslNames, resolve
-from npudsl import _rules
+from npudsl import codes
+from npudsl.schedule import DECORATOR_FIELDS, REPEATABLE
 
 __all__ = ["DECORATORS", "Collection", "NpudslNames", "collect", "npudsl_names"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_FIELDS = {"on_stream": "stream", "after": "waits", "records": "records", "core_limit": "core_limit",
-           "keep_output": "keep_output"}
 
 
 @attrs.frozen(kw_only=True)
@@ -43,7 +43,7 @@ def collect(tree: ast.Module, source: str, *, path: str, module_name: str) -> Co
     names = npudsl_names(tree, source)
     builder = _Builder(names=names, positions=Positions(source), path=path)
     for problem in names.problems:
-        builder.error(problem.node, _rules.UNRESOLVED, problem.message, problem.hint)
+        builder.error(problem.node, codes.UNRESOLVED, problem.message, problem.hint)
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             builder.visit_class(node)
@@ -77,7 +77,7 @@ class _Builder:
         ours = self._ours(node.decorator_list)
         forward = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         if ours and forward is None:
-            self.error(ours[0][1], "NPD108", f"class {node.name} is decorated but defines no forward",
+            self.error(ours[0][1], codes.BAD_PLACE, f"class {node.name} is decorated but defines no forward",
                        "decorate an nn.Module subclass that defines forward, or decorate the method itself")
             ours = []
         for item in node.body:
@@ -92,14 +92,14 @@ class _Builder:
             return
         if isinstance(node, ast.AsyncFunctionDef) or _is_generator(node):
             kind = "an async function" if isinstance(node, ast.AsyncFunctionDef) else "a generator"
-            self.error(ours[0][1], "NPD108", f"@{ours[0][0]} cannot decorate {kind}",
+            self.error(ours[0][1], codes.BAD_PLACE, f"@{ours[0][0]} cannot decorate {kind}",
                        "stream code must return its tensors; move the decorated work into a plain function")
             return
         self._build(ours, node, owner=owner, class_level=bool(inherited))
 
     def _build(self, ours: list[tuple[str, ast.expr]], fn: ast.FunctionDef, *, owner: ast.ClassDef | None,
                class_level: bool) -> None:
-        fields: dict[str, object] = {}
+        fields: dict[str, Any] = {}
         scope = decorator_args.Scope(names=self.names, cls=owner)
         for decorator, node in ours:
             result, problems = decorator_args.parse(decorator, node, self.positions, self.path, scope)
@@ -116,11 +116,11 @@ class _Builder:
                                              params=scan.params_of(fn), **fields))
 
     def _merge(self, fields: dict[str, object], decorator: str, result: object, node: ast.expr) -> None:
-        key = _FIELDS[decorator]
-        if key in ("waits", "records"):
+        key = DECORATOR_FIELDS[decorator]
+        if decorator in REPEATABLE:
             fields[key] = (*fields.get(key, ()), result)  # type: ignore[misc]
         elif key in fields:
-            self.error(node, "NPD107", f"@{decorator} appears twice on one function",
+            self.error(node, codes.TWICE, f"@{decorator} appears twice on one function",
                        f"keep one @{decorator} (on the class or on its forward); its arguments say everything")
         else:
             fields[key] = result
@@ -131,7 +131,7 @@ class _Builder:
             for decorator in getattr(node, "decorator_list", ()):
                 name = self.names.decorator(decorator)
                 if name and id(decorator) not in self._seen:
-                    self.error(decorator, "NPD108", f"@{name} on a nested function or class",
+                    self.error(decorator, codes.BAD_PLACE, f"@{name} on a nested function or class",
                                "decorate module-level functions, methods of module-level classes, or classes")
 
 

@@ -19,17 +19,19 @@ from codegen.diagnostics import Diagnostic
 from codegen.ir import CoreLimit, Events, Guard, KeepOutput, Stream
 from codegen.positions import Positions
 from codegen.resolve import NpudslNames
-from npudsl import _rules
+from npudsl import _rules, codes, decorators
+from npudsl.schedule import DECORATOR_FIELDS
 
 __all__ = ["Scope", "parse"]
 
-_SHAPES = {
-    "on_stream": inspect.signature(lambda tag, priority=0, *, when=None, sync="auto": None),
-    "after": inspect.signature(lambda *events, when=None: None),
-    "records": inspect.signature(lambda *events, when=None: None),
-    "core_limit": inspect.signature(lambda aicore, vector, *, when=None: None),
-    "keep_output": inspect.signature(lambda *, clone=False, when=None: None),
-}
+
+def _shape(decorator: str) -> inspect.Signature:
+    """The decorator's own signature (``npudsl.decorators``), less ``keep_output``'s slot for its bare use."""
+    full = inspect.signature(getattr(decorators, decorator))
+    return full.replace(parameters=[p for p in full.parameters.values() if p.kind is not p.POSITIONAL_ONLY])
+
+
+_SHAPES = {name: _shape(name) for name in DECORATOR_FIELDS}
 
 Result = tuple[Any, list[Diagnostic]]
 
@@ -54,7 +56,7 @@ def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope
     try:
         bound, arg_nodes = _bind(decorator, node, scope)
         if decorator in ("after", "records") and not bound.arguments.get("events"):
-            raise _Invalid(node, "NPD109", f"@{decorator} needs at least one event name",
+            raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs at least one event name",
                            f'name the events, e.g. @{decorator}("dispatched")')
         for name, value in bound.arguments.items():
             _check(decorator, name, value, arg_nodes[name])
@@ -69,26 +71,28 @@ def _bind(decorator: str, node: ast.expr, scope: Scope) -> tuple[inspect.BoundAr
     if not isinstance(node, ast.Call):
         if decorator == "keep_output":
             return _SHAPES[decorator].bind(), {}
-        raise _Invalid(node, "NPD109", f"@{decorator} needs arguments",
+        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs arguments",
                        f"call it: @{decorator}(...)")
     values, nodes = [], []
     for arg in node.args:
         if isinstance(arg, ast.Starred):
-            raise _Invalid(arg, "NPD101", f"@{decorator} arguments must be literals, not *args", "spell each one out")
+            raise _Invalid(arg, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not *args",
+                           "spell each one out")
         values.append(_literal(decorator, arg, scope))
         nodes.append(arg)
     kwvalues = {}
     kwnodes = {}
     for kw in node.keywords:
         if kw.arg is None:
-            raise _Invalid(kw.value, "NPD101", f"@{decorator} arguments must be literals, not **kwargs",
+            raise _Invalid(kw.value, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not **kwargs",
                            "spell each one out")
         kwvalues[kw.arg], kwnodes[kw.arg] = _literal(decorator, kw.value, scope), kw.value
     try:
         bound = _SHAPES[decorator].bind(*values, **kwvalues)
     except TypeError as exc:
-        raise _Invalid(node, "NPD109", f"@{decorator}: {exc}", f"see the signature of {decorator} in the docs") from None
-    by_name = {name: kwnodes.get(name) for name in bound.arguments}
+        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator}: {exc}",
+                       f"see the signature of {decorator} in the docs") from None
+    by_name: dict[str, Any] = {name: kwnodes.get(name) for name in bound.arguments}
     positional = iter(nodes)
     for name, param in _SHAPES[decorator].parameters.items():
         if name in bound.arguments and name not in kwnodes:
@@ -104,7 +108,7 @@ def _literal(decorator: str, node: ast.expr, scope: Scope) -> object:
     except ConstantError as bad:
         what = node.id if isinstance(node, ast.Name) else "argument"
         message = bad.message if isinstance(node, ast.Name) else f"{what} {bad.message}"
-        raise _Invalid(node, "NPD101", f"@{decorator}: {message}", bad.hint) from None
+        raise _Invalid(node, codes.NOT_LITERAL, f"@{decorator}: {message}", bad.hint) from None
 
 
 def _check(decorator: str, name: str, value: object, node: Any) -> None:

@@ -1,17 +1,27 @@
-"""Positioned diagnostics, and the error types that carry them."""
+"""Positioned diagnostics, and the error types that carry them (each code and its severity: ``npudsl.codes``)."""
 
 from __future__ import annotations
 
-import enum
-
 import attrs
+
+from npudsl.codes import TABLE, Severity, severity_of
 
 __all__ = ["Diagnostic", "Severity", "TransformError"]
 
 
-class Severity(enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
+def _in_table(_instance: object, _attribute: attrs.Attribute, code: str) -> None:
+    if code not in TABLE:
+        raise ValueError(f"{code} is not in npudsl.codes.TABLE")
+
+
+def _table_severity(diagnostic: Diagnostic) -> Severity:
+    return severity_of(diagnostic.code) if diagnostic.code in TABLE else Severity.ERROR
+
+
+def _severity_of_code(diagnostic: Diagnostic, _attribute: attrs.Attribute, severity: Severity) -> None:
+    if severity is not _table_severity(diagnostic):
+        raise ValueError(f"{diagnostic.code}: npudsl.codes.TABLE says {_table_severity(diagnostic).value}, "
+                         f"not {severity.value}")
 
 
 @attrs.frozen(kw_only=True)
@@ -21,10 +31,11 @@ class Diagnostic:
     path: str
     line: int = attrs.field(validator=attrs.validators.ge(1))
     col: int = attrs.field(validator=attrs.validators.ge(1))
-    code: str = attrs.field(validator=attrs.validators.matches_re(r"NPD\d{3}"))
+    code: str = attrs.field(validator=_in_table)
     message: str
     hint: str = ""
-    severity: Severity = Severity.ERROR
+    severity: Severity = attrs.field(default=attrs.Factory(_table_severity, takes_self=True),
+                                     validator=_severity_of_code)
 
     def format(self) -> str:
         hint = f" (hint: {self.hint})" if self.hint else ""

@@ -69,8 +69,8 @@ def _walk(root: str, excludes: Excludes, gitignore: bool) -> Iterator[str]:
         here = here.with_folder(folder) if gitignore else here
 
         def keep(name: str, is_dir: bool) -> bool:
-            path = os.path.join(folder, name)
-            return not here.ignored(path, is_dir=is_dir) and not excludes.match(path)
+            path = os.path.join(folder, name)  # noqa: B023
+            return not here.ignored(path, is_dir=is_dir) and not excludes.match(path)  # noqa: B023
 
         dirs[:] = sorted(d for d in dirs if not _skipped_folder(folder, d) and keep(d, True))
         rules.update((os.path.abspath(os.path.join(folder, d)), here) for d in dirs)

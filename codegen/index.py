@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 
 from codegen import naming, pyast, scan
 from codegen.collect import collect
-from codegen.flow.writes import param_writes, writes_state
-from npudsl._rules import is_shared_event
 from codegen.flow.callsites import find_calls
+from codegen.flow.writes import param_writes, writes_state
+from codegen.hygiene import identifiers
 from codegen.ir import Loc, StreamFunction
 from codegen.modules import ModuleId
 from codegen.plan import EventRef
-from codegen.hygiene import identifiers
 from codegen.positions import Positions
 from codegen.signature import Signature, is_static, signature_of
+from npudsl._rules import is_shared_event
 
 __all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
 
@@ -182,7 +183,7 @@ def _compiled_apart(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
-def _stream_fields(fn: StreamFunction) -> dict[str, object]:
+def _stream_fields(fn: StreamFunction) -> dict[str, Any]:
     assert fn.stream is not None
     when = fn.stream.when.dotted if fn.stream.when else None
     return {"tag": fn.stream.tag, "priority": fn.stream.priority, "when": when, "auto": fn.auto_sync,
@@ -200,7 +201,7 @@ def _sync_event(module: str, owner: str | None, name: str, role: str, class_leve
 def _collect_calls(module: str, tree: ast.Module, index: RunIndex,
                    positions: Positions) -> Iterable[tuple[str, CallInfo]]:
     """Resolved calls of every stream function (automatic or not), with their positions."""
-    for site in find_calls(module, tree, index):
+    for site in find_calls(module, tree, index):  # type: ignore[arg-type]  # flow._Index: settable dicts
         own = index.callees.get(f"{module}:{site.caller}")
         info = CallInfo(callee=site.key, module=module, caller=site.caller, spelled=site.spelled,
                         caller_stream=own.tag if own is not None else "default", bindable=site.bindable,

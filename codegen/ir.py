@@ -5,6 +5,8 @@ from __future__ import annotations
 import attrs
 from attrs import validators as v
 
+from npudsl.schedule import DECORATOR_FIELDS
+
 __all__ = [
     "CallSite",
     "CoreLimit",
@@ -116,6 +118,15 @@ class StreamFunction:
     @property
     def qualname(self) -> str:
         return f"{self.owner}.{self.name}" if self.owner else self.name
+
+    @property
+    def decorations(self) -> tuple[Stream | Events | CoreLimit | KeepOutput, ...]:
+        """What each of the function's decorators says, in the registry's order (``DECORATOR_FIELDS``)."""
+        found: list[Stream | Events | CoreLimit | KeepOutput] = []
+        for field in DECORATOR_FIELDS.values():
+            value = getattr(self, field)
+            found.extend(value if isinstance(value, tuple) else () if value is None else (value,))
+        return tuple(found)
 
     @property
     def auto_sync(self) -> bool:

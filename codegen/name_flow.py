@@ -355,7 +355,7 @@ def _own_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.stmt):
                     stack.append(child)
-                elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
                     stack.extend(child.body)
 
 

@@ -30,8 +30,8 @@ __all__ = ["DECORATORS", "NpudslNames", "Problem", "Site", "cst_spelling", "reso
 _Key = tuple[int, int]
 
 
-def _key(node: ast.AST) -> _Key:
-    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+def _key(node: ast.stmt | ast.expr) -> _Key:
+    return node.lineno, node.col_offset
 
 
 @attrs.frozen(kw_only=True)
@@ -43,7 +43,7 @@ class NpudslNames:
     verdicts: dict[_Key, str]  # decorator position -> the npudsl decorator it certainly is
     spellings: dict[str, str]  # how the rewriter recognizes them: "npudsl.on_stream" -> "on_stream"
     problems: tuple[Problem, ...] = ()  # NPD110: decorators that cannot be resolved with certainty
-    sites: dict[_Key | None, dict[str, tuple[Site, ...]]] = attrs.Factory(dict)  # scope -> name -> bindings
+    sites: dict[_Key | None, dict[str, list[Site]]] = attrs.Factory(dict)  # scope -> name -> bindings
     rebound: frozenset[str] = frozenset()  # module names a function may rebind (``global``); "*": a star import
 
     def decorator(self, node: ast.expr) -> str | None:
@@ -56,7 +56,7 @@ class NpudslNames:
 
     def bindings_of(self, name: str, scope: ast.ClassDef | None = None) -> tuple[Site, ...]:
         """Where ``name`` is bound in the module's scope, or in ``scope``'s class body."""
-        return self.sites.get(_key(scope) if scope is not None else None, {}).get(name, ())
+        return tuple(self.sites.get(_key(scope) if scope is not None else None, {}).get(name, ()))
 
 
 def cst_spelling(node: cst.BaseExpression) -> str | None:

@@ -8,13 +8,13 @@ show how far a long run is and estimate the time left.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import re
 import stat
-import functools
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 import attrs
@@ -26,8 +26,10 @@ from codegen.discover import discover
 from codegen.index import RunIndex, build_index
 from codegen.modules import module_id, unique_keys
 from codegen.workers import parallel_map
+from npudsl import codes
 
-__all__ = ["FileResult", "Progress", "SourceFile", "discover", "index_run", "map_files", "read_sources", "run", "source_of"]
+__all__ = ["FileResult", "Progress", "SourceFile", "discover", "index_run", "map_files", "read_sources", "run",
+           "source_of"]
 
 Progress = Callable[[str, int, int], None]
 R = TypeVar("R")
@@ -81,16 +83,17 @@ def _read(path: str) -> tuple[str | None, Diagnostic | None]:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, Diagnostic(path=path, line=line, col=col, code="NPD002", message="file is not valid UTF-8",
+        return None, Diagnostic(path=path, line=line, col=col, code=codes.UNREADABLE, message="file is not valid UTF-8",
                                 hint="save the file as UTF-8 (PEP 3120)")
     except OSError as exc:
-        return None, Diagnostic(path=path, line=1, col=1, code="NPD002", message=f"cannot read file: {exc.strerror}",
+        return None, Diagnostic(path=path, line=1, col=1, code=codes.UNREADABLE,
+                                message=f"cannot read file: {exc.strerror}",
                                 hint="check the path and its permissions")
 
 
 def _not_regular(path: str, mode: int) -> Diagnostic:
     kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
-    return Diagnostic(path=path, line=1, col=1, code="NPD003", severity=Severity.WARNING,
+    return Diagnostic(path=path, line=1, col=1, code=codes.NOT_REGULAR, severity=Severity.WARNING,
                       message=f"not a regular file ({kind}); skipped", hint="give npudsl regular .py files only")
 
 
@@ -99,7 +102,7 @@ def source_of(text: str, *, path: str, module: str) -> SourceFile:
     return SourceFile(path=path, root=path, source=text, module=module)
 
 
-def _parse_ahead(sources: list[tuple[str, str]], phase: str, progress: Progress | None) -> None:
+def _parse_ahead(sources: Sequence[tuple[object, str]], phase: str, progress: Progress | None) -> None:
     """Parse now what the index will parse, so a long indexing phase shows progress (trees are shared)."""
     if progress is None:
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Iterator
+from typing import TypeGuard
 
 __all__ = [
     "all_functions",
@@ -24,9 +25,10 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 
-_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+_KINDS: tuple[type[ast.AST], ...] = (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
+_BLOCK_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
-    for kind in (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
+    for kind in _KINDS
 }
 
 
@@ -83,7 +85,7 @@ def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
             cls_name = dotted_name(node.value.func)
             for target in node.targets:
                 if _is_self_attr(target) and cls_name is not None:
-                    found[target.attr] = cls_name  # type: ignore[union-attr]
+                    found[target.attr] = cls_name
     return found
 
 
@@ -96,14 +98,14 @@ def dotted_name(node: ast.expr) -> str | None:
     return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
-def _is_self_attr(node: ast.expr) -> bool:
+def _is_self_attr(node: ast.expr) -> TypeGuard[ast.Attribute]:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def callee_name(call: ast.Call) -> tuple[bool, str | None]:
     """``self.x(...)`` -> (True, "x"); ``f(...)`` -> (False, "f"); anything else -> (False, None)."""
     if _is_self_attr(call.func):
-        return True, call.func.attr  # type: ignore[union-attr]
+        return True, call.func.attr
     if isinstance(call.func, ast.Name):
         return False, call.func.id
     return False, None
@@ -113,7 +115,7 @@ def _bound_call(stmt: ast.stmt) -> ast.Call | None:
     """The call whose result a plain statement binds (or discards), if that is all it does."""
     if isinstance(stmt, ast.Expr) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                                       and all(isinstance(t, ast.Name) for t in _names(stmt.targets[0]))):
-        value = stmt.value
+        value: ast.expr | None = stmt.value
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
         value = stmt.value
     else:

@@ -14,6 +14,7 @@ from codegen.checks import RULES, Context
 from codegen.diagnostics import Diagnostic
 from codegen.index import RunIndex
 from codegen.ir import ModuleIR
+from npudsl import codes
 from npudsl.devices import DEFAULT_DEVICE, Device
 
 __all__ = ["compile_error", "validate"]
@@ -38,7 +39,7 @@ def compile_error(tree: ast.Module, path: str) -> Diagnostic | None:
             warnings.simplefilter("ignore")  # SyntaxWarning (``is`` with a literal, ...) is not ours to report
             compile(tree, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code="NPD001",
+        return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code=codes.SYNTAX,
                           message=f"Python refuses this code when it compiles it: {exc.msg}",
                           hint="fix it as Python says; the module would fail on import")
     except (RecursionError, ValueError):

@@ -8,14 +8,15 @@ same thing.
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 import attrs
 
+from npudsl import codes
+
 __all__ = [
     "is_shared_event",
-    "DOTTED_COUNTS",
     "SYNC_MODES",
-    "UNRESOLVED",
     "Violation",
     "check_cores",
     "check_event",
@@ -27,10 +28,6 @@ __all__ = [
 ]
 
 SYNC_MODES = ("auto", "manual")
-
-# Codes the transformer reports beside the argument rules below (docs/check.md describes each).
-UNRESOLVED = "NPD110"  # a decorator that cannot be told with certainty to be npudsl's or not
-DOTTED_COUNTS = "NPD510"  # warning: core_limit counts read at call time, which check cannot verify
 
 _TAG = re.compile(r"[A-Za-z0-9_.:\-]+\Z")
 _EVENT = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*:)?[A-Za-z_][A-Za-z0-9_]*\Z")  # "name", or shared "namespace:name"
@@ -44,7 +41,7 @@ class Violation:
     hint: str
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -52,7 +49,7 @@ def check_tag(value: object) -> Violation | None:
     if isinstance(value, str) and _TAG.match(value):
         return None
     return Violation(
-        code="NPD102",
+        code=codes.BAD_TAG,
         message=f"stream tag {value!r} is not a non-empty string of letters, digits, '_', '.', ':' or '-'",
         hint='name the stream with a string literal, e.g. @on_stream("shared")',
     )
@@ -62,7 +59,7 @@ def check_priority(value: object) -> Violation | None:
     if _is_int(value) and value >= 0:
         return None
     return Violation(
-        code="NPD105",
+        code=codes.BAD_NUMBER,
         message=f"stream priority {value!r} is not a non-negative integer",
         hint="torchair reserves the priority; use 0",
     )
@@ -72,7 +69,7 @@ def check_event(value: object) -> Violation | None:
     if isinstance(value, str) and _EVENT.match(value):
         return None
     return Violation(
-        code="NPD103",
+        code=codes.BAD_EVENT,
         message=f"event name {value!r} is not an identifier (or a shared 'namespace:identifier')",
         hint='name events with identifier strings, e.g. @after("dispatched"), or @after("moe:dispatched") for an '
              "event shared with other classes and files",
@@ -83,7 +80,7 @@ def check_when(value: object) -> Violation | None:
     if value is None or (isinstance(value, str) and _DOTTED.match(value)):
         return None
     return Violation(
-        code="NPD104",
+        code=codes.BAD_WHEN,
         message=f"when={value!r} is not a dotted name",
         hint='pass a dotted name as a string, e.g. when="self.multistream"; nothing is evaluated',
     )
@@ -95,7 +92,7 @@ def check_cores(kind: str, value: object, *, dotted: bool = True) -> Violation |
         return None
     wanted = "a positive integer or a dotted name" if dotted else "a positive integer"
     return Violation(
-        code="NPD105",
+        code=codes.BAD_NUMBER,
         message=f"core_limit {kind} count {value!r} is not {wanted}",
         hint='core counts range over [1, cores of the device]; a dotted name as a string ("self.cfg.aic") '
              "is read when the function is called",
@@ -106,7 +103,7 @@ def check_sync(value: object) -> Violation | None:
     if value in SYNC_MODES:
         return None
     return Violation(
-        code="NPD106",
+        code=codes.BAD_SYNC,
         message=f"sync={value!r} is not one of {', '.join(map(repr, SYNC_MODES))}",
         hint='leave sync out for automatic fork/join, or pass sync="manual"',
     )
@@ -116,7 +113,7 @@ def check_clone(value: object) -> Violation | None:
     if isinstance(value, bool):
         return None
     return Violation(
-        code="NPD105",
+        code=codes.BAD_NUMBER,
         message=f"keep_output clone={value!r} is not a bool",
         hint="pass clone=True or clone=False",
     )

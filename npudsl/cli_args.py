@@ -7,6 +7,7 @@ import os
 import sys
 import textwrap
 
+from npudsl.codes import NO_CALL_SITE, UNUSED_RECORD
 from npudsl.config import CODE_PATTERN
 from npudsl.errors import NpudslError
 
@@ -40,7 +41,7 @@ def codes(text: str) -> tuple[str, ...]:
     found = tuple(c.strip().upper() for c in text.split(",") if c.strip())
     bad = [c for c in found if not CODE_PATTERN.match(c)]
     if bad or not found:
-        raise argparse.ArgumentTypeError(f"{(bad or [text])[0]!r} is not a code or prefix like NPD5 or NPD505")
+        raise argparse.ArgumentTypeError(f"{(bad or [text])[0]!r} is not a code or prefix like NPD5 or {UNUSED_RECORD}")
     return found
 
 
@@ -59,9 +60,9 @@ def add_jobs(parser: argparse.ArgumentParser) -> None:
 def add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", type=codes, metavar="CODES",
                         help="report only warnings whose code starts with one of these (errors are always "
-                             "reported); e.g. --select NPD5 or --select NPD502,NPD505")
+                             f"reported); e.g. --select NPD5 or --select {NO_CALL_SITE},{UNUSED_RECORD}")
     parser.add_argument("--ignore", type=codes, metavar="CODES",
-                        help="never report warnings with these codes or prefixes; e.g. --ignore NPD502")
+                        help=f"never report warnings with these codes or prefixes; e.g. --ignore {NO_CALL_SITE}")
     parser.add_argument("--exclude", action="append", metavar="GLOB",
                         help="skip files and folders matching GLOB (repeatable; replaces [tool.npudsl] exclude); "
                              "e.g. --exclude 'legacy/*' --exclude '*_pb2.py'")

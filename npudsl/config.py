@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from npudsl import codes
 from npudsl.errors import NpudslError
 
 __all__ = ["CODE_PATTERN", "Config", "ConfigError", "find_config", "load_config"]
@@ -89,7 +90,8 @@ def _check_list(path: str, key: str, value: Any) -> tuple[str, ...]:
     if key != "exclude":
         bad = [v for v in value if not CODE_PATTERN.match(v)]
         if bad:
-            raise ConfigError(f"{path}: [tool.npudsl] {key}: {bad[0]!r} is not a code or prefix like NPD5 or NPD505")
+            raise ConfigError(f"{path}: [tool.npudsl] {key}: {bad[0]!r} is not a code or prefix like NPD5 or "
+                              f"{codes.UNUSED_RECORD}")
     return tuple(value)
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 
-from npudsl import _rules
+from npudsl import _rules, codes
 from npudsl.errors import DecoratorError
 from npudsl.schedule import CoreLimitSpec, EventSpec, KeepOutputSpec, Schedule, StreamSpec
 
@@ -34,14 +34,14 @@ def _target_function(obj: Any, decorator: str) -> Callable[..., Any]:
     if inspect.isclass(obj):
         forward = obj.__dict__.get("forward")
         if forward is None:
-            raise DecoratorError(f"NPD108 @{decorator} on class {obj.__name__}, which defines no forward")
+            raise DecoratorError(f"{codes.BAD_PLACE} @{decorator} on class {obj.__name__}, which defines no forward")
         return forward
     if getattr(obj, "__name__", None) == "<lambda>":
-        raise DecoratorError(f"NPD108 @{decorator} cannot decorate a lambda")
+        raise DecoratorError(f"{codes.BAD_PLACE} @{decorator} cannot decorate a lambda")
     if inspect.iscoroutinefunction(obj) or inspect.isgeneratorfunction(obj):
-        raise DecoratorError(f"NPD108 @{decorator} cannot decorate a generator or async function")
+        raise DecoratorError(f"{codes.BAD_PLACE} @{decorator} cannot decorate a generator or async function")
     if not callable(obj):
-        raise DecoratorError(f"NPD108 @{decorator} decorates functions, methods and nn.Module classes")
+        raise DecoratorError(f"{codes.BAD_PLACE} @{decorator} decorates functions, methods and nn.Module classes")
     return obj
 
 
@@ -51,10 +51,10 @@ def _apply(obj: F, decorator: str, merge: Callable[[Schedule], Schedule]) -> F:
     schedule = merge(getattr(fn, "__npudsl__", Schedule()))
     wrapper = _wrap(inner, schedule)
     if inspect.isclass(obj):
-        obj.forward = wrapper
-        obj.__npudsl__ = schedule
+        cls: Any = obj
+        cls.forward, cls.__npudsl__ = wrapper, schedule
         return obj
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # the wrapper has the signature of the function it wraps
 
 
 def _wrap(inner: Callable[..., Any], schedule: Schedule) -> Callable[..., Any]:
@@ -70,7 +70,7 @@ def _wrap(inner: Callable[..., Any], schedule: Schedule) -> Callable[..., Any]:
 
 def _only_once(current: object, decorator: str) -> None:
     if current is not None:
-        raise DecoratorError(f"NPD107 @{decorator} appears twice on one function")
+        raise DecoratorError(f"{codes.TWICE} @{decorator} appears twice on one function")
 
 
 def on_stream(tag: str, priority: int = 0, *, when: str | None = None, sync: str = "auto") -> Callable[[F], F]:
@@ -89,11 +89,11 @@ def on_stream(tag: str, priority: int = 0, *, when: str | None = None, sync: str
 
 def _event_spec(decorator: str, events: tuple[object, ...], when: str | None) -> EventSpec:
     if not events:
-        raise DecoratorError(f"NPD109 @{decorator} needs at least one event name")
+        raise DecoratorError(f"{codes.BAD_ARGUMENTS} @{decorator} needs at least one event name")
     for event in events:
         _require(_rules.check_event(event))
     _require(_rules.check_when(when))
-    return EventSpec(events=tuple(events), when=when)  # type: ignore[arg-type]
+    return EventSpec(events=tuple(str(event) for event in events), when=when)  # each checked to be a str
 
 
 def after(*events: str, when: str | None = None) -> Callable[[F], F]:

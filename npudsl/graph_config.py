@@ -142,7 +142,8 @@ def graph_memory(
         _require_bool(name, value)
     reuse = _reuse(mempool, reuse_within_graph)
     _check_sharing(share_inputs_across_graphs, mempool, clone_inputs)
-    return GraphMemory(mempool=mempool, reuse_within_graph=reuse, clone_inputs=clone_inputs, clone_outputs=clone_outputs)
+    return GraphMemory(mempool=mempool, reuse_within_graph=reuse, clone_inputs=clone_inputs,
+                       clone_outputs=clone_outputs)
 
 
 def aclgraph_options(**options: Any) -> tuple[ConfigSetting, ...]:

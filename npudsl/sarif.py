@@ -1,8 +1,9 @@
 """``npudsl check --format sarif``: one SARIF 2.1.0 log for the run, as code-scanning services read it.
 
-Each code is a rule (``NPD201``...), each diagnostic a result at its 1-based line
-and column; a path inside the current folder is a relative URI (what GitHub code
-scanning matches against the repository), any other a ``file://`` URI.
+Each code is a rule described by its own row of ``npudsl.codes`` (title, fix,
+level), each diagnostic a result at its 1-based line and column; a path inside
+the current folder is a relative URI (what GitHub code scanning matches against
+the repository), any other a ``file://`` URI.
 """
 
 from __future__ import annotations
@@ -14,22 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from codegen.diagnostics import Diagnostic, Severity
+from npudsl import codes
 from npudsl._version import __version__
 from npudsl.report import portable_path
 
 __all__ = ["sarif_log"]
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-_GROUPS = {
-    "NPD0": "the file cannot be read or parsed",
-    "NPD1": "a decorator's arguments break the contract",
-    "NPD2": "events and synchronization that cannot work",
-    "NPD3": "core limits beyond the device",
-    "NPD4": "something the chosen target cannot express",
-    "NPD5": "multi-stream code that runs but is likely wrong or slow",
-}
-
 
 def _uri(path: str) -> str:
     chosen = portable_path(path)
@@ -39,8 +31,11 @@ def _uri(path: str) -> str:
 
 
 def _rule(code: str) -> dict[str, Any]:
-    summary = _GROUPS.get(code[:4], "an npudsl diagnostic")
-    return {"id": code, "shortDescription": {"text": f"{code}: {summary}"}}
+    """The rule as ``npudsl.codes`` states it: its own title, fix, and default level."""
+    row = codes.TABLE[code]
+    return {"id": code, "name": row.title, "shortDescription": {"text": f"{code}: {row.title}"},
+            "help": {"text": row.fix}, "defaultConfiguration": {"level": row.severity.value},
+            "properties": {"origin": row.origin}}
 
 
 def _result(diagnostic: Diagnostic, index: int) -> dict[str, Any]:

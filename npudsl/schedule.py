@@ -9,6 +9,8 @@ from __future__ import annotations
 import attrs
 
 __all__ = [
+    "DECORATOR_FIELDS",
+    "REPEATABLE",
     "CoreLimitSpec",
     "EventSpec",
     "KeepOutputSpec",
@@ -55,3 +57,12 @@ class Schedule:
     records: tuple[EventSpec, ...] = ()
     core_limit: CoreLimitSpec | None = None
     keep_output: KeepOutputSpec | None = None
+
+
+# The registry of decorators: each one and the field of ``Schedule`` (and of ``codegen.ir.StreamFunction``)
+# that it fills. The transformer's name resolution, its argument shapes, the collector and the checks
+# that walk every decorator of a function derive their lists from it (tests/dsl/test_decorator_registry.py).
+DECORATOR_FIELDS = {"on_stream": "stream", "after": "waits", "records": "records", "core_limit": "core_limit",
+                    "keep_output": "keep_output"}
+REPEATABLE = frozenset(name for name, field in DECORATOR_FIELDS.items()
+                       if isinstance(attrs.fields_dict(Schedule)[field].default, tuple))  # stack, each adds events

@@ -6,11 +6,11 @@ import ast
 from collections.abc import Callable, Iterable
 
 import attrs
-from attrs import validators as v
 
 from codegen.diagnostics import Diagnostic, Severity
 from codegen.index import RunIndex
 from codegen.ir import Loc, ModuleIR, StreamFunction
+from npudsl import codes
 from npudsl.devices import Device
 
 __all__ = ["Context", "Finding", "Rule"]
@@ -41,20 +41,26 @@ class Finding:
     hint: str
 
 
-def _code_matches_severity(rule: Rule, _attribute: attrs.Attribute, code: str) -> None:
-    warning = code.startswith("NPD5")
-    if warning != (rule.severity is Severity.WARNING):
-        raise ValueError(f"{code}: warnings use NPD5xx, errors NPD2xx/NPD3xx")
+def _checked_code(_rule: Rule, _attribute: attrs.Attribute, code: str) -> None:
+    if codes.TABLE.get(code) is None or codes.TABLE[code].origin != "check":
+        raise ValueError(f"{code}: a rule's code is a row of npudsl.codes.TABLE whose origin is check")
 
 
 @attrs.frozen(kw_only=True)
 class Rule:
-    """A check with a stable code: ``find`` yields its findings in one module."""
+    """A check with a stable code from ``npudsl.codes`` (its severity and title too): ``find`` yields its findings
+    in one module."""
 
-    code: str = attrs.field(validator=[v.matches_re(r"NPD[235]\d\d"), _code_matches_severity])
-    severity: Severity
-    title: str
+    code: str = attrs.field(validator=_checked_code)
     find: Callable[[Context], Iterable[Finding]]
+
+    @property
+    def severity(self) -> Severity:
+        return codes.TABLE[self.code].severity
+
+    @property
+    def title(self) -> str:
+        return codes.TABLE[self.code].title
 
     def run(self, ctx: Context) -> list[Diagnostic]:
         return [Diagnostic(path=ctx.ir.path, line=f.loc.line, col=f.loc.col, code=self.code, message=f.message,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
 from codegen.ir import CoreLimit
+from npudsl import codes
 from npudsl.devices import Device
 
 __all__ = ["RULE", "out_of_range"]
@@ -38,4 +38,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-RULE = Rule(code="NPD301", severity=Severity.ERROR, title="core limit out of the device's range", find=_find)
+RULE = Rule(code=codes.CORE_RANGE, find=_find)

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.core_range import out_of_range
 from codegen.checks.scope import stream_of, where
-from codegen.diagnostics import Severity
 from codegen.ir import CoreLimit, StreamFunction
+from npudsl import codes
 from npudsl.devices import Device
 
 __all__ = ["RULE"]
@@ -55,11 +55,12 @@ def _finding(fn: StreamFunction, other: StreamFunction, device: Device) -> Findi
         loc=mine.loc,
         message=f'stream "{stream_of(fn)}" ({fn.qualname}: {mine.aicore}/{mine.vector}) and stream '
                 f'"{stream_of(other)}" ({where(other)}: {theirs.aicore}/{theirs.vector}) may run concurrently '
-                f"and together ask for {_sum(mine.aicore, theirs.aicore)} cube / {_sum(mine.vector, theirs.vector)} vector "
+                f"and together ask for {_sum(mine.aicore, theirs.aicore)} cube / "
+                f"{_sum(mine.vector, theirs.vector)} vector "
                 f"cores; {device.describe()}",
         hint=f"any two concurrent streams must fit the device together: lower the limits so that they add up "
              f"to at most {device.aic} cube and {device.aiv} vector cores",
     )
 
 
-RULE = Rule(code="NPD302", severity=Severity.ERROR, title="concurrent core limits exceed the device", find=_find)
+RULE = Rule(code=codes.CORE_SUM, find=_find)

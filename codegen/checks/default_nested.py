@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE", "TARGETS"]
 
@@ -33,5 +33,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-RULE = Rule(code="NPD504", severity=Severity.WARNING, title='"default" stream nested in another stream',
-            find=_find)
+RULE = Rule(code=codes.DEFAULT_NESTED, find=_find)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
-from npudsl import _rules
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -26,10 +25,10 @@ def _find(ctx: Context) -> Iterator[Finding]:
             loc=limit.loc,
             message=f"core_limit on {fn.qualname} reads {' and '.join(read)} when it is called; npudsl check "
                     f"cannot verify {'it' if len(read) == 1 else 'them'} against {ctx.device.describe()} "
-                    "(NPD301, NPD302 skip unknown counts)",
+                    f"({codes.CORE_RANGE}, {codes.CORE_SUM} skip unknown counts)",
             hint="make sure the values are in 1..cores of the device and that concurrent streams fit together; "
                  "or write the counts as numbers",
         )
 
 
-RULE = Rule(code=_rules.DOTTED_COUNTS, severity=Severity.WARNING, title="core limit read at call time", find=_find)
+RULE = Rule(code=codes.DOTTED_COUNTS, find=_find)

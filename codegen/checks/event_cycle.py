@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses
-from codegen.diagnostics import Severity
 from codegen.ir import Loc, StreamFunction
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -128,4 +128,4 @@ def _wait_loc(fn: StreamFunction, event: str) -> Loc:
     return next(spec.loc for spec in fn.waits if event in spec.names)
 
 
-RULE = Rule(code="NPD203", severity=Severity.ERROR, title="wait cycle (deadlock)", find=_find)
+RULE = Rule(code=codes.WAIT_CYCLE, find=_find)

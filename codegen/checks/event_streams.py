@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, stream_of, where
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -26,4 +26,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
                     )
 
 
-RULE = Rule(code="NPD202", severity=Severity.ERROR, title="event recorded on two streams", find=_find)
+RULE = Rule(code=codes.EVENT_TWO_STREAMS, find=_find)

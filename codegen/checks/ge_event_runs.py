@@ -7,8 +7,8 @@ calls both the recorder and the waiter (``self.m(...)``, or ``m(...)`` for modul
 
 - a waiter called before any recorder: it takes the token of the previous run's last record, which
   orders nothing in this graph, and that token was an extra output of the previous run;
-- a waiter called in a loop (the innermost around it) that calls no recorder: only its first call after a record orders, the
-  others find no token;
+- a waiter called in a loop (the innermost around it) that calls no recorder: only its first call after a record
+  orders, the others find no token;
 - a token left in the table when the graph ends, which becomes an extra output of the graph and makes the next
   call recompile: a recorder called after the last waiter of a function that calls both, or a record guarded by
   another ``when=`` than a waiter's (a run where the record happens and the wait does not).
@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import EventUse, by_scope, event_uses
-from codegen.diagnostics import Severity
 from codegen.ir import Guard, Loc
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -39,7 +39,7 @@ def _calls(node: ast.AST, owner: str | None, loops: tuple[ast.AST, ...] = ()) ->
             continue
         yield from _calls(child, owner, (*loops, child) if isinstance(child, _LOOPS) else loops)
         name = _callee(child.func, owner) if isinstance(child, ast.Call) else None
-        if name is not None:
+        if name is not None and isinstance(child, ast.Call):
             yield name, child, loops
 
 
@@ -132,5 +132,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 yield from _event_findings(name, recorders, waiters, calls)
 
 
-RULE = Rule(code="NPD512", severity=Severity.WARNING, title="event order GE cannot carry across runs",
-            find=_find)
+RULE = Rule(code=codes.GE_EVENT_RUNS, find=_find)

@@ -13,18 +13,17 @@ from collections.abc import Iterator
 
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
 from codegen.flow.callsites import module_level_names
 from codegen.flow.imports import module_bindings
 from codegen.ir import Guard, Loc, StreamFunction
+from npudsl import codes
 
 __all__ = ["RULE"]
 
 
 def _guards(fn: StreamFunction) -> Iterator[tuple[Guard, Loc]]:
-    specs = [fn.stream, *fn.waits, *fn.records, fn.core_limit, fn.keep_output]
-    for spec in specs:
-        if spec is not None and spec.when is not None:
+    for spec in fn.decorations:
+        if spec.when is not None:
             yield spec.when, spec.loc
 
 
@@ -67,4 +66,4 @@ def _static(node: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     return node is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
-RULE = Rule(code="NPD204", severity=Severity.ERROR, title="when guard with an unknown root", find=_find)
+RULE = Rule(code=codes.GUARD_ROOT, find=_find)

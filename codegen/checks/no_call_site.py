@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -28,5 +28,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-RULE = Rule(code="NPD502", severity=Severity.WARNING, title="stream function with no visible call site",
-            find=_find)
+RULE = Rule(code=codes.NO_CALL_SITE, find=_find)

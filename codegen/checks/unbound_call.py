@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -31,4 +31,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
             )
 
 
-RULE = Rule(code="NPD501", severity=Severity.WARNING, title="stream call used at once", find=_find)
+RULE = Rule(code=codes.USED_AT_ONCE, find=_find)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.unknown_attribute import message, unknown_attributes
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -24,8 +24,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
             place = f"set self.{attribute} in {unknown.owner}.__init__ (or give {unknown.owner} a class attribute)" \
                 if unknown.on_instance else f"give class {unknown.owner} an attribute {attribute}"
             yield Finding(loc=unknown.loc, message=message(unknown) + "; the first call fails unless something "
-                          "outside the class sets it", hint=f"{place}, or # noqa: NPD513 where it is set from outside")
+                          "outside the class sets it",
+                          hint=f"{place}, or # noqa: {codes.UNDEFINED_ATTRIBUTE} where it is set from outside")
 
 
-RULE = Rule(code="NPD513", severity=Severity.WARNING, title="guard or count reads an attribute the class never sets",
-            find=_find)
+RULE = Rule(code=codes.UNDEFINED_ATTRIBUTE, find=_find)

@@ -1,8 +1,8 @@
 """NPD511 (warning, targets cuda and npugraph_ex): a side stream that no stream ever waits for again.
 
 CUDA graph capture, and newer torch_npu's (error 107025, reference page), require every
-stream forked from the capturing stream to rejoin it before capture ends. Automatic synchronization joins each side stream
-after its call; with ``sync="manual"`` the join is the user's: some event recorded
+stream forked from the capturing stream to rejoin it before capture ends. Automatic synchronization joins each side
+stream after its call; with ``sync="manual"`` the join is the user's: some event recorded
 on the side stream (``@records``) must be waited for (``@after``) on the main
 stream, or on a stream that is itself joined. Under torchair (aclgraph, GE) the
 graph joins side streams by itself, so the rule speaks for the native targets only.
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, stream_of
-from codegen.diagnostics import Severity
 from codegen.ir import StreamFunction
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -67,4 +67,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-RULE = Rule(code="NPD511", severity=Severity.WARNING, title="side stream never joined (native streams)", find=_find)
+RULE = Rule(code=codes.UNJOINED_STREAM, find=_find)

@@ -21,16 +21,16 @@ import attrs
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.class_members import members_of
-from codegen.diagnostics import Severity
 from codegen.ir import Loc, StreamFunction
+from npudsl import codes
 
 __all__ = ["RULE", "Unknown", "unknown_attributes"]
 
 
 def _names_read(fn: StreamFunction) -> Iterator[tuple[str, str, Loc]]:
     """(what, dotted, loc) for every guard and dotted core count of ``fn``."""
-    for spec in (fn.stream, *fn.waits, *fn.records, fn.core_limit, fn.keep_output):
-        if spec is not None and spec.when is not None:
+    for spec in fn.decorations:
+        if spec.when is not None:
             yield "when", spec.when.dotted, spec.loc
     limit = fn.core_limit
     if limit is not None:
@@ -91,4 +91,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
             yield Finding(loc=unknown.loc, message=message(unknown), hint=f'did you mean "{fixed}"?')
 
 
-RULE = Rule(code="NPD205", severity=Severity.ERROR, title="guard or count misspells an attribute", find=_find)
+RULE = Rule(code=codes.UNKNOWN_ATTRIBUTE, find=_find)

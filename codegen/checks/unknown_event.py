@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, scope_name
-from codegen.diagnostics import Severity
 from codegen.ir import StreamFunction
+from npudsl import codes
 from npudsl._rules import is_shared_event
 
 __all__ = ["RULE", "SHARED_RULE"]
@@ -43,7 +43,7 @@ def _hint(name: str, owner: str | None, recorded: list[str], scopes: dict[str | 
 
 
 def _find_shared(ctx: Context) -> Iterator[Finding]:
-    for owner, functions in by_scope(ctx.ir).items():
+    for functions in by_scope(ctx.ir).values():
         for name, uses in event_uses(functions, "waits").items():
             if not is_shared_event(name) or name in ctx.index.shared_records:
                 continue
@@ -54,6 +54,5 @@ def _find_shared(ctx: Context) -> Iterator[Finding]:
                                    "same run")
 
 
-RULE = Rule(code="NPD201", severity=Severity.ERROR, title="unknown event", find=_find)
-SHARED_RULE = Rule(code="NPD514", severity=Severity.WARNING, title="shared event recorded nowhere in the run",
-                   find=_find_shared)
+RULE = Rule(code=codes.UNKNOWN_EVENT, find=_find)
+SHARED_RULE = Rule(code=codes.SHARED_EVENT_NOWHERE, find=_find_shared)

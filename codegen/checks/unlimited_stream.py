@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import stream_of
-from codegen.diagnostics import Severity
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -36,5 +36,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
         )
 
 
-RULE = Rule(code="NPD507", severity=Severity.WARNING, title="core-limited stream beside an unlimited one",
-            find=_find)
+RULE = Rule(code=codes.UNLIMITED_STREAM, find=_find)

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 from codegen import scan
 from codegen.checks.base import Context, Finding, Rule
-from codegen.diagnostics import Severity
 from codegen.flow.callsites import aware_call
 from codegen.positions import Positions
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -40,7 +40,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         for stmt in ast.walk(fn):
             call = aware_call(stmt) if isinstance(stmt, ast.stmt) else None
             func = call.func if call is not None else None
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            if call is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id in untyped and func.attr in methods:
                 owner = methods[func.attr].split(".")[0]
                 yield Finding(loc=positions.loc(call),
@@ -50,5 +50,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
                               hint=f"annotate the parameter ({func.value.id}: {owner}) so this call can join later")
 
 
-RULE = Rule(code="NPD509", severity=Severity.WARNING, title="stream method on an object of unstated type",
-            find=_find)
+RULE = Rule(code=codes.UNTYPED_RECEIVER, find=_find)

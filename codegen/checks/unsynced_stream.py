@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, scope_name, stream_of
-from codegen.diagnostics import Severity
 from codegen.ir import StreamFunction
+from npudsl import codes
 
 __all__ = ["RULE"]
 
@@ -40,4 +40,4 @@ def _side_streams(functions: list[StreamFunction]) -> dict[str, list[StreamFunct
     return streams
 
 
-RULE = Rule(code="NPD506", severity=Severity.WARNING, title="manual side stream that never waits", find=_find)
+RULE = Rule(code=codes.UNSYNCED_STREAM, find=_find)

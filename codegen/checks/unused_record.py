@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, scope_name
-from codegen.diagnostics import Severity
+from npudsl import codes
 from npudsl._rules import is_shared_event
 
 __all__ = ["RULE"]
@@ -29,4 +29,4 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-RULE = Rule(code="NPD505", severity=Severity.WARNING, title="event recorded but never waited for", find=_find)
+RULE = Rule(code=codes.UNUSED_RECORD, find=_find)

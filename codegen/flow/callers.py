@@ -17,15 +17,16 @@ from codegen.diagnostics import Diagnostic, Severity
 from codegen.flow.callsites import CallSite, aware_call, find_calls
 from codegen.flow.exprs import bound_names
 from codegen.flow.ge import fork_waits
-from codegen.flow.tensors import certain_tensors, local_returns
 from codegen.flow.manual import with_manual_sites
 from codegen.flow.planner import Flags, plan_caller
 from codegen.flow.sites import Site, plan_site
+from codegen.flow.tensors import certain_tensors, local_returns
 from codegen.flow.wraps import SiteEvents
 from codegen.hygiene import ModuleNames, identifiers
 from codegen.ir import ModuleIR
 from codegen.plan import CallerPlan, Cond, CurrentStream
 from codegen.positions import Positions
+from npudsl import codes
 
 __all__ = ["Callers", "plan_callers"]
 
@@ -99,7 +100,8 @@ def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite])
         if site.guard.static is False:
             continue
         if site.guard.unreadable:
-            module.warn(call.call, "NPD508", f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
+            module.warn(call.call, codes.UNREADABLE_GUARD,
+                        f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
                         "the call runs on its caller's stream, so it overlaps nothing; pass the flag as a plain "
                         "argument, or root the guard at self")
             continue

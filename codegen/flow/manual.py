@@ -13,9 +13,9 @@ import ast
 import attrs
 
 from codegen.flow.exprs import bound_names
-from codegen.flow.wraps import argument_names
-from codegen.flow.sites import Site
 from codegen.flow.planner import Flags, hoisted_arguments
+from codegen.flow.sites import Site
+from codegen.flow.wraps import argument_names
 from codegen.flow.wraps import slot_node as _slot_node
 from codegen.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchStream, Value, Wrap
 

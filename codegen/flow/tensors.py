@@ -4,7 +4,8 @@ GE's fork edge, ``npu_wait_tensor(a, b)``, takes two tensors: a flag, a shape, a
 there fails the capture. The caller's locals carry no types, so a name counts only when its value is
 certainly a tensor: a parameter annotated ``torch.Tensor``, an arithmetic or slice of one, a tensor method
 or ``torch.*`` function that returns one tensor, a function or method of the same module annotated to
-return one (or a tuple of them, unpacked). Anything else (calls the module cannot see, flags) is left out; the edge is then put on an earlier tensor, or not at all.
+return one (or a tuple of them, unpacked). Anything else (calls the module cannot see, flags) is left out; the
+edge is then put on an earlier tensor, or not at all.
 """
 
 from __future__ import annotations

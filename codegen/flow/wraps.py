@@ -27,7 +27,6 @@ from codegen.flow.exprs import bound_names, data_reads
 from codegen.flow.sites import Site
 from codegen.flow.state import State, pending
 from codegen.flow.transfer import Join, Relations, Relay
-from codegen.signature import Tensorness
 from codegen.plan import (
     Anchor,
     Assign,
@@ -44,6 +43,7 @@ from codegen.plan import (
     Wait,
     Wrap,
 )
+from codegen.signature import Tensorness
 
 __all__ = ["SiteEvents", "SiteSync", "any_may", "argument_names", "lower_sites", "same_stream", "slot_node",
            "statement_blocks"]

@@ -17,6 +17,7 @@ from codegen.ir import ModuleIR
 from codegen.plan import LimitCores, ModulePlan
 from codegen.targets.base import Spelling
 from codegen.targets.native import NativeSpelling
+from npudsl import codes
 
 __all__ = ["Cuda"]
 
@@ -40,7 +41,7 @@ class Cuda:
         for fn in ir.functions:
             if fn.core_limit is not None:
                 loc = fn.core_limit.loc
-                yield Diagnostic(path=ir.path, line=loc.line, col=loc.col, code="NPD590",
+                yield Diagnostic(path=ir.path, line=loc.line, col=loc.col, code=codes.CUDA_CORE_LIMIT,
                                  message="core_limit has no CUDA counterpart; ignored",
                                  hint="CUDA shares SMs between streams; the limit applies on NPU targets only",
                                  severity=Severity.WARNING)

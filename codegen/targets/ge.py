@@ -24,6 +24,7 @@ from codegen.ir import ModuleIR
 from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
 from codegen.targets.base import Spelling, quote
+from npudsl import codes
 from npudsl._rules import is_shared_event
 
 __all__ = ["Ge"]
@@ -89,7 +90,7 @@ class Ge:
             for spec in (*fn.waits, *fn.records):
                 for name in spec.names:
                     if is_shared_event(name):
-                        yield Diagnostic(path=ir.path, line=spec.loc.line, col=spec.loc.col, code="NPD591",
+                        yield Diagnostic(path=ir.path, line=spec.loc.line, col=spec.loc.col, code=codes.GE_SHARED_EVENT,
                                          message=f'the shared event "{name}" orders nothing on GE',
                                          hint="GE still orders every data dependency; to order more, pass a "
                                               "tensor between the two and let the data say it",

@@ -9,8 +9,8 @@ that raised it, and its text is npudsl's message alone. It still is the public t
 
 from __future__ import annotations
 
-import functools
 import types
+from typing import Any, TypeVar, cast
 
 from torch._dynamo.exc import ShortenTraceback
 
@@ -18,20 +18,26 @@ from npudsl.errors import NpudslError
 
 __all__ = ["compile_time_error"]
 
+_E = TypeVar("_E", bound=NpudslError)
+_MADE: dict[type[NpudslError], type[NpudslError]] = {}  # one subclass per public type
 
-@functools.cache
+
 def _subclass(error: type[NpudslError]) -> type[NpudslError]:
-    def __init__(self: ShortenTraceback, message: str, frame: types.FrameType) -> None:
+    if error in _MADE:
+        return _MADE[error]
+
+    def __init__(self: Any, message: str, frame: types.FrameType) -> None:
         ShortenTraceback.__init__(self, message, first_useful_frame=frame)
         self.message = message
 
-    def __str__(self: ShortenTraceback) -> str:  # dynamo appends its hints to args[0]; show ours only
+    def __str__(self: Any) -> str:  # dynamo appends its hints to args[0]; show ours only
         return self.message
 
     namespace = {"__init__": __init__, "__str__": __str__, "__module__": "npudsl", "__qualname__": error.__qualname__}
-    return type(error.__name__, (error, ShortenTraceback), namespace)
+    made = _MADE[error] = type(error.__name__, (error, ShortenTraceback), namespace)
+    return made
 
 
-def compile_time_error(error: type[NpudslError], message: str, frame: types.FrameType) -> NpudslError:
+def compile_time_error(error: type[_E], message: str, frame: types.FrameType) -> _E:
     """An ``error`` to raise in ``frame`` (the raising function's own frame) while torch.compile runs."""
-    return _subclass(error)(message, frame)
+    return cast(_E, _subclass(error)(message, frame))

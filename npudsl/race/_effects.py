@@ -112,6 +112,7 @@ def _storage(tensor: torch.Tensor) -> int:
 def _call(node: torch.fx.Node, args: Any, kwargs: Any) -> Any:
     if node.op == "call_method":
         return getattr(args[0], str(node.target))(*args[1:], **kwargs)
+    assert callable(node.target)  # call_function: the op itself
     return node.target(*args, **kwargs)
 
 

@@ -39,7 +39,7 @@ from npudsl.race._stale import Origin, expire
 __all__ = ["Replays"]
 
 _Live = tuple["weakref.ref[torch.Tensor]", Origin, int]  # a tensor, who it is, the call that made it
-_Buffer = tuple[int, "weakref.ref[torch.Tensor]", int, Origin, int]  # position, tensor, address, who, call
+_Buffer = tuple[int, "weakref.ref[torch.Tensor]", int | None, Origin, int]  # position, tensor, address, who, call
 
 
 def _address(value: Any) -> int | None:

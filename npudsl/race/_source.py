@@ -74,7 +74,7 @@ def _is_user_frame(frame: types.FrameType) -> bool:
 
 def caller_location() -> str:
     """``file:line`` of the innermost user frame running now (who called into torch, npudsl or a compiled model)."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and not _is_user_frame(frame):
         frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "an unknown line"

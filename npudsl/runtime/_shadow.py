@@ -21,8 +21,8 @@ def _with_class_cell(value: Any, owner: type) -> Any:
     if isinstance(value, (staticmethod, classmethod)):
         return type(value)(_with_class_cell(value.__func__, owner))
     if isinstance(value, property):
-        return property(*(_with_class_cell(f, owner) if f else None for f in (value.fget, value.fset, value.fdel)),
-                        value.__doc__)
+        fget, fset, fdel = (_with_class_cell(f, owner) if f else None for f in (value.fget, value.fset, value.fdel))
+        return property(fget, fset, fdel, value.__doc__)
     if not isinstance(value, types.FunctionType) or "__class__" not in value.__code__.co_freevars:
         return value
     cells = tuple(types.CellType(owner) if name == "__class__" else cell
@@ -52,12 +52,13 @@ def _members(original: type, twins: dict[type, type]) -> dict[str, Any]:
 def shadow_class(original: type, twins: dict[type, type]) -> type:
     """``original``'s subclass with the transformed methods of ``twins`` (user class -> transformed class)."""
     members = _members(original, twins)
+    shadow: Any  # the class made below
 
     def __reduce_ex__(self: Any, protocol: int) -> Any:  # noqa: N807 - pickles as the user's class
         reduced = super(shadow, self).__reduce_ex__(protocol)
         if not isinstance(reduced, tuple) or shadow not in reduced[1]:
             return reduced
-        return (copyreg._reconstructor, (original, object, None), *reduced[2:])
+        return (copyreg.__dict__["_reconstructor"], (original, object, None), *reduced[2:])
 
     members.update(__reduce_ex__=__reduce_ex__, __module__=original.__module__, __qualname__=original.__qualname__,
                    __npudsl_original__=original)

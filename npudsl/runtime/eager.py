@@ -55,7 +55,7 @@ def _events(
     specs: tuple[EventSpec, ...], fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> list[str]:
     scope = _scope(fn)
-    names = []
+    names: list[str] = []
     for spec in specs:
         if guard_holds(spec.when, fn, args, kwargs):
             names.extend(event if _rules.is_shared_event(event) else f"{scope}.{event}" for event in spec.events)

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from npudsl import codes
 from npudsl.errors import NpudslError
 
 __all__ = ["guard_holds", "read_dotted"]
@@ -60,7 +61,8 @@ def read_dotted(dotted: str, fn: Callable[..., Any], args: tuple[Any, ...], kwar
     try:
         value = _root(fn, first, args, kwargs)
     except NpudslError as error:
-        raise NpudslError(f"{where(fn)}: NPD204 {dotted!r}: {error} (hint: root it at self, a parameter or a "
+        raise NpudslError(f"{where(fn)}: {codes.GUARD_ROOT} {dotted!r}: {error} (hint: root it at self, a "
+                          "parameter or a "
                           "global of the module, as npudsl check says)") from None
     for position, attribute in enumerate(rest, 1):
         if not hasattr(value, attribute):
@@ -88,7 +90,8 @@ def _missing(dotted: str, position: int, value: Any, fn: Callable[..., Any]) -> 
     fixed = ".".join([*parts[:position], close[0] if close else attribute, *parts[position + 1:]])
     hint = f'did you mean "{fixed}"?' if close else \
         f"define {attribute} on {type(value).__name__} before the call"
-    return (f"{where(fn)}: NPD205 {dotted!r} on {fn.__qualname__}: {type(value).__name__} has no attribute "
+    return (f"{where(fn)}: {codes.UNKNOWN_ATTRIBUTE} {dotted!r} on {fn.__qualname__}: {type(value).__name__} "
+            "has no attribute "
             f"{attribute!r} (hint: {hint})")
 
 
@@ -103,7 +106,8 @@ def guard_holds(when: str | None, fn: Callable[..., Any], args: tuple[Any, ...],
         return True
     value = read_dotted(when, fn, args, kwargs)
     if _is_tensor(value):
-        raise NpudslError(f"{where(fn)}: NPD206 when={when!r} on {fn.__qualname__} is a tensor; a guard must be "
+        raise NpudslError(f"{where(fn)}: {codes.TENSOR_GUARD} when={when!r} on {fn.__qualname__} is a tensor; "
+                          "a guard must be "
                           "a Python bool, fixed for the call (hint: pass True/False, e.g. enabled=True, not "
                           "torch.tensor(True); a flag computed on the device needs .item() before the call, "
                           "which torch.compile cannot trace)")

@@ -54,7 +54,7 @@ def _model_modules(model: Any) -> list[types.ModuleType]:
 
 def run_roots(model: Any) -> tuple[str, ...]:
     """The roots of the run for ``model``: its classes' packages (or files)."""
-    return tuple(sorted({_root(_file(module)) for module in _model_modules(model)}))
+    return tuple(sorted({_root(path) for module in _model_modules(model) if (path := _file(module)) is not None}))
 
 
 def transformed_sources(roots: tuple[str, ...], target: str) -> list[tuple[str, str, str]]:
@@ -73,7 +73,7 @@ def transformed_sources(roots: tuple[str, ...], target: str) -> list[tuple[str, 
 
 def _loaded_by_file(model_modules: list[types.ModuleType]) -> dict[str, types.ModuleType]:
     """The loaded module of each file; where a file is loaded under several names, the model's own."""
-    found = {_file(module): module for module in model_modules}
+    found = {path: module for module in model_modules if (path := _file(module)) is not None}
     for module in list(sys.modules.values()):
         path = _file(module) if isinstance(module, types.ModuleType) else None
         if path is not None and not module.__name__.endswith(_SUFFIX_MARK):

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import attrs
 import libcst as cst
 import libcst.matchers as m
@@ -26,6 +28,7 @@ from npudsl.suggest.units import Site
 
 __all__ = ["Edit", "Wrap", "apply_edits", "self_calls", "wrappable"]
 
+_Def = TypeVar("_Def", cst.FunctionDef, cst.ClassDef)
 _NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl"), relative=[])
 
 
@@ -86,10 +89,10 @@ class _Calls(Scoped):
         self.found: dict[tuple[str, int, str], list[cst.Call]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Attribute(value=m.Name("self"))):
+        if isinstance(node.func, cst.Attribute) and m.matches(node.func.value, m.Name("self")):
             span = self.get_metadata(PositionProvider, node)
             for line in range(span.start.line, span.end.line + 1):
-                key = (".".join(self.scope), line, node.func.attr.value)  # type: ignore[attr-defined]
+                key = (".".join(self.scope), line, node.func.attr.value)
                 self.found.setdefault(key, []).append(node)
 
 
@@ -134,7 +137,7 @@ class _Apply(cst.CSTTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scope.append(node.name.value)
 
-    def _decorated(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+    def _decorated(self, node: _Def) -> _Def:
         stream = self.edit.decorate.get(".".join(self.scope))
         self.scope.pop()
         if stream is None:
@@ -142,19 +145,21 @@ class _Apply(cst.CSTTransformer):
         return node.with_changes(decorators=[_decorator(stream), *node.decorators])
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        return self._decorated(updated)  # type: ignore[return-value]
+        return self._decorated(updated)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        if not isinstance(updated.body, cst.IndentedBlock):  # ``class A: ...`` holds no method to wrap
+            return self._decorated(updated)
         body: list[cst.BaseStatement] = []
         for statement in updated.body.body:
             name = statement.name.value if isinstance(statement, cst.FunctionDef) else None
             for call, wrap in self.calls.items():
                 if wrap.site.caller == f"{updated.name.value}.{name}":
-                    lines = statement.leading_lines if body else ()
+                    lines = statement.leading_lines if body and isinstance(statement, cst.FunctionDef) else ()
                     body.append(_wrapper(wrap, call).with_changes(leading_lines=lines))
             body.append(statement)
         updated = updated.with_changes(body=updated.body.with_changes(body=body))
-        return self._decorated(updated)  # type: ignore[return-value]
+        return self._decorated(updated)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         wrap = self.calls.get(original)
@@ -166,12 +171,14 @@ class _Apply(cst.CSTTransformer):
 def _with_import(module: cst.Module) -> cst.Module:
     body = list(module.body)
     for i, statement in enumerate(body):
-        if m.matches(statement, m.SimpleStatementLine(body=[_NPUDSL_FROM])):
+        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement,
+                                                                        m.SimpleStatementLine(body=[_NPUDSL_FROM])):
             node = statement.body[0]
-            if isinstance(node.names, cst.ImportStar) or any(  # type: ignore[attr-defined]
-                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):  # type: ignore
+            assert isinstance(node, cst.ImportFrom)  # what _NPUDSL_FROM matches
+            if isinstance(node.names, cst.ImportStar) or any(
+                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):
                 return module
-            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],  # type: ignore[attr-defined]
+            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],
                            key=lambda a: cst.Module([]).code_for_node(a.name))
             names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
             body[i] = statement.with_changes(body=[node.with_changes(names=names)])
@@ -179,7 +186,8 @@ def _with_import(module: cst.Module) -> cst.Module:
     return module.with_changes(body=_insert_import(body))
 
 
-def _insert_import(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+def _insert_import(body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
+                   ) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
     imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
     docstring = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
     at = 1 if body and m.matches(body[0], docstring) else 0
@@ -199,6 +207,6 @@ def apply_edits(source: str, edit: Edit) -> str:
     wrapper = MetadataWrapper(cst.parse_module(source))
     found = _calls(wrapper)
     calls = {found[(w.site.caller, w.site.line, w.attribute)][0]: w for w in edit.wraps}
-    lines = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
-             if isinstance(node, cst.BaseStatement)}
+    lines: dict[cst.CSTNode, int] = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
+                                     if isinstance(node, cst.BaseStatement)}
     return _with_import(wrapper.module.visit(_Apply(edit, calls, lines))).code

@@ -80,7 +80,7 @@ def _write(out: str, text: str) -> None:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _picture(suggestion, out: str) -> None:  # type: ignore[no-untyped-def]
+def _picture(suggestion, out: str) -> None:
     from npudsl.timeline.svg import render
     from npudsl.timeline.trace import chrome_trace
 
@@ -92,8 +92,8 @@ def _picture(suggestion, out: str) -> None:  # type: ignore[no-untyped-def]
 def run_suggest(args: argparse.Namespace) -> int:
     _validate(args)
     from npudsl.diffs import unified_diff
-    from npudsl.suggest.plan import SYNC_COST
     from npudsl.errors import NpudslError
+    from npudsl.suggest.plan import SYNC_COST
     from npudsl.suggest.report import explanation, report, summary
     from npudsl.suggest.run import suggest
 

@@ -161,7 +161,8 @@ def options(sites: dict[Site, tuple[Unit, ...]], nodes: list[torch.fx.Node], def
             continue
         reaches, whys = zip(*(_reach(unit, above, graph) for unit in units))
         if declined is not None:
-            declined += [f"{site.callee} (line {site.line}) not moved above: {why}" for why in dict.fromkeys(whys) if why]
+            declined += [f"{site.callee} (line {site.line}) not moved above: {why}"
+                         for why in dict.fromkeys(whys) if why]
         hoists: dict[tuple[int, ...], Hoist] = {}
         for k in range(min(map(len, reaches))):
             forks = tuple(fork if (fork := reach[k]) is not None else u.fork for reach, u in zip(reaches, units))

@@ -60,7 +60,8 @@ class Scope:
 
     @classmethod
     def of(cls, module: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Scope:
-        libraries, bound = set(), set()
+        libraries: set[str] = set()
+        bound: set[str] = set()
         for statement in module.body:
             for name, source in _imports(statement):
                 (libraries if source.split(".")[0] in _LIBRARIES else bound).add(name)
@@ -83,7 +84,7 @@ def _properties(module: ast.Module) -> frozenset[str]:
             decorators = getattr(item, "decorator_list", [])
             names = {d.id if isinstance(d, ast.Name) else getattr(d, "attr", "") for d in decorators}
             if names & {"property", "cached_property", "setter", "getter", "deleter"}:
-                found.add(item.name)
+                found.add(getattr(item, "name", ""))
     return frozenset(found)
 
 

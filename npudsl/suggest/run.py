@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 
 import attrs
 import libcst as cst
 
-from npudsl.errors import NpudslError
 from npudsl.suggest.apply import Edit, apply_edits
 from npudsl.suggest.blocks import Source
 from npudsl.suggest.dag import Unit, analyze
@@ -44,7 +42,7 @@ class Suggestion:
         return self.splits.original(line)
 
 
-def _capture(path: str, source: str, model: str | None, inputs: str | None, measured: bool,  # type: ignore[no-untyped-def]
+def _capture(path: str, source: str, model: str | None, inputs: str | None, measured: bool,
              hardware: Hardware):
     from npudsl.timeline.capture import capture_graph, load_example, pick_model, resolve_inputs, single_process_group
     from npudsl.timeline.cost import measured_cost, model_cost

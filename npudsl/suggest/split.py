@@ -123,7 +123,7 @@ def split_calls(source: str) -> Splits:
         return Splits(source=source, splits=())
     finder = _Find()
     wrapper.visit(finder)
-    taken = {n.value for n in m.findall(wrapper.module, m.Name())}
+    taken = {n.value for n in m.findall(wrapper.module, m.Name()) if isinstance(n, cst.Name)}
     lines = source.splitlines(keepends=True)
     splits: list[Split] = []
     for line, node, call in reversed(finder.found):

@@ -7,6 +7,8 @@ before asking ``suggest`` for its own. Which decorators are npudsl's is decided 
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -19,19 +21,22 @@ __all__ = ["strip_decorators"]
 _NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl") | m.Attribute(value=m.Name("npudsl"), attr=m.Name("decorators")))
 
 
+_Def = TypeVar("_Def", cst.FunctionDef, cst.ClassDef)
+
+
 class _Strip(cst.CSTTransformer):
     def __init__(self, names: NpudslNames) -> None:
         super().__init__()
         self.names = names
 
-    def _kept(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+    def _kept(self, node: _Def) -> _Def:
         return node.with_changes(decorators=[d for d in node.decorators if not self.names.strips(d)])
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        return self._kept(updated)  # type: ignore[return-value]
+        return self._kept(updated)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-        return self._kept(updated)  # type: ignore[return-value]
+        return self._kept(updated)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
                                   ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
@@ -42,13 +47,14 @@ class _Strip(cst.CSTTransformer):
 
 
 def _without_decorators(node: cst.BaseSmallStatement) -> cst.BaseSmallStatement | None:
-    if not m.matches(node, _NPUDSL_FROM) or isinstance(node.names, cst.ImportStar):  # type: ignore[attr-defined]
+    if not isinstance(node, cst.ImportFrom) or not m.matches(node, _NPUDSL_FROM) \
+            or isinstance(node.names, cst.ImportStar):
         return node
-    names = [a for a in node.names if cst.Module([]).code_for_node(a.name) not in DECORATORS]  # type: ignore
+    names = [a for a in node.names if cst.Module([]).code_for_node(a.name) not in DECORATORS]
     if not names:
         return None
     names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return node.with_changes(names=names)  # type: ignore[attr-defined]
+    return node.with_changes(names=names)
 
 
 def strip_decorators(source: str) -> str:

@@ -31,7 +31,8 @@ def _where(exc: BaseException, path: str) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     mine = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)]
     theirs = [f for f in frames if not os.path.abspath(f.filename).startswith(_NPUDSL)]
-    frame = (mine or theirs or frames or [None])[-1]
+    chosen = mine or theirs or frames
+    frame = chosen[-1] if chosen else None
     if frame is None or frame.lineno is None:
         return position(path, 1)
     column = getattr(frame, "colno", None)

@@ -3,8 +3,8 @@ the hand-written one, node for node (the timings stay in the benchmark)."""
 
 from __future__ import annotations
 
-from bench.runtime_overhead import build_models, graph_signature
 from bench.overhead_models import inputs
+from bench.runtime_overhead import build_models, graph_signature
 
 
 def test_transformed_graph_equals_the_hand_written_graph() -> None:

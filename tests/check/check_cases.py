@@ -3,8 +3,8 @@
 A comment ``# E: NPD201@6`` (an error) or ``# W: NPD501@16`` (a warning) says
 that the diagnostic is expected on that line, at that 1-based column; a line may
 carry several. ``# device: NAME`` anywhere in a file checks its case against
-that device profile, ``# target: T`` for that target (default aclgraph). A case is a file, or a folder whose files are checked
-together (one run).
+that device profile, ``# target: T`` for that target (default aclgraph). A case is a file, or a
+folder whose files are checked together (one run).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from check_cases import CASES, actual, all_cases, expected
 
+from check_cases import CASES, actual, all_cases, expected
 from codegen.api import transform_source
 from codegen.checks import RULES
 from codegen.diagnostics import TransformError

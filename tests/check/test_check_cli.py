@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from check_cases import CASES
 
 import codegen.api
+from check_cases import CASES
 from npudsl.cli import main
 from npudsl.devices import DEVICES
 
@@ -34,8 +34,8 @@ def test_clean_file_exits_0_and_prints_nothing(capsys: pytest.CaptureFixture[str
 def test_warnings_alone_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(WARNS))
     assert code == 0
-    assert lines == [f'{WARNS}:11:6: NPD505 warning: Block.work records event "extra", but no function in class Block waits '
-                     'for it (hint: add @after("extra") where that work is needed, or drop the record)']
+    assert lines == [f'{WARNS}:11:6: NPD505 warning: Block.work records event "extra", but no function in class '
+                     'Block waits for it (hint: add @after("extra") where that work is needed, or drop the record)']
 
 
 def test_errors_exit_1_with_the_cycle_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,7 +100,8 @@ def test_missing_path_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path
 def test_syntax_error_position(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(CASES / "npd001_syntax_unicode_bad.py"))
     assert code == 1
-    assert lines[0].startswith(f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 error: syntax error: unmatched ')'")
+    assert lines[0].startswith(f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 error: "
+                               "syntax error: unmatched ')'")
 
 
 def test_non_utf8_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

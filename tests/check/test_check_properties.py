@@ -10,7 +10,6 @@ import hypothesmith
 import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
-from programs import decorated_modules
 
 from codegen.api import transform_with_index
 from codegen.checks.pipeline import check_source
@@ -19,6 +18,7 @@ from codegen.diagnostics import Diagnostic, Severity
 from codegen.index import build_index
 from codegen.ir import ModuleIR
 from npudsl.devices import DEFAULT_DEVICE
+from programs import decorated_modules
 
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code may be odd, never wrong
 

@@ -24,11 +24,13 @@ def test_codes_are_unique_and_in_their_ranges() -> None:
         assert rule.code.startswith("NPD5") == (rule.severity is Severity.WARNING)
 
 
-def test_a_rule_cannot_mix_up_its_range() -> None:
-    with pytest.raises(ValueError):
-        Rule(code="NPD201", severity=Severity.WARNING, title="x", find=lambda ctx: ())
-    with pytest.raises(ValueError):
-        Rule(code="NPD401", severity=Severity.ERROR, title="targets own NPD4xx", find=lambda ctx: ())
+def test_a_rule_takes_its_code_from_the_table_of_checks() -> None:
+    with pytest.raises(ValueError, match="NPD401"):
+        Rule(code="NPD401", find=lambda ctx: ())  # in no table row
+    with pytest.raises(ValueError, match="NPD590"):
+        Rule(code="NPD590", find=lambda ctx: ())  # a target's code, not a rule's
+    assert (Rule(code="NPD505", find=lambda ctx: ()).severity, Rule(code="NPD201", find=lambda ctx: ()).severity) \
+        == (Severity.WARNING, Severity.ERROR)
 
 
 def test_docs_explain_every_code_and_device() -> None:
@@ -80,8 +82,7 @@ def test_validate_defaults_to_the_default_device() -> None:
 
 
 def test_findings_become_positioned_diagnostics() -> None:
-    rule = Rule(code="NPD599", severity=Severity.WARNING, title="demo",
-                find=lambda ctx: [Finding(loc=Loc(line=7, col=9), message="m", hint="h")])
+    rule = Rule(code="NPD505", find=lambda ctx: [Finding(loc=Loc(line=7, col=9), message="m", hint="h")])
     ctx = Context(ir=ModuleIR(path="p.py", module_name="p", functions=()), index=build_index([]),
                   target="aclgraph", device=DEFAULT_DEVICE)
-    assert [d.format() for d in rule.run(ctx)] == ["p.py:7:9: NPD599 m (hint: h)"]
+    assert [d.format() for d in rule.run(ctx)] == ["p.py:7:9: NPD505 m (hint: h)"]

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from check_cases import CASES
 
+from check_cases import CASES
 from npudsl import files
 from npudsl.cli import main
 

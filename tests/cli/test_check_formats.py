@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, npudsl
 
+from cli_util import REPO, npudsl
 from codegen.diagnostics import Diagnostic, Severity
 from npudsl.noqa import Rules, noqa_lines
 from npudsl.report import render_github

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, npudsl, python
 
 import npudsl as package
+from cli_util import REPO, npudsl, python
 from npudsl.cli import COMMANDS, main
 
 SEED = REPO / "examples" / "seed000.py"
@@ -28,7 +28,8 @@ for argv in json.loads(sys.argv[1]):
 """
 _TORCH_FREE = [
     ["--help"], ["transform", "--help"], ["check", "-h"], ["schedule", "-h"], ["transform"], ["frobnicate"],
-    ["schedule", "/no/such/model.py"], ["schedule", "-o", "x.png", str(SEED)], ["schedule", str(SEED), str(SEED)], ["transform", str(SEED), "--jobs", "0"],
+    ["schedule", "/no/such/model.py"], ["schedule", "-o", "x.png", str(SEED)], ["schedule", str(SEED), str(SEED)],
+    ["transform", str(SEED), "--jobs", "0"],
     ["check", str(SEED), "--jobs", "-1"], ["transform", str(SEED), "--check"], ["check", str(REPO / "examples")],
 ]
 

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_util import REPO
 
+from cli_util import REPO
 from codegen.discover import Excludes, discover
 from npudsl.cli import main
 from npudsl.config import ConfigError, find_config, load_config

@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, npudsl
 
+from cli_util import REPO, npudsl
 from npudsl.diffs import unified_diff
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, _env, npudsl
 
+from cli_util import REPO, _env, npudsl
 from npudsl.cli import main
 
 EXAMPLE = REPO / "examples" / "moe_decoder.py"

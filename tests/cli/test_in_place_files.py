@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, npudsl
 
+from cli_util import REPO, npudsl
 from npudsl.cli import main
 from npudsl.files import write_atomic
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from cli_util import REPO
 
 SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")

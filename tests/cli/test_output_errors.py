@@ -7,8 +7,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from cli_util import REPO, npudsl
 
+from cli_util import REPO, npudsl
 from npudsl.cli import main
 
 SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")

@@ -8,12 +8,11 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
-from cli_util import REPO
 
 import npudsl
+from cli_util import REPO
 
 _LEFT_OUT = shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "out", "__pycache__", "tests", "bench")
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from cli_util import REPO
 
 yaml = pytest.importorskip("yaml")

@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 from cli_util import REPO
-
 from codegen.run import read_sources, run
 from npudsl.terminal import ProgressLine
 

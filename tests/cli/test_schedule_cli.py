@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from cli_util import REPO
 
+from cli_util import REPO
 from npudsl.cli import main
 
 pytest.importorskip("torch")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import shutil
-from xml.etree import ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 

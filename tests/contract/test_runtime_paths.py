@@ -111,7 +111,8 @@ def _npugraph_ex_config(text: str) -> dict[str, tuple[object, list | None]]:
 def test_npugraph_ex_memory_options_are_real_options(wheel: WheelSource) -> None:
     real = _npugraph_ex_config(wheel.read(_NPUGRAPH_EX_CONFIG))
     assert {name: real[name][0] for name in NPUGRAPH_EX_DEFAULTS} == NPUGRAPH_EX_DEFAULTS
-    for kwargs in ({}, {"mempool": (0, 1), "clone_outputs": True}, {"reuse_within_graph": False, "clone_inputs": False}):
+    for kwargs in ({}, {"mempool": (0, 1), "clone_outputs": True},
+                   {"reuse_within_graph": False, "clone_inputs": False}):
         for name, value in npugraph_ex_options(**kwargs).items():
             choices = real[name][1]
             assert choices is None or value in choices, (name, value, choices)

@@ -14,10 +14,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from markdown_samples import REPO, Sample, all_samples, samples_of
-from sample_runs import diagnostic_codes, missing_piece, run_command, workdir_for
 
+from markdown_samples import REPO, Sample, all_samples, samples_of
 from npudsl.cli import COMMANDS
+from sample_runs import diagnostic_codes, missing_piece, run_command, workdir_for
 
 SAMPLES = all_samples()
 _DIAGNOSTIC = re.compile(r"^\S+\.py:\d+:\d+: NPD\d{3} ", re.MULTILINE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from markdown_samples import samples_of
 from sample_runs import missing_piece
 

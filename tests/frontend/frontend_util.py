@@ -49,8 +49,8 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``npudsl ARGS`` in a subprocess."""
-    return subprocess.run([sys.executable, "-c", "import sys; from npudsl.cli import main; sys.exit(main(sys.argv[1:]))",
-                           *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    script = "import sys; from npudsl.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
 def load(code: str, name: str) -> types.ModuleType:

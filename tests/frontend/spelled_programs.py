@@ -10,9 +10,11 @@ import keyword
 
 import hypothesis.strategies as st
 
+from npudsl.schedule import DECORATOR_FIELDS
+
 __all__ = ["spelled_modules"]
 
-DECORATORS = ("on_stream", "after", "records", "core_limit", "keep_output")
+DECORATORS = tuple(DECORATOR_FIELDS)
 _NAMES = ("f", "g", "shared", "shared_expert", "sharedExpert", "fooBar", "foo_bar", "Done", "done", "runtime",
           "torchair", "nullcontext", "out", "S", "stream", "x1", "_DONE", "forward_")
 _names = st.sampled_from(_NAMES).filter(lambda n: not keyword.iskeyword(n))
@@ -39,7 +41,8 @@ def _spelling(draw: st.DrawFn) -> tuple[list[str], dict[str, str]]:
         return ["from npudsl import *  # noqa: F403"], plain
     if form == "guarded":
         fallback = "".join(f"    def {d}(*args, **kwargs):\n        return lambda fn: fn\n" for d in DECORATORS)
-        return [f"try:\n    from npudsl import {', '.join(DECORATORS)}\nexcept ImportError:\n{fallback.rstrip()}"], plain
+        imports = f"from npudsl import {', '.join(DECORATORS)}"
+        return [f"try:\n    {imports}\nexcept ImportError:\n{fallback.rstrip()}"], plain
     if form == "type_checking":
         return ["from typing import TYPE_CHECKING", f"if TYPE_CHECKING:\n    from npudsl import {', '.join(DECORATORS)}"
                 "\nelse:\n    from npudsl.decorators import *  # noqa: F403"], plain

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from frontend_util import check, cli, codes, load, transform, write_tree
 
 _BLOCK = '''

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from frontend_util import check, codes, load, transform
 
 _SOURCE = '''

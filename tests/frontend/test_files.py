@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from frontend_util import check, cli, codes, transform
-
 from codegen.run import SourceFile, run
+from frontend_util import check, cli, codes, transform
 
 _BLOCK = '''
 from torch import nn

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from frontend_util import cli, write_tree
 
 from codegen.checks.pipeline import check_file
 from codegen.modules import ModuleId, absolute_import, unique_keys
 from codegen.run import discover, index_run, read_sources, run
+from frontend_util import cli, write_tree
 from npudsl.devices import DEFAULT_DEVICE
 
 _LAYERS = '''
@@ -119,8 +119,8 @@ def test_two_files_with_one_module_name_stay_apart(tmp_path: Path) -> None:
 
 
 def test_the_cli_gives_same_named_files_their_own_tags(tmp_path: Path) -> None:
-    write_tree(tmp_path / "src", {"a/model.py": _BLOCK.format(body="y = self.f(x)\n        z = x + 1\n        return y + z"),
-                                  "b/model.py": _BLOCK.format(body="y = self.f(x)\n        z = x + 1\n        return y + z")})
+    model = _BLOCK.format(body="y = self.f(x)\n        z = x + 1\n        return y + z")
+    write_tree(tmp_path / "src", {"a/model.py": model, "b/model.py": model})
     done = cli("transform", str(tmp_path / "src"), "-o", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     for name in ("a", "b"):

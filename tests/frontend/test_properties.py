@@ -10,11 +10,11 @@ from __future__ import annotations
 import ast
 
 import pytest
-from frontend_util import check, load, transform
 from hypothesis import HealthCheck, given, settings
-from spelled_programs import spelled_modules
 
 from codegen.diagnostics import Severity
+from frontend_util import check, load, transform
+from spelled_programs import spelled_modules
 
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from frontend_util import check, codes, transform
 
 import npudsl
 from codegen.diagnostics import Severity
+from frontend_util import check, codes, transform
 
 _CLASS = '''
 

@@ -12,9 +12,8 @@ import pytest
 pytest.importorskip("transformers")
 sys.path.insert(0, str(Path(__file__).parents[1] / "suggest"))
 from hf_models import ARCHITECTURES, hand_annotated, standalone  # noqa: E402
-from suggest_checks import apply_suggestion, assert_checks_clean, assert_same_numbers  # noqa: E402
-
 from npudsl.timeline import picture  # noqa: E402
+from suggest_checks import apply_suggestion, assert_checks_clean, assert_same_numbers  # noqa: E402
 
 NAMES = sorted(ARCHITECTURES)
 

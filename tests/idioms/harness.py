@@ -7,10 +7,10 @@ import itertools
 from typing import Any
 
 import torch
+from transform.generated import DECORATORS, load
 
 from codegen.api import transform_source
 from npudsl.race import npudsl_backend
-from transform.generated import DECORATORS, load
 
 __all__ = ["check_idiom", "generated"]
 

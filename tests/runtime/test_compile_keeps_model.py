@@ -122,7 +122,7 @@ model = Layer()
 out = npudsl.compile(model, fullgraph=True)(torch.ones(2))
 sources = {path.rsplit("/", 1)[1]: code for path, _, code in loader.transformed_sources(loader.run_roots(model), "portable")}
 print(json.dumps({"out": out.tolist(), "sources": sources}))
-'''
+'''  # noqa: E501 (a program kept as written)
 
 
 def test_compile_runs_exactly_what_the_cli_writes_for_the_package(tmp_path: Path) -> None:
@@ -139,4 +139,5 @@ def test_compile_runs_exactly_what_the_cli_writes_for_the_package(tmp_path: Path
     written = {name: (tmp_path / "out" / name).read_text(encoding="utf-8") for name in result["sources"]}
     assert result["out"] == [4.0, 4.0]
     assert set(written) == {"shared.py", "layer.py"} and written == result["sources"]
-    assert "runtime.wait(\"pkg.shared.Shared.forward.join\")" in written["layer.py"]  # the caller in the other file joins
+    # the caller in the other file joins
+    assert "runtime.wait(\"pkg.shared.Shared.forward.join\")" in written["layer.py"]

@@ -95,7 +95,8 @@ def test_mode_3_off_the_capturing_input_becomes_the_graphs_buffer() -> None:
     compiled(torch.randn(2, 4))
     with pytest.raises(npudsl.StaleOutputError) as caught:
         first_input.sum()
-    assert str(caught.value).startswith(f"input 'x' of the compiled model, passed at {marked_line(__file__, 'U:captured_input')} to call 1")
+    where = marked_line(__file__, "U:captured_input")
+    assert str(caught.value).startswith(f"input 'x' of the compiled model, passed at {where} to call 1")
 
 
 def test_clone_outputs_turns_every_mode_off_for_outputs() -> None:

@@ -50,7 +50,8 @@ def test_keeping_last_steps_output_raises_naming_both_lines() -> None:
     with pytest.raises(npudsl.StaleOutputError) as caught:
         _keep_last(compiled)
     message = str(caught.value)
-    assert message.startswith(f"output 'logits' of the compiled model, made at {marked_line(stale_models.__file__, 'P:logits')} by call 1, ")
+    made = marked_line(stale_models.__file__, "P:logits")
+    assert message.startswith(f"output 'logits' of the compiled model, made at {made} by call 1, ")
     assert f"is used at {marked_line(__file__, 'U:keep_last')} after call 2 overwrote its graph memory" in message
     assert "@keep_output(clone=True)" in message and "clone_outputs=True" in message
 

@@ -28,7 +28,8 @@ MODEL = model('''
 
 READS = ["y", "self.cache", "self.norm.running_mean + y", "y.T", "y.data[:, :1]"]
 TENSORS = ["x", "y", "a", "self.cache"]
-WRITES = ["{v}.add_(1)", "{v}.T.mul_(2)", "{v}.data.mul_(2)", "z{k} = self.act({v})", "z{k} = nn.functional.relu({v}, True)",
+WRITES = ["{v}.add_(1)", "{v}.T.mul_(2)", "{v}.data.mul_(2)", "z{k} = self.act({v})",
+          "z{k} = nn.functional.relu({v}, True)",
           "z{k} = self.norm({v})", "w{k} = {v}[:2]\n        w{k}.add_(1)", "z{k} = {v} * 2", "z{k} = {v}.sum()",
           "{v}[0] = 1.0", "{v} += a"]
 

@@ -3,7 +3,6 @@ a config, as every Hugging Face class does), and errors in the user's code as on
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -102,12 +101,15 @@ def test_a_package_module_function_picks_the_model_for_schedule(block: Path, tmp
 
 @pytest.mark.parametrize("command", ["suggest", "schedule"])
 @pytest.mark.parametrize("body, where, message", [
-    ("import torch\nx = 1\nraise ValueError('no GPU here')\n", "3:1", "importing {path} failed: ValueError: no GPU here;"),
+    ("import torch\nx = 1\nraise ValueError('no GPU here')\n", "3:1",
+     "importing {path} failed: ValueError: no GPU here;"),
     ("import torch\ndef f(:\n    pass\n", "2:7", "importing {path} failed: SyntaxError: invalid syntax;"),
-    ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()"
+    ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()"
      "\n        self.w = nn.Parameter(torch.ones(3, 'x'))\n\n\ndef example_inputs():\n    return (torch.ones(3),)\n",
      "8:31", "building the model (Model()) failed: TypeError:"),
-    ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n        return x * 2\n"
+    ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+     "        return x * 2\n"
      "\n\ndef example_inputs():\n    return (torch.ones(3) @ torch.ones(4),)\n", "11:13",
      "making the inputs (example_inputs()) failed: RuntimeError:"),
     ("import torch\n\n\ndef example_inputs():\n    return (torch.ones(3),)\n", "1:1",

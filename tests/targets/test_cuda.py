@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from common_sources import AUTO, MANUAL
-from targets_util import diagnostics, transform, user_code
 
 from codegen.checks.pipeline import check_file
 from codegen.run import index_run, source_of
+from common_sources import AUTO, MANUAL
 from npudsl.devices import DEFAULT_DEVICE
+from targets_util import diagnostics, transform, user_code
 
 AUTO_OUT = '''import functools
 
@@ -130,7 +130,8 @@ def test_core_limit_is_a_positioned_warning() -> None:
     assert "7:6: NPD590 warning" in diagnostics(MANUAL, "cuda")
 
 
-@pytest.mark.parametrize("target, expected", [("cuda", ["14:6 NPD511"]), ("aclgraph", []), ("npugraph_ex", ["14:6 NPD511"])])
+@pytest.mark.parametrize("target, expected",
+                         [("cuda", ["14:6 NPD511"]), ("aclgraph", []), ("npugraph_ex", ["14:6 NPD511"])])
 def test_an_unjoined_manual_stream_is_reported_for_native_streams_only(target: str, expected: list[str]) -> None:
     """"late" waits for "side" but nothing waits for "late": CUDA graph capture would fail."""
     files = [source_of(MANUAL, path="m.py", module="m")]

@@ -4,10 +4,10 @@ the automatic fork as one ``npu_wait_tensor`` control edge per call (its result 
 from __future__ import annotations
 
 import torch
-from common_sources import AUTO, MANUAL
-from targets_util import diagnostics, transform, user_code
 
+from common_sources import AUTO, MANUAL
 from npudsl.testing.targets import trace_graph
+from targets_util import diagnostics, transform, user_code
 
 MANUAL_OUT = '''class Block(torch.nn.Module):
     def produce(self, x):

@@ -22,6 +22,7 @@ def test_ge_orders_a_write_through_a_view_before_the_main_stream_reads_it() -> N
 
 
 def test_the_explicit_mode_reports_the_unordered_write_through_the_view() -> None:
-    where = r"tensor 'cache' written in place on stream 'side' at <generated_\d+\.py>:10 is read on stream 'default' at "
+    where = (r"tensor 'cache' written in place on stream 'side' at <generated_\d+\.py>:10 "
+             r"is read on stream 'default' at ")
     with pytest.raises(StreamRaceError, match=where + r"<generated_\d+\.py>:11 "):
         run_checked(SOURCE, "ge", lambda m: m.Cache(), _cache_inputs(), data_edges="explicit")

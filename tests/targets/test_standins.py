@@ -7,12 +7,12 @@ import textwrap
 
 import pytest
 import torch
-from standin_sources import JOIN, SOURCES
 
 from npudsl.errors import StreamRaceError
 from npudsl.runtime._ops import OPS
 from npudsl.testing import standins
 from npudsl.testing.targets import load, run_checked, trace_graph
+from standin_sources import JOIN, SOURCES
 
 X = (torch.arange(4.0),)
 EXPECTED = X[0].cos() + X[0]

@@ -8,8 +8,9 @@ import types
 from pathlib import Path
 
 from codegen.api import transform_source
+from npudsl.schedule import DECORATOR_FIELDS
 
-DECORATORS = {"on_stream", "after", "records", "core_limit", "keep_output"}
+DECORATORS = set(DECORATOR_FIELDS)
 
 
 def load(code: str, name: str) -> types.ModuleType:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from transform.generated import load, transformed, undecorated
 
 from npudsl.testing import torchair_stub
-from transform.generated import load, transformed, undecorated
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "golden" / "cases"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from transform.generated import load, transformed
 
 from npudsl.testing import torchair_stub
-from transform.generated import load, transformed
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO.parent / "shared" / "seeds"

@@ -59,7 +59,7 @@ def checking_backend(target: str, *, data_edges: str | None = None,
 
 def torchair_backend(config: CompilerConfig) -> Backend:
     """What the stand-in ``torchair.get_npu_backend(compiler_config=config)`` returns: the checking backend."""
-    return checking_backend(MODES[config.mode.value])
+    return checking_backend(MODES[str(config.mode.value)])
 
 
 def npugraph_ex_backend(gm: torch.fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:

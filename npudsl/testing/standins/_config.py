@@ -48,6 +48,8 @@ class Option:
 class _Group:
     """Assigning to an :class:`Option` sets its value; other names than the declared ones raise."""
 
+    _fixed: list[str]  # the declared names, once ``_freeze`` ran
+
     def _freeze(self) -> None:
         object.__setattr__(self, "_fixed", [k for k, v in vars(self).items() if isinstance(v, (Option, _Group))])
 

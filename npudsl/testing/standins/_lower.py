@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx
@@ -57,7 +57,7 @@ _NOT_IN = {
 
 def _source(node: torch.fx.Node) -> torch.fx.Node:
     while node.op == "call_function" and node.target is operator.getitem:
-        node = node.args[0]
+        node = cast(torch.fx.Node, node.args[0])
     return node
 
 

@@ -125,7 +125,7 @@ _LIBRARIES[0].impl("record_tagged_stream_", _record_tagged_stream_functional, "F
 
 def op_name(target: object) -> tuple[str, str] | None:
     """``(namespace, op)`` when ``target`` is one of the stand-in ops (packet or overload), else ``None``."""
-    packet = getattr(target, "overloadpacket", target)
+    packet: Any = getattr(target, "overloadpacket", target)
     namespace = getattr(packet, "_qualified_op_name", "").partition("::")[0]
     if namespace in SCHEMAS:
         return namespace, packet.__name__
