@@ -90,8 +90,8 @@ def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions,
     functions = {fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events,
                                              event_sync=event_sync) for fn in ir.functions}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
-    plan = ModulePlan(functions=functions, callers=callers.plans, events=_events_used(functions, callers.plans, ir.module_name),
-                      imports=callers.imports)
+    events_used = _events_used(functions, callers.plans, ir.module_name)
+    plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
     return plan, callers.diagnostics
 
 

@@ -101,16 +101,17 @@ def installed(*, log_ops: bool = False) -> Iterator[CallLog]:
 
     previous = sys.modules.get("torchair")
     sys.modules["torchair"] = _module(log)
-    air = vars(torch.ops).get("air")
-    torch.ops.air = _air(log)  # type: ignore[attr-defined]  # generated code records and waits by tag here
+    ops = vars(torch.ops)  # torch.ops is a module: its namespaces are entries of its dict
+    air = ops.get("air")
+    ops["air"] = _air(log)  # generated code records and waits by tag here
     try:
         with _op_logging(log) if log_ops else contextlib.nullcontext():
             yield log
     finally:
         if air is None:
-            del torch.ops.air
+            ops.pop("air", None)
         else:
-            torch.ops.air = air
+            ops["air"] = air
         if previous is None:
             sys.modules.pop("torchair", None)
         else:

@@ -16,8 +16,8 @@ import pytest
 
 from npu_contract import ApiKind, ApiTable, api_references, lookup, verify_source
 from npu_contract.fetch import WheelSource
-from npudsl.testing.standins._ops import AIR, SCHEMAS
 from npudsl.graph_config import NPUGRAPH_EX_BACKEND, NPUGRAPH_EX_DEFAULTS, npugraph_ex_options
+from npudsl.testing.standins._ops import AIR, SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
