@@ -4,7 +4,8 @@ CUDA graph capture, and newer torch_npu's (error 107025, reference page), requir
 stream forked from the capturing stream to rejoin it before capture ends. Automatic synchronization joins each side
 stream after its call; with ``sync="manual"`` the join is the user's: some event recorded
 on the side stream (``@records``) must be waited for (``@after``) on the main
-stream, or on a stream that is itself joined. Under torchair (aclgraph, GE) the
+stream, or on a stream that is itself joined; a stream that records a shared event (``"ns:name"``) is
+taken to be joined by whoever waits for it in another class or file. Under torchair (aclgraph, GE) the
 graph joins side streams by itself, so the rule speaks for the native targets only.
 """
 
@@ -16,6 +17,7 @@ from codegen.checks.base import Context, Finding, Rule
 from codegen.checks.scope import by_scope, event_uses, stream_of
 from codegen.ir import StreamFunction
 from npudsl import codes
+from npudsl._rules import is_shared_event
 
 __all__ = ["RULE"]
 
@@ -33,6 +35,8 @@ def _edges(ctx: Context) -> set[tuple[str, str]]:
 def _joined(ctx: Context) -> set[str]:
     """The main stream, streams joined automatically, and those an event of theirs joins to a joined one."""
     joined = {"default"} | {stream_of(fn) for fn in ctx.ir.functions if fn.auto_sync}
+    joined |= {stream_of(fn) for fn in ctx.ir.functions  # another class or file waits for a shared event
+               if any(is_shared_event(name) for spec in fn.records for name in spec.names)}
     edges = _edges(ctx)
     grown = True
     while grown:

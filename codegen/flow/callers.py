@@ -14,7 +14,7 @@ import attrs
 
 from codegen import scan
 from codegen.diagnostics import Diagnostic, Severity
-from codegen.flow.callsites import CallSite, aware_call, find_calls
+from codegen.flow.callsites import CallSite, find_calls, own_calls
 from codegen.flow.exprs import bound_names
 from codegen.flow.ge import fork_waits
 from codegen.flow.manual import with_manual_sites
@@ -72,11 +72,30 @@ def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNam
 
 def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
     grouped: dict[str, list[CallSite]] = {}
+    nested: dict[int, list[CallSite]] = {}
     for site in find_calls(module, tree, index):  # type: ignore[arg-type]
         callee = index.callees[site.key]  # type: ignore[attr-defined]
-        if site.bindable and callee.tag != "default" and not callee.compiled_apart:
+        if callee.tag == "default" or callee.compiled_apart:
+            continue
+        if site.bindable:
             grouped.setdefault(site.caller, []).append(site)
+        elif not callee.auto and site.stmt is not None:
+            nested.setdefault(id(site.stmt), []).append(site)
+    for sites in nested.values():
+        if _whole_statement(sites, index):
+            grouped.setdefault(sites[0].caller, []).extend(sites)
     return grouped
+
+
+def _whole_statement(sites: list[CallSite], index: object) -> bool:
+    """Manual calls nested in one simple statement (``return self.b(x, self.a(x))``) that are every call the
+    statement makes, on one stream: the statement runs whole on that stream (no join to place, so nothing needs
+    binding)."""
+    stmt = sites[0].stmt
+    assert stmt is not None
+    callees = [index.callees[s.key] for s in sites]  # type: ignore[attr-defined]
+    return (not hasattr(stmt, "body") and len(own_calls(stmt)) == len(sites)
+            and len({(c.tag, c.when) for c in callees}) == 1)
 
 
 def _barriers(module: str, tree: ast.Module, index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
@@ -88,14 +107,14 @@ def _barriers(module: str, tree: ast.Module, index: object, qualname: str, fn: _
 
 
 def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
-    statements = {id(aware_call(s)): s for s in ast.walk(fn) if isinstance(s, ast.stmt) and aware_call(s)}
     local = frozenset({a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
                       | {n for stmt in fn.body for n in bound_names(stmt)})
     receiver = _receiver(qualname, fn)
     count = 0
     for call in calls:
         callee = module.index.callees[call.key]  # type: ignore[attr-defined]
-        site = plan_site(count, statements[id(call.call)], call, callee,
+        assert call.stmt is not None
+        site = plan_site(count, call.stmt, call, callee,
                          same_module=callee.module == module.ir.module_name, caller_locals=local, receiver=receiver)
         if site.guard.static is False:
             continue

@@ -17,7 +17,7 @@ from codegen.flow.callees import Resolved, Resolver
 from codegen.flow.exprs import bound_names, scoped_calls
 from codegen.flow.imports import module_bindings
 
-__all__ = ["CallSite", "aware_call", "find_calls", "function_resolver", "module_level_names"]
+__all__ = ["CallSite", "aware_call", "find_calls", "function_resolver", "module_level_names", "own_calls"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -39,6 +39,7 @@ class CallSite:
     resolved: Resolved
     bindable: bool  # a plain statement binds or drops the result: the caller can join later
     spelled: str  # ``self.shared(...)``: the call as a message names it
+    stmt: ast.stmt | None = None  # the innermost statement that holds the call
 
 
 def module_level_names(tree: ast.Module) -> frozenset[str]:
@@ -117,7 +118,7 @@ def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSit
             resolved = resolver.resolve(call)
             if resolved is not None:
                 yield CallSite(key=resolved.key, caller=qualname, call=call, resolved=resolved,
-                               bindable=aware_call(stmt) is call, spelled=_spelled(call))
+                               bindable=aware_call(stmt) is call, spelled=_spelled(call), stmt=stmt)
 
 
 def _statement_calls(fn: _Function) -> Iterator[tuple[ast.stmt, ast.Call]]:
@@ -130,6 +131,11 @@ def _statement_calls(fn: _Function) -> Iterator[tuple[ast.stmt, ast.Call]]:
         for part in _own_parts(stmt):
             for call in scoped_calls(part):
                 yield stmt, call
+
+
+def own_calls(stmt: ast.stmt) -> list[ast.Call]:
+    """The calls ``stmt`` itself makes (not those of the statements nested in its blocks)."""
+    return [call for part in _own_parts(stmt) for call in scoped_calls(part)]
 
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:

@@ -30,15 +30,16 @@ def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: F
     made: dict[str, str] = {}  # name -> the stream whose manual call bound it last
     kept: set[tuple[str, str]] = set()
     last = 0
+    whole = _whole_statements(sites)
     for site in sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset)):
         for name in _rebound(fn, last, site.stmt.lineno):
             made.pop(name, None)
             kept = {k for k in kept if k[0] != name}
         last = site.stmt.lineno
-        if site.guard.static is False or site.guard.hoist is not None:
+        if site.guard.static is False or site.guard.hoist is not None or whole.get(id(site.stmt)) is False:
             continue
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
-        hoisted = hoisted_arguments(site, flags)
+        hoisted = [] if id(site.stmt) in whole else hoisted_arguments(site, flags)
         if hoisted:
             calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
             bound = tuple(Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot)))
@@ -46,11 +47,23 @@ def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: F
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
         values = _crossing(site, made, kept, receiver, dict(hoisted)) if keep_alive else ()
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
+        if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
+            enter = (*wraps[site.stmt].enter, *enter)
         priority = site.callee.priority  # type: ignore[attr-defined]
         wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
         for name in bound_names(site.stmt):
             made[name] = site.tag
     return attrs.evolve(plan, wraps=wraps, calls=calls, steps=steps)
+
+
+def _whole_statements(sites: list[Site]) -> dict[int, bool]:
+    """Statements that hold several of the calls (``return self.b(x, self.a(x))``, run whole on their stream):
+    whether their calls agree on the guard as the call site reads it (else each runs on its caller's stream)."""
+    by_stmt: dict[int, list[Site]] = {}
+    for site in sites:
+        by_stmt.setdefault(id(site.stmt), []).append(site)
+    return {key: len({(s.guard.expr, s.guard.dynamic) for s in group}) == 1
+            for key, group in by_stmt.items() if len(group) > 1}
 
 
 def _crossing(site: Site, made: dict[str, str], kept: set[tuple[str, str]], receiver: str | None,

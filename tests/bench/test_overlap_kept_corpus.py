@@ -1,8 +1,6 @@
 """The corpus overlap benchmark: the generated code keeps the hand schedule's simulated saving.
 
-The four entries issue 26 added are measured; one falls short today and is marked
-as a strict expected failure with the reason seen in the two schedules (see
-docs/performance.md, section 5): when the planner overlaps it, the mark must go.
+The four entries issue 26 added are measured (docs/performance.md, section 5.1).
 """
 
 from __future__ import annotations
@@ -15,10 +13,7 @@ from bench import overlap_kept_corpus
 from bench.overlap_kept import GOAL
 from bench.overlap_kept_shapes import Captured, recording_backend, schedule
 
-NESTED = ("the stream calls are nested as arguments (part2(x, act(part1(x)))): each runs on its caller's "
-          "stream (docs/transform.md), so nothing overlaps")
-NEW = ["ge_mla_waits", "ge_moe_mc2_waits", "same_stream_chain",
-       pytest.param("vllm_native_shared_expert", marks=pytest.mark.xfail(strict=True, reason=NESTED))]
+NEW = ["ge_mla_waits", "ge_moe_mc2_waits", "same_stream_chain", "vllm_native_shared_expert"]
 
 
 @pytest.mark.parametrize("name", NEW)
@@ -32,7 +27,7 @@ def test_every_corpus_entry_with_a_hand_version_is_measured() -> None:
     from corpus.registry import NAMES
 
     assert overlap_kept_corpus.entries() == [name for name in NAMES if name in overlap_kept_corpus.entries()]
-    assert set(NEW[:3]) | {"vllm_native_shared_expert"} <= set(overlap_kept_corpus.entries())
+    assert set(NEW) <= set(overlap_kept_corpus.entries())
 
 
 class _WritesItsInput(nn.Module):
