@@ -74,10 +74,9 @@ class Resolver:
         base, attr = func.value, func.attr
         if self._is_self(base):
             return self._on_self(attr)
-        if isinstance(base, ast.Attribute) and self._is_self(base.value):
-            cls = self._submodule_class(base.attr)
-            key = f"{cls.rsplit('.', 1)[0]}.{attr}" if cls else None
-            return Resolved(key=key, receiver=f"self.{base.attr}") if key in self.callees else None
+        if isinstance(base, ast.Attribute) and self._is_self(base.value):  # ``self.sub.method(...)``
+            cls = self._submodule_class(base.attr, method=attr)
+            return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
         if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
             cls = self._annotated(base.id)
             key = f"{cls}.{attr}" if cls else None
@@ -112,12 +111,14 @@ class Resolver:
         spelled = receiver.id if explicit and isinstance(receiver, ast.Name) else None
         return Resolved(key=key, receiver=spelled, explicit_receiver=explicit)
 
-    def _submodule_class(self, attr: str) -> str | None:
-        """The forward key of the decorated class that ``self.<attr>`` holds, if any."""
+    def _submodule_class(self, attr: str, method: str = "forward") -> str | None:
+        """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
         written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
-        return self._class_key(ast.parse(written, mode="eval").body) if written else None
+        return self._class_key(ast.parse(written, mode="eval").body, method) if written else None
 
-    def _class_key(self, node: ast.expr) -> str | None:
+    def _class_key(self, node: ast.expr, method: str = "forward") -> str | None:
+        """The key of the stream function ``method`` of the class ``node`` names (``forward``: calling an
+        instance), if the run has one."""
         dotted = dotted_name(node)
         if dotted is None:
             return None
@@ -126,11 +127,11 @@ class Resolver:
         if rest and binding is not None:  # ``mod.Class`` through ``import pkg.mod as mod`` or ``from . import mod``
             base = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
             module, _, name = f"{base}.{rest}".rpartition(".")
-            key = f"{self.key_of(module)}:{name}.forward"
+            key = f"{self.key_of(module)}:{name}.{method}"
         else:
             base = self._global(dotted) if not rest and head not in self.local_names else None
-            key = f"{base}.forward" if base else None
-        return key if key in self.callees else None  # calling a module calls its forward
+            key = f"{base}.{method}" if base else None
+        return key if key in self.callees else None
 
     def _annotated(self, name: str) -> str | None:
         """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
