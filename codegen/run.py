@@ -1,5 +1,9 @@
 """A run over many files: read, index across files, transform in parallel, never raise per file.
 
+Only the files that need analysis (``codegen.triage``) are parsed, indexed or sent to a
+worker; the others keep their text, at the cost of a read and a substring test. A run
+where no file names npudsl builds no index and never imports libcst.
+
 ``progress(phase, done, total)``, when given, is called as files are indexed
 (phase ``"indexing"``) and transformed (``"transforming"``), so a front end can
 show how far a long run is and estimate the time left.
