@@ -1,123 +1,158 @@
-"""Transform throughput against a bare libcst round trip, on a generated corpus.
+"""Transform throughput against a bare libcst round trip, in CPU seconds, side by side in one run.
 
-    python3 bench/transform_throughput.py [--files 400] [--repeat 3] [--target aclgraph] [--decorated-blocks 8]
+    python3 bench/transform_throughput.py [--repeat 5] [--files 200] [--target aclgraph] [--check-tree PATH]
 
-Measures, on the same in-memory sources (reading files is not timed):
-(a) ``libcst.parse_module(src).code`` for every file, (b) ``codegen.run.run`` with
-jobs=1 on the decorated files only, (c) the same on the undecorated files only,
-(d) the whole corpus with jobs=1 and jobs=2. Prints throughputs and ratios.
-(a) to (c) count this process's CPU time (robust on a shared machine); (d) counts wall time.
+CPU seconds, not wall time: a shared machine swings the wall clock far more. Both sides of a
+ratio get the same in-memory sources (reading is not timed) and take turns within each repeat;
+the best of the repeats is kept.
+
+- decorated: ``examples/`` and the models of ``tests/corpus`` (each entry but its undecorated
+  twin), as one run: ``codegen.run.run(files, jobs=1)`` against ``libcst.parse_module(src).code``;
+- plain: the undecorated files of a generated corpus (``bench/corpus.py``), the same two;
+- check: ``npudsl check TREE --jobs 1`` in its own process (start-up and reading included), in
+  CPU seconds per 1,000 files; TREE is the installed ``transformers`` package unless given;
+- jobs: the whole generated corpus with jobs=1, jobs=2 and the default picked from the work,
+  wall clock and CPU (workers included).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as `python3 bench/<name>.py`
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run as `python3 bench/<name>.py`
 
 import libcst  # noqa: E402
 
 from bench.corpus import generate  # noqa: E402
-from bench.timing import best_of  # noqa: E402
+from bench.timing import best_in_turns  # noqa: E402
 from codegen.rewrite.build import parse_statement  # noqa: E402
-from codegen.run import SourceFile, read_sources, run  # noqa: E402
+from codegen.run import SourceFile, discover, read_sources, run  # noqa: E402
+from codegen.workers import auto_jobs  # noqa: E402
 
-__all__ = ["Figures", "main", "measure"]
+__all__ = ["GOALS", "decorated_corpus", "main", "measure", "report"]
 
-DECORATED_TARGET = 0.8  # transform throughput >= 0.8 x round trip, on decorated files
-UNDECORATED_TARGET = 20.0  # transform >= 20x faster than the round trip, on undecorated files
+GOALS = {"decorated": 1.5, "plain": 40.0, "check_per_1000": 1.0}  # docs/performance.md section 1
 
 Figures = dict[str, float]
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (pool workers, subprocesses)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(fn: Callable[[], object], clock: Callable[[], float] = _cpu) -> Callable[[], float]:
+    def measure() -> float:
+        start = clock()
+        fn()
+        return clock() - start
+    return measure
+
+
 def _round_trip(files: list[SourceFile]) -> None:
     for file in files:
-        assert file.source is not None
-        _ = libcst.parse_module(file.source).code  # rendered, as the transform renders its output
+        _ = libcst.parse_module(file.source or "").code  # rendered, as the transform renders its output
 
 
-def _transform(files: list[SourceFile], target: str, jobs: int) -> None:
+def _transform(files: list[SourceFile], target: str, jobs: int | None) -> None:
     parse_statement.cache_clear()  # every timing starts cold, as one `npudsl transform` process does
-    results = run(files, target=target, jobs=jobs)
-    failed = [r.file.path for r in results if r.has_errors]
+    failed = [r.file.path for r in run(files, target=target, jobs=jobs) if r.has_errors]
     if failed:
         raise SystemExit(f"transform failed on {failed[:3]}")
+
+
+def decorated_corpus() -> list[SourceFile]:
+    """``examples/`` and every ``tests/corpus`` entry without its twin, read as one run."""
+    entries = sorted(str(p) for p in (REPO / "tests" / "corpus").iterdir() if (p / "__init__.py").is_file())
+    found = [(path, root) for path, root in discover([str(REPO / "examples"), *entries])
+             if os.path.basename(path) != "twin.py"]
+    return read_sources(found)
 
 
 def _lines(files: list[SourceFile]) -> int:
     return sum((f.source or "").count("\n") for f in files)
 
 
-def measure(root: str, *, files: int, repeat: int, target: str, **shape: int) -> Figures:
-    """Generate the corpus under ``root`` and time every configuration (seconds, best of ``repeat``).
+def _check_tree(tree: str) -> float:
+    """CPU seconds of ``npudsl check TREE --jobs 1`` in a fresh process."""
+    before = _cpu()
+    subprocess.run([sys.executable, "-m", "npudsl", "check", tree, "--jobs", "1"], cwd=REPO, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return _cpu() - before
 
-    The configurations take turns within each repeat, so a burst of load elsewhere on the
-    machine hits all of them alike instead of one.
-    """
-    corpus = generate(root, files=files, **shape)
-    decorated = read_sources((p, corpus.root) for p in corpus.decorated)
-    undecorated = read_sources((p, corpus.root) for p in corpus.undecorated)
-    everything = decorated + undecorated
-    runs: dict[str, Callable[[], None]] = {
-        "rt_decorated": lambda: _round_trip(decorated),
-        "tf_decorated": lambda: _transform(decorated, target, 1),
-        "rt_undecorated": lambda: _round_trip(undecorated),
-        "tf_undecorated": lambda: _transform(undecorated, target, 1),
-        "tf_all_jobs1": lambda: _transform(everything, target, 1),
-        "tf_all_jobs2": lambda: _transform(everything, target, 2),
-    }
-    best = {name: float("inf") for name in runs}
-    for _ in range(repeat):
-        for name, fn in runs.items():
-            clock = time.perf_counter if name.endswith("jobs2") or name.endswith("jobs1") else time.process_time
-            best[name] = min(best[name], best_of(fn, 1, clock))
-    return {"files": len(everything), "lines": _lines(everything), "decorated_files": len(decorated),
-            "decorated_lines": _lines(decorated), **best}
+
+def measure(root: str, *, files: int, repeat: int, target: str, check_tree: str | None) -> Figures:
+    """Every figure of the report (seconds, best of ``repeat``; the measures take turns in each repeat)."""
+    corpus = generate(root, files=files)
+    decorated, plain = decorated_corpus(), read_sources((p, corpus.root) for p in corpus.undecorated)
+    everything = read_sources((p, corpus.root) for p in corpus.all_files)
+    work = sum(len(f.source or "") for f in everything)
+    measures = {"rt_decorated": _timed(lambda: _round_trip(decorated)),
+                "tf_decorated": _timed(lambda: _transform(decorated, target, 1)),
+                "rt_plain": _timed(lambda: _round_trip(plain)),
+                "tf_plain": _timed(lambda: _transform(plain, target, 1))}
+    for name, jobs in (("jobs1", 1), ("jobs2", 2), ("jobs_auto", None)):
+        measures[f"{name}_cpu"] = _timed(lambda jobs=jobs: _transform(everything, target, jobs))
+        measures[f"{name}_wall"] = _timed(lambda jobs=jobs: _transform(everything, target, jobs), time.perf_counter)
+    if check_tree:
+        measures["check"] = lambda: _check_tree(check_tree)
+    found = best_in_turns(measures, repeat)
+    return {**found, "decorated_files": len(decorated), "decorated_lines": _lines(decorated),
+            "plain_files": len(plain), "plain_lines": _lines(plain), "all_files": len(everything),
+            "auto_jobs": auto_jobs(work), "check_files": sum(1 for _ in discover([check_tree])) if check_tree else 0}
 
 
 def _verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
 
+def _row(name: str, f: Figures) -> str:
+    ratio = f[f"rt_{name}"] / f[f"tf_{name}"]
+    return (f"{name:<10} {f[f'{name}_files']:>6.0f} {f[f'{name}_lines']:>7.0f} {f[f'rt_{name}']:>13.3f} "
+            f"{f[f'tf_{name}']:>13.4f} {ratio:>8.2f}x  >= {GOALS[name]}x: {_verdict(ratio >= GOALS[name])}")
+
+
 def report(f: Figures) -> list[str]:
-    """The printed summary: throughputs, then the ratios checked against the targets."""
-    kloc = f["decorated_lines"] / 1000
-    dec_ratio = f["rt_decorated"] / f["tf_decorated"]
-    undec_speedup = f["rt_undecorated"] / f["tf_undecorated"]
-    return [
-        f"corpus: {f['files']:.0f} files, {f['lines']:.0f} lines; "
-        f"decorated: {f['decorated_files']:.0f} files, {f['decorated_lines']:.0f} lines",
-        f"(a) libcst round trip, decorated files:   {f['rt_decorated']:.3f} s ({kloc / f['rt_decorated']:.1f} kloc/s)",
-        f"(b) transform jobs=1, decorated files:    {f['tf_decorated']:.3f} s ({kloc / f['tf_decorated']:.1f} kloc/s)",
-        f"    libcst round trip, undecorated files: {f['rt_undecorated']:.3f} s",
-        f"(c) transform jobs=1, undecorated files:  {f['tf_undecorated']:.4f} s",
-        f"(d) transform all files, jobs=1: {f['tf_all_jobs1']:.3f} s; jobs=2: {f['tf_all_jobs2']:.3f} s",
-        f"ratio decorated transform/round-trip throughput: {dec_ratio:.2f}x "
-        f"(target >= {DECORATED_TARGET}x: {_verdict(dec_ratio >= DECORATED_TARGET)})",
-        f"ratio undecorated round-trip/transform time: {undec_speedup:.1f}x "
-        f"(target >= {UNDECORATED_TARGET:.0f}x: {_verdict(undec_speedup >= UNDECORATED_TARGET)})",
-        f"ratio jobs=2 speed-up over jobs=1: {f['tf_all_jobs1'] / f['tf_all_jobs2']:.2f}x "
-        f"({os.cpu_count()} cores)",
-    ]
+    """The printed table: CPU seconds and ratios, the check of a real tree, the jobs."""
+    lines = [f"{'corpus':<10} {'files':>6} {'lines':>7} {'round trip s':>13} {'transform s':>13} {'ratio':>9}  goal",
+             _row("decorated", f), _row("plain", f)]
+    if f["check_files"]:
+        per = f["check"] / f["check_files"] * 1000
+        lines.append(f"check --jobs 1 on {f['check_files']:.0f} files: {f['check']:.2f} CPU s = {per:.2f} CPU s "
+                     f"per 1,000 files  <= {GOALS['check_per_1000']}: {_verdict(per <= GOALS['check_per_1000'])}")
+    jobs = "; ".join(f"{label} {f[f'{key}_wall']:.3f} s wall, {f[f'{key}_cpu']:.3f} CPU s" for label, key in
+                     (("jobs=1", "jobs1"), ("jobs=2", "jobs2"), (f"default ({f['auto_jobs']:.0f})", "jobs_auto")))
+    lines.append(f"whole generated corpus ({f['all_files']:.0f} files, {os.cpu_count()} CPUs): {jobs}")
+    return lines
+
+
+def _installed_transformers() -> str | None:
+    spec = importlib.util.find_spec("transformers")
+    return os.path.dirname(spec.origin) if spec is not None and spec.origin else None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=400, help="corpus size (a tenth decorated)")
-    parser.add_argument("--repeat", type=int, default=3, help="timings per configuration; the best is kept")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--files", type=int, default=200, help="generated corpus size (a tenth decorated)")
+    parser.add_argument("--repeat", type=int, default=3, help="timings per measure; the best is kept")
     parser.add_argument("--target", default="aclgraph")
-    parser.add_argument("--decorated-blocks", type=int, default=8,
-                        help="plain blocks beside the decorated one in a decorated file (fewer: denser decorators)")
+    parser.add_argument("--check-tree", default=_installed_transformers(), metavar="PATH",
+                        help="the tree `npudsl check` runs on (default: the installed transformers; '' skips)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="npudsl-bench-") as root:
         figures = measure(root, files=args.files, repeat=args.repeat, target=args.target,
-                          decorated_blocks=args.decorated_blocks)
+                          check_tree=args.check_tree or None)
     print("\n".join(report(figures)))
     return 0
 

@@ -19,6 +19,7 @@ from codegen.positions import Positions
 from codegen.pyast import mentions_npudsl
 from codegen.rewrite.splice import rewrite_source
 from codegen.targets import get_target
+from codegen.triage import needs_analysis
 from codegen.validate import validate
 from npudsl import codes
 from npudsl.devices import DEFAULT_DEVICE, Device
@@ -62,7 +63,7 @@ class Analysis:
 def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
             device: Device = DEFAULT_DEVICE) -> Analysis:
     """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
-    if not mentions_npudsl(source) and not _calls_into(index, module_name) and not _names_a_method(index, source):
+    if not needs_analysis(source, module_name, index):
         return Analysis()
     source = pyast.without_bom(source)
     try:
@@ -100,12 +101,3 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     code = pyast.deep(rewrite_source, pyast.without_bom(source), found.tree, plan, spelling, found.names)
     return bom + code, found.diagnostics
 
-
-def _names_a_method(index: RunIndex, source: str) -> bool:
-    """Whether ``source`` spells ``.<name>(`` for a stream method of the run (a call check may report on)."""
-    return any(f".{key.rsplit('.', 1)[1]}(" in source for key, callee in index.callees.items()
-               if "." in key.split(":", 1)[1] and not callee.class_level)
-
-
-def _calls_into(index: RunIndex, module_name: str) -> bool:
-    return any(call.module == module_name for calls in index.stream_calls.values() for call in calls)

@@ -4,11 +4,16 @@ Every identifier of a module (at any depth) is taken. A generated module-level n
 event, an import) is the readable one when it is free, else the first free ``<name>_<n>``; an import
 the module already has is reused when its name is bound nowhere else. A generated local (a flag,
 a bound argument, ``out``) is fresh in its function, and also avoids every generated global.
+
+A module's identifiers are counted in one walk, kept with its tree and shared by every
+stage that asks (the run index, lower, these names): nothing here walks a module twice,
+however many imports its generated code needs.
 """
 
 from __future__ import annotations
 
 import ast
+import weakref
 from collections import Counter
 
 import attrs
@@ -16,12 +21,41 @@ import attrs
 __all__ = ["ModuleNames", "identifiers"]
 
 
+@attrs.frozen
+class _Spelled:
+    """What one walk of a tree finds: every identifier bound or read, and the names read."""
+
+    taken: Counter[str]
+    loads: Counter[str]
+
+
+_MODULES: weakref.WeakKeyDictionary[ast.Module, _Spelled] = weakref.WeakKeyDictionary()
+
+
 def identifiers(node: ast.AST) -> Counter[str]:
-    """How many times each identifier is bound or read under ``node``."""
+    """How many times each identifier is bound or read under ``node``.
+
+    A module is walked once however often it is asked for (the index, lower and the hygienic names
+    all ask): the count is kept while the tree lives. Callers must not change what they get.
+    """
+    return _module_spelled(node).taken if isinstance(node, ast.Module) else _spelled(node).taken
+
+
+def _module_spelled(tree: ast.Module) -> _Spelled:
+    found = _MODULES.get(tree)
+    if found is None:
+        found = _MODULES[tree] = _spelled(tree)
+    return found
+
+
+def _spelled(node: ast.AST) -> _Spelled:
     found: Counter[str] = Counter()
+    loads: Counter[str] = Counter()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             found[sub.id] += 1
+            if isinstance(sub.ctx, ast.Load):
+                loads[sub.id] += 1
         elif isinstance(sub, ast.arg):
             found[sub.arg] += 1
         elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -34,7 +68,7 @@ def identifiers(node: ast.AST) -> Counter[str]:
             found[sub.name] += 1
         elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
             found[sub.name] += 1
-    return found
+    return _Spelled(taken=found, loads=loads)
 
 
 @attrs.define(eq=False)
@@ -97,5 +131,4 @@ class ModuleNames:
         return None
 
     def _loads(self, name: str) -> int:
-        return sum(1 for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name
-                   and isinstance(n.ctx, ast.Load))
+        return _module_spelled(self.tree).loads[name]

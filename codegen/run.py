@@ -1,5 +1,9 @@
 """A run over many files: read, index across files, transform in parallel, never raise per file.
 
+Only the files that need analysis (``codegen.triage``) are parsed, indexed or sent to a
+worker; the others keep their text, at the cost of a read and a substring test. A run
+where no file names npudsl builds no index and never imports libcst.
+
 ``progress(phase, done, total)``, when given, is called as files are indexed
 (phase ``"indexing"``) and transformed (``"transforming"``), so a front end can
 show how far a long run is and estimate the time left.
@@ -10,38 +14,30 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import os
 import re
-import stat
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
 from codegen import pyast
-from codegen.api import mentions_npudsl, transform_with_index
 from codegen.diagnostics import Diagnostic, Severity
 from codegen.discover import discover
-from codegen.index import RunIndex, build_index
-from codegen.modules import module_id, unique_keys
-from codegen.workers import parallel_map
-from npudsl import codes
+from codegen.modules import module_id
+from codegen.pyast import mentions_npudsl
+from codegen.reading import SourceFile, read_sources, source_of
+from codegen.triage import needs_analysis
+from codegen.workers import auto_jobs, parallel_map
+
+if TYPE_CHECKING:
+    from codegen.index import RunIndex
 
 __all__ = ["FileResult", "Progress", "SourceFile", "discover", "index_run", "map_files", "read_sources", "run",
-           "source_of"]
+           "run_index", "source_of", "untouched"]
 
 Progress = Callable[[str, int, int], None]
 R = TypeVar("R")
-
-
-@attrs.frozen(kw_only=True)
-class SourceFile:
-    path: str  # as the user spelled it (joined with the walk)
-    root: str  # the PATH argument it came from
-    source: str | None
-    module: str  # the module's key in the run, unique among its files (see codegen.modules)
-    error: Diagnostic | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -60,48 +56,6 @@ class FileResult:
         return any(d.severity is Severity.ERROR for d in self.diagnostics) or self.internal_error is not None
 
 
-def read_sources(found: Iterable[tuple[str, str]]) -> list[SourceFile]:
-    found = list(found)
-    keys = unique_keys(path for path, _ in found)
-    files = []
-    for path, root in found:
-        source, error = _read(path)
-        module = keys[os.path.abspath(path)]
-        files.append(SourceFile(path=path, root=root, source=source, module=module, error=error))
-    return files
-
-
-def _read(path: str) -> tuple[str | None, Diagnostic | None]:
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
-        with os.fdopen(fd, "rb") as handle:
-            kind = os.fstat(fd).st_mode
-            if not stat.S_ISREG(kind):
-                return None, _not_regular(path, kind)
-            data = handle.read()
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, Diagnostic(path=path, line=line, col=col, code=codes.UNREADABLE, message="file is not valid UTF-8",
-                                hint="save the file as UTF-8 (PEP 3120)")
-    except OSError as exc:
-        return None, Diagnostic(path=path, line=1, col=1, code=codes.UNREADABLE,
-                                message=f"cannot read file: {exc.strerror}",
-                                hint="check the path and its permissions")
-
-
-def _not_regular(path: str, mode: int) -> Diagnostic:
-    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
-    return Diagnostic(path=path, line=1, col=1, code=codes.NOT_REGULAR, severity=Severity.WARNING,
-                      message=f"not a regular file ({kind}); skipped", hint="give npudsl regular .py files only")
-
-
-def source_of(text: str, *, path: str, module: str) -> SourceFile:
-    """A source that is not read from a file (standard input)."""
-    return SourceFile(path=path, root=path, source=text, module=module)
-
-
 def _parse_ahead(sources: Sequence[tuple[object, str]], phase: str, progress: Progress | None) -> None:
     """Parse now what the index will parse, so a long indexing phase shows progress (trees are shared)."""
     if progress is None:
@@ -114,6 +68,8 @@ def _parse_ahead(sources: Sequence[tuple[object, str]], phase: str, progress: Pr
 
 def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunIndex:
     """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
+    from codegen.index import build_index  # libcst comes with it: only runs with a decorated file pay for it
+
     decorated = [(module_id(f.path, f.module), f.source) for f in files
                  if f.source is not None and mentions_npudsl(f.source)]
     _parse_ahead(decorated, "indexing", progress)
@@ -128,36 +84,82 @@ def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunI
     return build_index(decorated + callers) if callers else first
 
 
-def map_files(task: Callable[..., R], files: list[SourceFile], *, index: RunIndex, jobs: int, phase: str,
-              progress: Progress | None = None) -> list[R]:
-    """``task(file, index=index)`` for every file, on ``jobs`` worker processes, in the files' order."""
-    results = []
-    for done, result in enumerate(parallel_map(task, files, jobs=jobs, state={"index": index}), 1):
-        results.append(result)
-        if progress is not None:
+def run_index(files: list[SourceFile], progress: Progress | None = None) -> RunIndex | None:
+    """:func:`index_run`, or None when no file names npudsl (then no file has anything to do)."""
+    if not any(f.source is not None and mentions_npudsl(f.source) for f in files):
+        return None
+    return index_run(files, progress)
+
+
+def untouched(file: SourceFile) -> FileResult:
+    """The result of a file that needs no analysis: its source as it is, and the error that kept it unread."""
+    return FileResult(file=file, code=file.source, diagnostics=tuple(d for d in (file.error,) if d is not None))
+
+
+def map_files(task: Callable[..., R], files: list[SourceFile], *, index: RunIndex | None, jobs: int | None,
+              phase: str, progress: Progress | None = None) -> list[R | None]:
+    """``task(file, index=index)`` for every file that needs analysis (None for the others), in the files' order,
+    on ``jobs`` worker processes (None: as many as the work is worth, see ``codegen.workers.auto_jobs``)."""
+    wanted = [i for i, f in enumerate(files) if f.source is not None and needs_analysis(f.source, f.module, index)]
+    results: list[R | None] = [None] * len(files)
+    skipped = len(files) - len(wanted)
+    if progress is not None:
+        for done in range(1, skipped + 1):
             progress(phase, done, len(files))
+    jobs = auto_jobs(sum(len(files[i].source or "") for i in wanted)) if jobs is None else jobs
+    state = {"task": task, "files": files, "index": index}
+    for done, (i, result) in enumerate(zip(wanted, parallel_map(_on_file, wanted, jobs=jobs, state=state)), 1):
+        results[i] = result
+        if progress is not None:
+            progress(phase, skipped + done, len(files))
     return results
 
 
-def _transform_one(file: SourceFile, target: str, index: RunIndex) -> FileResult:
-    if file.error is not None or file.source is None:
-        return FileResult(file=file, code=None, diagnostics=tuple(d for d in (file.error,) if d is not None))
+def _on_file(position: int, *, task: Callable[..., R], files: list[SourceFile], index: RunIndex) -> R:
+    """In a worker: the files and the index came with the fork; only the position travels, and the result."""
+    return task(files[position], index=index)
+
+
+@attrs.frozen
+class Outcome:
+    """What a worker sends back for one file: no source, and no code when the file is unchanged."""
+
+    code: str | None = None  # None: unchanged (or not transformed: errors)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    internal_error: str | None = None
+
+
+def _transform_one(file: SourceFile, target: str, index: RunIndex) -> Outcome:
+    from codegen.api import transform_with_index
+
+    assert file.source is not None
     try:
         code, diagnostics = transform_with_index(file.source, path=file.path, module_name=file.module,
                                                  index=index, target=target)
     except Exception:  # per-file work never raises out of the run
-        return FileResult(file=file, code=None, internal_error=traceback.format_exc())
-    errors = any(d.severity is Severity.ERROR for d in diagnostics)
-    return FileResult(file=file, code=None if errors else code, diagnostics=diagnostics)
+        return Outcome(internal_error=traceback.format_exc())
+    return Outcome(code=None if code == file.source else code, diagnostics=diagnostics)
 
 
-def run(files: list[SourceFile], *, target: str, jobs: int, progress: Progress | None = None) -> list[FileResult]:
+def _result(file: SourceFile, outcome: Outcome | None) -> FileResult:
+    if outcome is None:
+        return untouched(file)
+    failed = outcome.internal_error is not None or any(d.severity is Severity.ERROR for d in outcome.diagnostics)
+    code = None if failed else outcome.code if outcome.code is not None else file.source
+    return FileResult(file=file, code=code, diagnostics=outcome.diagnostics, internal_error=outcome.internal_error)
+
+
+def run(files: list[SourceFile], *, target: str, jobs: int | None = None,
+        progress: Progress | None = None) -> list[FileResult]:
     """Transform ``files`` as one run (see the module docstring); never raises for a file."""
     with pyast.shared_trees():  # forked workers inherit the trees the index parsed
-        index = index_run(files, progress)
+        index = run_index(files, progress)
+        if index is not None:
+            import codegen.api  # noqa: F401  (imported once here, before workers fork, not in each of them)
         with _heap_frozen():
-            return map_files(functools.partial(_transform_one, target=target), files, index=index, jobs=jobs,
-                             phase="transforming", progress=progress)
+            outcomes = map_files(functools.partial(_transform_one, target=target), files, index=index, jobs=jobs,
+                                 phase="transforming", progress=progress)
+    return [_result(file, outcome) for file, outcome in zip(files, outcomes)]
 
 
 @contextlib.contextmanager

@@ -6,6 +6,9 @@
   on Linux the kernel sends them SIGKILL (``PR_SET_PDEATHSIG``); elsewhere a
   watchdog thread exits the worker once its parent is gone.
 - Results come back in the order of the items.
+- How many workers a run is worth (:func:`auto_jobs`) follows from the work, not the
+  machine alone: a worker costs a fork and the pickling of its results, so on a small
+  tree one process is fastest, and on a tree of plain files (no work at all) too.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["parallel_map"]
+__all__ = ["WORK_PER_WORKER", "auto_jobs", "parallel_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _PR_SET_PDEATHSIG = 1
+WORK_PER_WORKER = 256_000  # characters of source to analyze that repay one more worker (bench/transform_throughput.py)
 _STATE: dict[str, Any] = {}
 
 
@@ -63,6 +67,16 @@ def _call(task: Callable[..., R], item: Any) -> R:
 def _context() -> Any:
     """fork on Linux: workers start at once and share the trees the index parsed; the default elsewhere."""
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+
+
+def _cpus() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+def auto_jobs(work: int) -> int:
+    """Workers for ``work`` characters of source to analyze: one per :data:`WORK_PER_WORKER`, one per CPU at most."""
+    return max(1, min(_cpus(), work // WORK_PER_WORKER))
 
 
 def parallel_map(task: Callable[..., R], items: Sequence[T], *, jobs: int, state: dict[str, Any],

@@ -9,11 +9,11 @@ import argparse
 import functools
 import sys
 
+from typing import TYPE_CHECKING
+
 from codegen import pyast
-from codegen.checks.pipeline import FileReport, check_file
 from codegen.diagnostics import Diagnostic, Severity
-from codegen.index import RunIndex
-from codegen.run import SourceFile, index_run, map_files
+from codegen.run import FileResult, SourceFile, map_files, run_index, untouched
 from codegen.targets import TARGETS
 from npudsl.cli_args import (EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE, UsageError, add_filters, add_jobs,
                              command_parser, existing_paths)
@@ -24,6 +24,10 @@ from npudsl.report import count, render_github, render_json, render_text
 from npudsl.sarif import sarif_log
 from npudsl.sources import gather, jobs_for, rules_for, target_for
 from npudsl.terminal import ProgressLine, Style, wants_color
+
+if TYPE_CHECKING:
+    from codegen.checks.pipeline import FileReport
+    from codegen.index import RunIndex
 
 __all__ = ["build_parser", "run_check"]
 
@@ -71,7 +75,16 @@ def _device(args: argparse.Namespace, config: Config) -> Device:
 
 
 def _check_one(file: SourceFile, *, index: RunIndex, target: str, device: Device) -> FileReport:
+    from codegen.checks.pipeline import check_file  # imported before the workers fork (see run_check)
+
     return check_file(file, index, target=target, device=device)
+
+
+def _as_result(file: SourceFile, report: FileReport | None) -> FileResult:
+    """One shape for every file: a checked one, and one that needed no check (``report`` None)."""
+    if report is None:
+        return untouched(file)
+    return FileResult(file=file, code=None, diagnostics=report.diagnostics, internal_error=report.internal_error)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -82,23 +95,26 @@ def run_check(args: argparse.Namespace) -> int:
     progress = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
     try:
         with pyast.shared_trees():
-            index = index_run(files, progress)
+            index = run_index(files, progress)
+            if index is not None:
+                import codegen.checks.pipeline  # noqa: F401  (libcst: only when some file names npudsl)
             task = functools.partial(_check_one, target=target, device=device)
             reports = map_files(task, files, index=index, jobs=jobs_for(args, config), phase="checking",
                                 progress=progress)
     finally:
         if progress is not None:
             progress.close()
-    diagnostics, silenced = _filter(reports, files, rules)
+    results = [_as_result(file, report) for file, report in zip(files, reports)]
+    diagnostics, silenced = _filter(results, rules)
     _print(diagnostics, args.format)
-    return _finish(reports, diagnostics, device, silenced)
+    return _finish(results, diagnostics, device, silenced)
 
 
-def _filter(reports: list[FileReport], files: list[SourceFile], rules: Rules) -> tuple[list[Diagnostic], int]:
+def _filter(results: list[FileResult], rules: Rules) -> tuple[list[Diagnostic], int]:
     kept: list[Diagnostic] = []
     silenced = 0
-    for report, file in zip(reports, files):
-        shown, quiet = rules.keep(report.diagnostics, file.source)
+    for result in results:
+        shown, quiet = rules.keep(result.diagnostics, result.file.source)
         kept += shown
         silenced += quiet
     return kept, silenced
@@ -114,14 +130,15 @@ def _print(diagnostics: list[Diagnostic], form: str) -> None:
         print(render(diagnostic))
 
 
-def _finish(reports: list[FileReport], diagnostics: list[Diagnostic], device: Device, silenced: int) -> int:
-    internal = [r for r in reports if r.internal_error]
+def _finish(results: list[FileResult], diagnostics: list[Diagnostic], device: Device, silenced: int) -> int:
+    internal = [r for r in results if r.internal_error]
     for report in internal:
-        print(f"{report.path}: internal error in npudsl (please report):\n{report.internal_error}", file=sys.stderr)
+        print(f"{report.file.path}: internal error in npudsl (please report):\n{report.internal_error}",
+              file=sys.stderr)
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     sys.stdout.flush()  # the diagnostics (stdout) before the summary (stderr), also through one pipe
     quiet = f", {silenced} silenced" if silenced else ""
-    print(f"npudsl check: {count(len(reports), 'file')}, {count(errors, 'error')}, "
+    print(f"npudsl check: {count(len(results), 'file')}, {count(errors, 'error')}, "
           f"{count(len(diagnostics) - errors, 'warning')}{quiet} (device {device.describe()})", file=sys.stderr)
     if internal:
         return EXIT_USAGE

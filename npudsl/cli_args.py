@@ -53,8 +53,8 @@ def command_parser(name: str, *, description: str, examples: str, exit_extra: st
 
 def add_jobs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=positive_int, metavar="N",
-                        help="worker processes (default: [tool.npudsl] jobs, else the number of CPUs); "
-                             "e.g. --jobs 4")
+                        help="worker processes (default: [tool.npudsl] jobs, else as many as the work is worth, "
+                             "at most one per CPU); e.g. --jobs 4")
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:

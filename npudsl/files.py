@@ -7,6 +7,11 @@ the file is rewritten in place instead (same inode): when it has other hard
 links (they must see the new text too), or when its owner or group cannot be
 given to the temporary file (another user's file in a folder we may write).
 The temporary file is removed on any error or interrupt.
+
+A file is flushed to the disk (``fsync``) before the rename, so a crash leaves the
+old text or the new, never an empty file. A copy of text that exists elsewhere
+(an unchanged file that ``-o OUT`` copies) skips that wait: ``durable=False``.
+It is still written beside and renamed, so a reader never sees half of it.
 """
 
 from __future__ import annotations
@@ -36,15 +41,15 @@ def _fill(handle_fd: int, data: bytes) -> None:
     with os.fdopen(handle_fd, "wb", closefd=False) as handle:
         handle.write(data)
         handle.flush()
-        os.fsync(handle.fileno())
 
 
-def _rewrite_in_place(path: str, data: bytes) -> None:
+def _rewrite_in_place(path: str, data: bytes, durable: bool) -> None:
     fd = os.open(path, os.O_WRONLY)
     try:
         _fill(fd, data)
         os.ftruncate(fd, len(data))
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -61,13 +66,15 @@ def _same_owner(fd: int, info: os.stat_result) -> bool:
     return True
 
 
-def _replace(path: str, data: bytes, info: os.stat_result | None) -> bool:
+def _replace(path: str, data: bytes, info: os.stat_result | None, durable: bool) -> bool:
     """Write through a temporary file and rename it over ``path``; False: must rewrite in place instead."""
     fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".npudsl-", suffix=".tmp")
     try:
         if info is not None and not _same_owner(fd, info):
             return False
         _fill(fd, data)
+        if durable:
+            os.fsync(fd)
         os.fchmod(fd, stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask())
         os.close(fd)
         fd = -1
@@ -82,16 +89,20 @@ def _replace(path: str, data: bytes, info: os.stat_result | None) -> bool:
                 os.unlink(temp)
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8, newlines as given) to ``path``; raises ``OSError`` when it cannot."""
+def write_atomic(path: str, text: str, *, durable: bool = True) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path``; raises ``OSError`` when it cannot.
+
+    ``durable=False``: do not wait for the disk (for a copy of text that exists elsewhere).
+    """
     target = os.path.realpath(path)  # through symbolic links
-    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if not os.path.isdir(os.path.dirname(target)):  # a stat, cheaper than a mkdir that fails per file
+        os.makedirs(os.path.dirname(target), exist_ok=True)
     data = text.encode("utf-8")
     try:
         info: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
         info = None
     if info is not None and info.st_nlink > 1:
-        _rewrite_in_place(target, data)
-    elif not _replace(target, data, info):
-        _rewrite_in_place(target, data)
+        _rewrite_in_place(target, data, durable)
+    elif not _replace(target, data, info, durable):
+        _rewrite_in_place(target, data, durable)

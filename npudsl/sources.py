@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from codegen.api import module_name_for
 from codegen.discover import Excludes, discover
+from codegen.modules import module_name_for
 from codegen.run import SourceFile, read_sources, source_of
 from codegen.targets import TARGETS
 from npudsl.cli_args import UsageError
@@ -48,8 +48,9 @@ def target_for(args: argparse.Namespace, config: Config) -> str:
     return target
 
 
-def jobs_for(args: argparse.Namespace, config: Config) -> int:
-    return args.jobs or config.jobs or os.cpu_count() or 1
+def jobs_for(args: argparse.Namespace, config: Config) -> int | None:
+    """The workers asked for; None: as many as the work is worth (``codegen.workers.auto_jobs``)."""
+    return args.jobs or config.jobs or None
 
 
 def rules_for(args: argparse.Namespace, config: Config) -> Rules:

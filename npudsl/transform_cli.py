@@ -157,11 +157,12 @@ def _act(results: list[FileResult], mode: str, destinations: dict[str, str]) -> 
 
 
 def _write_all(results: list[FileResult], destinations: dict[str, str]) -> None:
+    """Changed files durably (flushed to the disk before the rename); a copy of an unchanged one without waiting."""
     for result in results:
         text = result.code if result.code is not None else result.file.source or ""
         destination = destinations[result.file.path]
         try:
-            write_atomic(destination, text)
+            write_atomic(destination, text, durable=result.changed)
         except OSError as exc:
             raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 

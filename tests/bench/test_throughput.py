@@ -1,7 +1,8 @@
-"""The transform throughput bench runs end to end on a tiny corpus and prints its ratios."""
+"""The transform throughput bench runs end to end on a tiny corpus and prints every figure of its table."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,13 +11,26 @@ from bench import transform_throughput
 from bench.corpus import generate
 from codegen.run import read_sources, run
 
+REPO = Path(__file__).resolve().parents[2]
 
-def test_tiny_run_prints_every_ratio(capsys: pytest.CaptureFixture[str]) -> None:
-    assert transform_throughput.main(["--files", "12", "--repeat", "1"]) == 0
-    out = capsys.readouterr().out
-    for line in ("ratio decorated transform/round-trip", "ratio undecorated round-trip/transform",
-                 "ratio jobs=2 speed-up"):
-        assert line in out
+
+def test_tiny_run_prints_every_ratio_and_the_check_of_a_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    assert transform_throughput.main(["--files", "12", "--repeat", "1", "--check-tree", str(REPO / "examples")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line for line in out}
+    for name in ("decorated", "plain"):
+        files, lines, round_trip, transform, ratio = rows[name].split()[1:6]
+        assert int(files) > 0 and int(lines) > 0 and float(round_trip) > 0 and float(ratio.rstrip("x")) > 0
+    assert re.search(r"^check --jobs 1 on 5 files: [0-9.]+ CPU s = [0-9.]+ CPU s per 1,000 files", rows["check"])
+    assert "jobs=1" in rows["whole"] and "jobs=2" in rows["whole"] and "default (1)" in rows["whole"]
+
+
+def test_the_decorated_corpus_is_every_example_and_corpus_model_without_its_twin() -> None:
+    files = transform_throughput.decorated_corpus()
+    names = {Path(f.path).relative_to(REPO).as_posix() for f in files}
+    assert "examples/seed000.py" in names and "tests/corpus/vllm_mla/layer.py" in names
+    assert not [n for n in names if n.endswith("twin.py")]
+    assert sum("npudsl" in (f.source or "") for f in files) >= 30
 
 
 def test_corpus_transforms_without_diagnostics(tmp_path: Path) -> None:
