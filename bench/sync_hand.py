@@ -1,6 +1,8 @@
 """Run a row's hand-written version: race-free, equal to the reference, minimal, and its count per target.
 
-See :mod:`bench.sync_proof` for the minimality proof and :mod:`bench.sync_rules`
+Under the row's premise (:mod:`bench.sync_premise`): the reference and the hand
+version are both called from a caller that makes their tensor inputs, or both
+compiled alone. See :mod:`bench.sync_proof` for the minimality proof and :mod:`bench.sync_rules`
 for the count per target. Calls of the user's own events (``USER_EVENTS``) are
 kept whatever the checker says: ``@after``/``@records`` is the user's schedule,
 not a data dependency the hand version may drop.
@@ -15,6 +17,7 @@ from types import ModuleType
 import attrs
 import torch
 
+from bench.sync_premise import premise, wrap
 from bench.sync_proof import Drop, capture, drops
 from bench.sync_rules import hand_counts
 from bench.sync_sources import Row
@@ -63,10 +66,10 @@ def prove(row: Row) -> Proof | None:
     if module is None:
         return None
     model, inputs = row.reference()
-    hand = module.Hand(copy.deepcopy(model))
+    hand = wrap(module.Hand(copy.deepcopy(model)), row.caller)
     want_inputs, hand_inputs = inputs(), inputs()
-    with row.running(), torch.no_grad():
-        want = model(*want_inputs)
+    with row.running(), torch.no_grad(), premise(row.caller):
+        want = wrap(model, row.caller)(*want_inputs)
         gm, got = capture(hand, hand_inputs)
     equal = _same(got, want) and _same(hand_inputs, want_inputs)
     events = tuple(module.USER_EVENTS)
