@@ -22,7 +22,7 @@ from bench.sync_proof import Drop, capture, drops
 from bench.sync_rules import hand_counts
 from bench.sync_sources import Row
 
-__all__ = ["Proof", "hand_module", "prove"]
+__all__ = ["Proof", "hand_module", "keep_user_events", "prove"]
 
 
 @attrs.frozen
@@ -57,7 +57,16 @@ def _same(got: object, want: object) -> bool:
 
 
 def _user_event(drop: Drop, events: tuple[str, ...]) -> bool:
-    return drop.call.split("(")[0] in ("event_record", "event_wait") and any(f"'{e}'" in drop.call for e in events)
+    """A record or wait of one of ``events``, spelled as written or qualified (``'seed000.Model.add_done'``)."""
+    if drop.call.split("(")[0] not in ("event_record", "event_wait"):
+        return False
+    return any(f"{edge}{e}'" in drop.call for e in events for edge in ("'", ".", ":"))
+
+
+def keep_user_events(found: list[Drop], events: tuple[str, ...]) -> list[Drop]:
+    """``found`` with every call of a user event needed: the user's schedule, whatever the checker says."""
+    return [attrs.evolve(d, needed=True, why="a user event: part of the schedule") if _user_event(d, events)
+            else d for d in found]
 
 
 def prove(row: Row) -> Proof | None:
@@ -73,6 +82,4 @@ def prove(row: Row) -> Proof | None:
         gm, got = capture(hand, hand_inputs)
     equal = _same(got, want) and _same(hand_inputs, want_inputs)
     events = tuple(module.USER_EVENTS)
-    found = [attrs.evolve(d, needed=True, why="a user event: part of the schedule") if _user_event(d, events)
-             else d for d in drops(gm)]
-    return Proof(hand_counts(gm, events), found, equal)
+    return Proof(hand_counts(gm, events), keep_user_events(drops(gm), events), equal)

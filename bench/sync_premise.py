@@ -11,7 +11,9 @@ Under the premise "inputs from a caller" (the default of ``bench.sync_minimal``)
 the model under test, whether the reference, the generated code or the hand
 version, is called from :class:`Caller`, whose forward makes each tensor argument
 (also inside a tuple, list or dict) on the main stream right before the call, as a
-clone, and never reads it after: its readiness and its lifetime now matter. Other
+clone, and never reads it after; then it goes on, allocating on the main stream
+(as the rest of a larger model would), so a made tensor dropped while another
+stream may still read it is reused: its readiness and its lifetime matter. Other
 objects (an attention-metadata object) pass as they are; a runner builds those
 once per step, before the graph. A hand version spells the calls that exist only
 because of this premise under :func:`from_caller`, so the premise of the old
@@ -59,14 +61,15 @@ def _made(value: Any) -> Any:
 
 
 class Caller(nn.Module):
-    """Calls ``model`` on tensors made right before the call and dropped after it."""
+    """Calls ``model`` on tensors made right before the call and dropped after it, then allocates again."""
 
     def __init__(self, model: nn.Module) -> None:
         super().__init__()
         self.model = model
 
     def forward(self, *args: Any) -> Any:
-        return self.model(*(_made(arg) for arg in args))
+        outputs = self.model(*(_made(arg) for arg in args))
+        return outputs, torch.zeros(1)  # the caller's next allocation on the main stream
 
 
 def wrap(model: nn.Module, caller: bool) -> nn.Module:

@@ -101,10 +101,15 @@ class Row:
     def generated(self, target: str) -> Counter[str] | str:
         """The sync calls of one forward of the generated code, or why there is none."""
         try:
-            with self.running(), torch.no_grad():
-                return count_graph(self._example(target) if self.kind == "example" else self._corpus(target))
+            return count_graph(self.graph(target))
         except Exception as error:  # noqa: BLE001 (a row that fails says why, the table goes on)
             return _reason(error)
+
+    def graph(self, target: str) -> torch.fx.GraphModule:
+        """The graph of one forward of the generated code for ``target`` (its failure raises)."""
+        torch._dynamo.reset()  # one code object (the caller's forward) for every row: no recompile limit
+        with self.running(), torch.no_grad():
+            return self._example(target) if self.kind == "example" else self._corpus(target)
 
     def _example(self, target: str) -> torch.fx.GraphModule:
         path = ROOT / "examples" / f"{self.name}.py"

@@ -42,8 +42,8 @@ def test_the_caller_makes_every_tensor_it_passes() -> None:
             return x + pair[0]
 
     x, pair, table = torch.ones(2), (torch.zeros(2), torch.ones(2)), {"s": torch.ones(1)}
-    out = Caller(Spy())(x, pair, table, 3)
-    assert torch.equal(out, torch.ones(2))
+    out, after = Caller(Spy())(x, pair, table, 3)
+    assert torch.equal(out, torch.ones(2)) and torch.equal(after, torch.zeros(1))
     assert all(made is not given for made, given in zip(seen[:4], [x, *pair, table["s"]], strict=True))
     assert [torch.equal(made, given) for made, given in zip(seen[:4], [x, *pair, table["s"]], strict=True)] == [True] * 4
     assert seen[4] == 3 and isinstance(wrap(Spy(), False), Spy)
@@ -71,10 +71,10 @@ def test_a_side_read_of_a_caller_made_input_needs_its_fork_and_record_stream() -
         capture(Caller(Side()), (torch.randn(4),))
 
 
-def test_seven_hand_versions_depend_on_the_premise() -> None:
+def test_nine_hand_versions_depend_on_the_premise() -> None:
     assert [row.name for row in PREMISE_ROWS] == [
-        "core_split", "vllm_fused_moe", "vllm_mla", "cann_v32_indexer", "omni_decode_six_streams",
-        "omni_config_streams", "ge_mla_waits"]
+        "core_split", "seed000", "vllm_fused_moe", "vllm_mla", "cann_v32_indexer", "omni_decode_six_streams",
+        "omni_config_streams", "sglang_many_callers", "ge_mla_waits"]
 
 
 @pytest.mark.parametrize("row", PREMISE_ROWS, ids=[row.name for row in PREMISE_ROWS])
