@@ -18,7 +18,8 @@ from torch import nn
 from bench import sync_minimal
 from bench.sync_hand import hand_module, prove
 from bench.sync_premise import Caller, from_caller, premise, wrap
-from bench.sync_proof import capture
+from bench.sync_proof import capture, drops
+from bench.sync_rules import hand_counts
 from bench.sync_sources import Row, rows
 from npudsl import runtime
 from npudsl.errors import StreamRaceError
@@ -99,3 +100,18 @@ def test_core_split_under_both_premises(capsys: pytest.CaptureFixture[str]) -> N
     assert "6/3 2.00x" in capsys.readouterr().out
     assert sync_minimal.main(["--only", "core_split"]) == 0
     assert "6/6 1.00x" in capsys.readouterr().out
+
+
+def test_a_native_join_at_the_return_makes_the_keep_alive_for_the_caller_unneeded() -> None:
+    class Unjoined(nn.Module):
+        def forward(self, x):
+            runtime.record("fork")
+            with runtime.stream("side"):
+                runtime.wait("fork")
+                runtime.record_stream(x, "side")  # the caller allocates while "side" may still read x
+                z = x * 2
+            return z
+
+    gm, _ = capture(Caller(Unjoined()), (torch.randn(4),))
+    assert [d.needed for d in drops(gm)] == [True] * 4
+    assert hand_counts(gm, ()) == {"portable": 4, "aclgraph": 4, "ge": 2, "npugraph_ex": 5, "cuda": 5}
