@@ -12,7 +12,9 @@ are data-dependent), so each captured graph is first run once on its own real
 inputs and the cost model prices the shapes that run saw. The table prints the
 predicted saving of each side and their ratio. Goal: >= 90% on every entry. Numerics
 are not compared here: ``tests/corpus`` checks the generated code against the
-entry's twin, ``bench.sync_minimal`` the hand version.
+entry's twin, ``bench.sync_minimal`` the hand version. Both sides are compiled alone
+(the premise ``--graph-inputs`` of ``bench.sync_minimal``, :mod:`bench.sync_premise`):
+the forks and ``record_stream`` a caller-made input needs cost no time in the model.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import torch  # noqa: E402
 from bench.overlap_kept import GOAL, kept, verdict  # noqa: E402
 from bench.overlap_kept_shapes import Captured, checked_graphs, recording_backend, schedule  # noqa: E402
 from bench.sync_hand import hand_module  # noqa: E402
+from bench.sync_premise import premise  # noqa: E402
 from bench.sync_sources import Row, rows  # noqa: E402
 from npudsl.race import npudsl_backend  # noqa: E402
 from npudsl.timeline.simulate import Schedule  # noqa: E402
@@ -45,7 +48,7 @@ def generated(name: str) -> Schedule:
     """The simulated schedule of ``name``'s generated portable code (a race raises)."""
     seen: list[Captured] = []
     with checked_graphs(seen):
-        counts = Row(name, "corpus").generated("portable")  # the graph comes through ``checked_graphs``
+        counts = Row(name, "corpus", caller=False).generated("portable")  # the graph comes via ``checked_graphs``
     if isinstance(counts, str) or not seen:
         raise AssertionError(f"{name}: the generated portable code was not captured: {counts}")
     return schedule(seen[0])
@@ -53,13 +56,13 @@ def generated(name: str) -> Schedule:
 
 def hand(name: str) -> Schedule:
     """The simulated schedule of ``name``'s hand-written version (a race raises)."""
-    row = Row(name, "corpus")
+    row = Row(name, "corpus", caller=False)
     model, inputs = row.reference()
     module = hand_module(row)
     seen: list[Captured] = []
     torch._dynamo.reset()
     backend = recording_backend(seen, npudsl_backend)
-    with torch.no_grad():
+    with torch.no_grad(), premise(False):
         torch.compile(module.Hand(copy.deepcopy(model)), backend=backend, fullgraph=True)(*inputs())
     return schedule(seen[0])
 

@@ -5,10 +5,13 @@ their captured graph gives the portable count ``P`` (every switch, record, wait 
 ``record_stream`` of one forward). The other targets follow by rule:
 
 - ``aclgraph`` = ``P``: torchair joins the side streams at the end of the graph itself.
-- ``npugraph_ex``, ``cuda`` = ``P + 2 * U``, ``U`` the side streams left unjoined when
-  the forward returns (no record on the stream after its last work that the main
-  stream then waits for): a native capture must join every side stream, one
-  record and one wait each.
+- ``npugraph_ex``, ``cuda`` = ``P + 2 * U - R``, ``U`` the side streams left unjoined
+  when the forward returns (no record on the stream after its last work that the main
+  stream then waits for): a native capture must join every side stream, one record
+  and one wait each. Joined where the model returns (before its caller goes on,
+  :mod:`bench.sync_premise`), the ``R`` ``record_stream`` calls that kept a tensor
+  for a stream still running after the return are no longer needed: each is dropped
+  alone from the joined graph and counted when the checker finds no race.
 - ``ge`` = ``S + F + E``: the stream switches ``S``; one ordering edge
   (``npu_wait_tensor``) per fork point ``F`` (a side block whose first call waits
   for an event last recorded on the main stream that is not a user event); one
@@ -24,7 +27,9 @@ from collections.abc import Iterable
 import torch.fx
 
 from bench.sync_count import count_graph, total
+from bench.sync_proof import drops
 from npudsl.race._timeline import build, runtime_op
+from npudsl.runtime._ops import OPS
 from npudsl.testing.standins import copy_graph
 
 __all__ = ["hand_counts", "unjoined_streams"]
@@ -47,6 +52,11 @@ def _streams(gm: torch.fx.GraphModule) -> list[tuple[torch.fx.Node, str]]:
 
 
 def unjoined_streams(gm: torch.fx.GraphModule) -> int:
+    """How many side streams the main stream does not wait for before the graph ends."""
+    return len(_unjoined(gm))
+
+
+def _unjoined(gm: torch.fx.GraphModule) -> list[str]:
     """Side streams whose last work the main stream does not wait for before the graph ends."""
     copy = copy_graph(gm)
     output = next(n for n in copy.graph.nodes if n.op == "output")
@@ -56,7 +66,44 @@ def unjoined_streams(gm: torch.fx.GraphModule) -> int:
     last_work = {stream: node for node, stream in _streams(copy)
                  if stream != MAIN and node.op != "output" and runtime_op(node) is None and node in timeline.stamps}
     clock = timeline.stamps[end].clock
-    return sum(clock.get(stream, 0) < timeline.stamps[node].tick for stream, node in last_work.items())
+    return [stream for stream, node in last_work.items() if clock.get(stream, 0) < timeline.stamps[node].tick]
+
+
+def _in_caller(node: torch.fx.Node) -> bool:
+    """The node is the caller's own work (its innermost frame is ``Caller.forward``)."""
+    frames = [line.strip() for line in (node.meta.get("stack_trace") or "").splitlines() if line.strip()]
+    calls = [line for line in frames if line.startswith("File ")]
+    return bool(calls) and "sync_premise.py" in calls[-1] and calls[-1].endswith("in forward")
+
+
+def _model_end(gm: torch.fx.GraphModule) -> torch.fx.Node:
+    """Where the model returns: before the caller's own work after the call (``Caller``), else the output."""
+    nodes = list(gm.graph.nodes)
+    end = nodes[-1]
+    for node in reversed(nodes[:-1]):
+        if not _in_caller(node):
+            break
+        end = node
+    return end
+
+
+def _joined(gm: torch.fx.GraphModule, streams: list[str]) -> torch.fx.GraphModule:
+    """A copy of ``gm`` joining each of ``streams`` where the model returns, as a native capture must."""
+    copy = copy_graph(gm)
+    with copy.graph.inserting_before(_model_end(copy)):
+        for stream in streams:
+            for op, args in (("stream_enter", (stream, 0)), ("event_record", (f"end:{stream}",)),
+                             ("stream_exit", (stream,)), ("event_wait", (f"end:{stream}",))):
+                copy.graph.call_function(OPS[op].default, args)
+    copy.recompile()
+    return copy
+
+
+def _kept_for_after_return(gm: torch.fx.GraphModule, streams: list[str]) -> int:
+    """The ``record_stream`` calls of ``gm`` that joining ``streams`` at the return makes unneeded."""
+    if not streams:
+        return 0
+    return sum(d.call.startswith("record_stream(") and not d.needed for d in drops(_joined(gm, streams)))
 
 
 def _fork_points(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> int:
@@ -78,7 +125,8 @@ def hand_counts(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> dict[st
     """The hand-written count per target for the portable hand graph ``gm`` (see the module docstring)."""
     counts = count_graph(gm)
     portable = total(counts)
-    native = portable + 2 * unjoined_streams(gm)
+    unjoined = _unjoined(gm)
+    native = portable + 2 * len(unjoined) - _kept_for_after_return(gm, unjoined)
     waited = {n.args[0] for n in gm.graph.nodes if runtime_op(n) == "event_wait"}
     ge = counts["switch"] + _fork_points(gm, user_events) + len(waited & set(user_events))
     return {"portable": portable, "aclgraph": portable, "ge": ge, "npugraph_ex": native, "cuda": native}

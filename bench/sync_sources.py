@@ -30,6 +30,7 @@ for _path in (ROOT / "tests", ROOT / "examples"):  # corpus.* and the example mo
         sys.path.insert(0, str(_path))
 
 from bench.sync_count import count_graph  # noqa: E402
+from bench.sync_premise import wrap  # noqa: E402
 from codegen.api import transform_source  # noqa: E402
 from npudsl.errors import NpudslError  # noqa: E402
 from npudsl.testing import standins  # noqa: E402
@@ -65,10 +66,17 @@ def _reason(error: BaseException) -> str:
     return re.sub(r"\S*/(\w+\.py):\d+", r"\1", line)[:110]
 
 
+_CALLER = (
+    "from bench.sync_premise import Caller\n\nfrom . import build as _build\n\n\n"
+    "def build(**kwargs):\n    return Caller(_build(**kwargs))\n"
+)
+
+
 @attrs.frozen
 class Row:
     name: str
     kind: str  # "example" or "corpus"
+    caller: bool = True  # the premise (bench.sync_premise): inputs from a caller, else graph inputs
 
     def reference(self) -> tuple[torch.nn.Module, Callable[[], tuple[Any, ...]]]:
         """The reference model and a function making fresh inputs for it."""
@@ -93,17 +101,23 @@ class Row:
     def generated(self, target: str) -> Counter[str] | str:
         """The sync calls of one forward of the generated code, or why there is none."""
         try:
-            with self.running(), torch.no_grad():
-                return count_graph(self._example(target) if self.kind == "example" else self._corpus(target))
+            return count_graph(self.graph(target))
         except Exception as error:  # noqa: BLE001 (a row that fails says why, the table goes on)
             return _reason(error)
+
+    def graph(self, target: str) -> torch.fx.GraphModule:
+        """The graph of one forward of the generated code for ``target`` (its failure raises)."""
+        torch._dynamo.reset()  # one code object (the caller's forward) for every row: no recompile limit
+        with self.running(), torch.no_grad():
+            return self._example(target) if self.kind == "example" else self._corpus(target)
 
     def _example(self, target: str) -> torch.fx.GraphModule:
         path = ROOT / "examples" / f"{self.name}.py"
         code = transform_source(path.read_text(encoding="utf-8"), path=str(path), target=target)
         module = __import__(self.name)
         torch.manual_seed(0)
-        trace = trace_graph(code, target, lambda m: getattr(m, EXAMPLES[self.name])(), module.example_inputs(),
+        trace = trace_graph(code, target, lambda m: wrap(getattr(m, EXAMPLES[self.name])(), self.caller),
+                            module.example_inputs(),
                             name=f"sync_{self.name}", eager_first=target in NATIVE)
         return trace.dynamo[0]
 
@@ -121,14 +135,24 @@ class Row:
             package, _ = generated_package(found, target, Path(folder))
             standins.checking_backend = seeing
             try:
-                run_generated(package, Path(folder), target, lambda: found.inputs()[0], eager_first=target in NATIVE)
+                run_generated(self._called(package, Path(folder)), Path(folder), target, lambda: found.inputs()[0],
+                              eager_first=target in NATIVE)
             finally:
                 standins.checking_backend = original
+                for loaded in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
+                    del sys.modules[loaded]
         return graphs[0]
 
+    def _called(self, package: str, root: Path) -> str:
+        """The module whose ``build()`` the run calls: the package's own, or one wrapping it in a caller."""
+        if not self.caller:
+            return package
+        (root / package / "_bench_caller.py").write_text(_CALLER, encoding="utf-8")
+        return f"{package}._bench_caller"
 
-def rows() -> list[Row]:
-    """Every example, then every corpus entry, in the registry's order."""
+
+def rows(caller: bool = True) -> list[Row]:
+    """Every example, then every corpus entry, in the registry's order, under one premise."""
     from corpus.registry import NAMES
 
-    return [Row(name, "example") for name in EXAMPLES] + [Row(name, "corpus") for name in NAMES]
+    return [Row(name, "example", caller) for name in EXAMPLES] + [Row(name, "corpus", caller) for name in NAMES]

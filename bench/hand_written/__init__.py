@@ -8,5 +8,7 @@ could be reused while another stream may still use it. Each module defines
 ``SOURCE`` (``"example:<file stem>"`` or ``"corpus:<entry>"``) and ``USER_EVENTS``
 (the ``@after``/``@records`` events of the decorated source, kept as written: they
 are part of the schedule, not a data dependency). ``bench/sync_minimal.py`` proves
-each one race-free, equal to the reference and minimal.
+each one race-free, equal to the reference and minimal. The calls needed only when a
+caller makes the forward's inputs (``bench.sync_premise``, the default premise) are
+written under ``if from_caller():``, so each version is minimal under both premises.
 """

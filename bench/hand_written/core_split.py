@@ -1,8 +1,11 @@
-"""The core-split example by hand: the side branch reads only the input, so it needs no fork.
+"""The core-split example by hand: the side branch reads only the input.
 
 The main stream waits for the side branch once, right before the sum that reads
 its result; nothing is allocated on the side stream afterwards, so its result
-needs no ``record_stream``.
+needs no ``record_stream``. When a caller makes ``x`` (``bench.sync_premise``), the
+side stream must wait for it (a fork) and keep it alive: the main stream drops it
+after ``main_proj`` and allocates again (``tanh``) before it waits for the side.
+As graph input, ``x`` is ready everywhere and alive throughout: neither is needed.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "example:core_split"
@@ -22,7 +26,12 @@ class Hand(nn.Module):
         self.model = model
 
     def forward(self, x):
+        if from_caller():
+            runtime.record("fork")
         with runtime.stream("side"), runtime.core_limit(8, 16):
+            if from_caller():
+                runtime.wait("fork")
+                runtime.record_stream(x, "side")
             side = torch.relu(self.model.side_proj(x))
             runtime.record("side_done")
         with runtime.core_limit(16, 32):

@@ -6,7 +6,11 @@ gathered on the main stream: it waits for them. It records the user's
 second block (the query's RoPE) reads ``q_pe`` from the main stream: one more
 wait. One join, before the attention reads the caches and ``q_pe``. No
 ``record_stream``: ``cos``, ``sin`` and ``q`` are last read in the second block,
-and the main stream allocates next only after it waits for the join.
+and the main stream allocates next only after it waits for the join. When a
+caller makes the inputs (``bench.sync_premise``), ``rope_ready`` orders them too,
+and ``slots`` is last read on the side stream (the cache writes) while the main
+stream allocates before the join: it is kept for it (``hidden_states`` is last
+read before ``kv_projected``, which the main stream waits for first).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import torch
 from torch import nn
 
 from corpus.ge_mla_waits.layers import rms_norm, rotate
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "corpus:ge_mla_waits"
@@ -48,6 +53,8 @@ class Hand(nn.Module):
         runtime.record("rope_ready")
         with runtime.stream(SIDE):
             runtime.wait("rope_ready")
+            if from_caller():
+                runtime.record_stream(slots, SIDE)
             self._kv(hidden_states, cos, sin, kv_cache, slots)
         runtime.wait("kv_projected")
         q_nope, q_pe = m.q_proj(m.q_a_layernorm(ckq))[0].view(-1, m.heads, m.nope_dim + m.rope_dim).split(

@@ -2,9 +2,12 @@
 
 The top-k travels "22" (gate) -> "23" (gather) -> "22" (split) -> main, each hop
 one event; the gate reads the per-token scale made on the main stream (one more).
-The shared expert on "21" reads only the input: no fork, one join. No tensor is
-dropped by a stream that allocates again before the reader is known to be done:
-no ``record_stream``.
+The shared expert on "21" reads only the input: as a graph input, no fork, one
+join, and no tensor is dropped by a stream that allocates again before the reader
+is known to be done: no ``record_stream``. When a caller makes the input
+(``bench.sync_premise``), "21" waits for it (the gate's event, already recorded
+where the block is issued) and keeps it alive: its last reader is "21", and the
+main stream allocates before it waits for ``shared_done``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from torch.nn import functional as F
 from bench.hand_written._experts import dense_experts
 from corpus.omni_config_streams.moe import dynamic_quant
 from corpus.omni_config_streams.ops import all_gather_two_stage
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "corpus:omni_config_streams"
@@ -38,6 +42,9 @@ class Hand(nn.Module):
             topk_cat = torch.cat((weights, ids.float(), pertoken_scale.unsqueeze(-1)), dim=-1)
             runtime.record("cat_done")
         with runtime.stream("21"):
+            if from_caller():
+                runtime.wait("scale_ready")
+                runtime.record_stream(x, "21")
             gate, up = m.shared_gate_up(x).chunk(2, dim=-1)
             shared = m.shared_down(F.silu(gate) * up)
             runtime.record("shared_done")

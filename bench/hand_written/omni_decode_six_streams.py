@@ -8,6 +8,8 @@ rounds, as the decorated model does for a small batch). One event per point:
 hop of the top-k and per swap; the main stream waits for each result right before
 it reads it. The checker decides the ``record_stream`` calls: a tensor a side
 stream reads while its maker allocates again before that read is known to be done.
+When a caller makes ``x`` (``bench.sync_premise``), "topk_compute" keeps it too
+(``quant`` already orders it there).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from torch.nn import functional as F
 from bench.hand_written._experts import dense_experts
 from corpus.omni_decode_six_streams.collectives import (all_gather_cross, all_gather_local, dynamic_quant,
                                                         reduce_scatter_local, swap)
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "corpus:omni_decode_six_streams"
@@ -49,7 +52,7 @@ class Hand(nn.Module):
         m = self.m
         with runtime.stream("topk_compute"):
             runtime.wait("quant")
-            runtime.record_stream(scale, "topk_compute")
+            runtime.record_stream((scale, x) if from_caller() else scale, "topk_compute")
             values, ids = m.gate(x).softmax(dim=-1).topk(m.top_k, dim=-1)
             topk_cat = torch.cat((values, ids.float(), scale.unsqueeze(-1)), dim=-1)
             runtime.record("cat")

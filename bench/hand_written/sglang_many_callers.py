@@ -6,8 +6,10 @@ fork; in the layer's MoE the shared expert reads ``x`` last on the main stream a
 allocates before the join, so ``x`` is kept for "alt" (the head's ``x`` is read again
 by the sum after the join: nothing to keep); one join before the sum. The draft top-k
 runs on "alt" after one more fork (its logits come from the main stream); its
-results are returned, never read by another stream: no join and no
-``record_stream`` (nothing is allocated on the main stream after it).
+results are returned, never read by another stream: no join, and as graph inputs
+no ``record_stream`` (nothing is allocated on the main stream after it). Called
+from a caller that goes on (``bench.sync_premise``), the caller allocates while
+"alt" may still read ``logits``: it is kept for "alt".
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "corpus:sglang_many_callers"
@@ -60,5 +63,7 @@ class Hand(nn.Module):
         runtime.record("fork")
         with runtime.stream("alt"):
             runtime.wait("fork")
+            if from_caller():
+                runtime.record_stream(logits, "alt")
             probs, tokens = logits.softmax(dim=-1).topk(m.draft_topk, dim=-1)
         return x, probs, tokens

@@ -1,7 +1,10 @@
 """vllm-ascend's torchair MLA by hand: decode's KV work and query RoPE on "mla_secondary", prefill on the main stream.
 
-The decode KV block (projection, norm, RoPE, cache write) reads graph inputs
-only: no fork. The query RoPE reads ``q_pe`` from the main stream: one fork; one
+The decode KV block (projection, norm, RoPE, cache write) reads the forward's
+inputs only: as graph inputs they need no fork; made by a caller
+(``bench.sync_premise``), the block waits for them (recorded as the forward
+starts), and needs no ``record_stream``: the main stream reads ``hidden`` and the
+caches again after the join. The query RoPE reads ``q_pe`` from the main stream: one fork; one
 join before the decode attention reads the caches and ``q_pe``. The prefill part
 runs on the main stream (multi-stream MLA is off there, as upstream), after the
 join. ``q`` is last read by the side stream and the main stream allocates next
@@ -15,6 +18,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from corpus.vllm_mla.rope import rotate
+from bench.sync_premise import from_caller
 from npudsl import runtime
 
 SOURCE = "corpus:vllm_mla"
@@ -49,11 +53,15 @@ class Hand(nn.Module):
         return impl.o_proj(out.reshape(out.shape[0], -1))
 
     def forward(self, hidden, kv_cache, attn_metadata):
+        if from_caller():
+            runtime.record("inputs")
         ckq = self.m.q_a_proj(hidden)
         q_c = F.rms_norm(ckq, (ckq.shape[-1],), self.m.q_a_layernorm, eps=1e-6)
         split, slots = attn_metadata.num_decode_tokens, attn_metadata.slot_mapping
         cos, sin = attn_metadata.decode.cos, attn_metadata.decode.sin
         with runtime.stream(SIDE):
+            if from_caller():
+                runtime.wait("inputs")
             self._kv(hidden[:split], cos[:split], sin[:split], slots[:split], kv_cache)
         ql_nope, q_pe = self._q(q_c[:split])
         runtime.record("fork")
