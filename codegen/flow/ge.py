@@ -4,6 +4,8 @@ GE orders every cross-stream data dependency itself and plans the memory of the 
 join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
 first op waits for the caller's prior work. Where both ends are certainly tensors (``tensors.py``), the
 edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)``;
+where only the caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the side
+stream (the converter makes the side stream's next op wait for its producer, fx2ge_converter.py);
 elsewhere (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the
 caller's stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one
 another with nothing between them share one fork.
@@ -44,6 +46,8 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             enter = ()  # nothing of this function runs before it: the graph's data orders the rest
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
+        elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
+            enter, previous = (ForkToken(name=dependency, wait=True, when=when),), None
         elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
             enter = (ForkToken(name=previous[2], wait=True, when=when),)
         else:
@@ -55,6 +59,10 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         priority = site.callee.priority  # type: ignore[attr-defined]
         wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
     return CallerPlan(steps=steps, wraps=wraps)
+
+
+def _inputs(site: Site) -> set[str]:
+    return {a.name for a in site.args if a.bare and a.name}
 
 
 def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:

@@ -46,7 +46,8 @@ def test_the_caller_makes_every_tensor_it_passes() -> None:
     out, after = Caller(Spy())(x, pair, table, 3)
     assert torch.equal(out, torch.ones(2)) and torch.equal(after, torch.zeros(1))
     assert all(made is not given for made, given in zip(seen[:4], [x, *pair, table["s"]], strict=True))
-    assert [torch.equal(made, given) for made, given in zip(seen[:4], [x, *pair, table["s"]], strict=True)] == [True] * 4
+    given = [x, *pair, table["s"]]
+    assert [torch.equal(made, value) for made, value in zip(seen[:4], given, strict=True)] == [True] * 4
     assert seen[4] == 3 and isinstance(wrap(Spy(), False), Spy)
 
 

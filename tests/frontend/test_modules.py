@@ -73,12 +73,12 @@ def test_imports_bind_the_class_of_the_module_they_name(tmp_path: Path, import_l
     write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": _LAYERS, "pkg/model.py": _caller(import_line, cls)})
     out = _run(tmp_path)
     assert 'torchair.scope.npu_stream_switch("shared", 0)' in out["pkg/model.py"]
-    assert "torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)" in out["pkg/model.py"]
+    assert "torch.ops.air.tagged_event_wait(_SHARED_EXPERT_JOIN)" in out["pkg/model.py"]
 
 
 def test_a_relative_import_from_a_package_init(tmp_path: Path) -> None:
     write_tree(tmp_path, {"pkg/__init__.py": _caller("from .layers import SharedExpert"), "pkg/layers.py": _LAYERS})
-    assert "torchair.ops.npu_tagged_event_wait(_SHARED_EXPERT_JOIN)" in _run(tmp_path)["pkg/__init__.py"]
+    assert "torch.ops.air.tagged_event_wait(_SHARED_EXPERT_JOIN)" in _run(tmp_path)["pkg/__init__.py"]
 
 
 def test_a_relative_import_of_another_level_is_not_bound(tmp_path: Path) -> None:
@@ -114,17 +114,18 @@ def test_two_files_with_one_module_name_stay_apart(tmp_path: Path) -> None:
              for f in files}
     assert found == {"a": [], "b": ["NPD502"]}
     out = _run(tmp_path)
-    assert '_tagged_event("a/model.Block.f.join"' in out["a/model.py"]
+    assert '_tagged_event(f"{__name__}.Block.f.join")' in out["a/model.py"]  # unique as imported
     assert "_tagged_event" not in out["b/model.py"]  # no call: nothing to synchronize
 
 
-def test_the_cli_gives_same_named_files_their_own_tags(tmp_path: Path) -> None:
+def test_the_cli_gives_same_named_files_tags_of_their_own_module(tmp_path: Path) -> None:
     model = _BLOCK.format(body="y = self.f(x)\n        z = x + 1\n        return y + z")
     write_tree(tmp_path / "src", {"a/model.py": model, "b/model.py": model})
     done = cli("transform", str(tmp_path / "src"), "-o", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     for name in ("a", "b"):
-        assert f'_tagged_event("{name}/model.Block.f.fork"' in (tmp_path / "out" / name / "model.py").read_text()
+        written = (tmp_path / "out" / name / "model.py").read_text()
+        assert '_tagged_event(f"{__name__}.Block.f.fork")' in written  # tagged after the module as imported
 
 
 def test_a_unique_module_name_is_its_own_key(tmp_path: Path) -> None:

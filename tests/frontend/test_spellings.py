@@ -83,7 +83,7 @@ def test_npudsl_spellings_are_transformed(name: str) -> None:
     code, diagnostics = transform(source)
     assert _errors(diagnostics) == _errors(check(source)) == []
     assert 'npu_stream_switch("side", 0)' in code
-    assert "npu_tagged_event_wait(_F_JOIN)" in code.split("def forward")[1]  # the call site joins, later
+    assert "tagged_event_wait(_F_JOIN)" in code.split("def forward")[1]  # the call site joins, later
     assert f"@{OURS[name][1]}(" not in code
     assert transform(code)[0] == code
 
