@@ -16,7 +16,7 @@ import attrs
 from codegen import naming, pyast, scan
 from codegen.collect import collect
 from codegen.flow.callsites import find_calls
-from codegen.flow.writes import param_writes, writes_state
+from codegen.flow.writes import param_writes, state_written_in_place, writes_state
 from codegen.hygiene import identifiers
 from codegen.ir import Loc, StreamFunction
 from codegen.modules import ModuleId
@@ -42,6 +42,7 @@ class CalleeInfo:
     writes: tuple[str, ...] = ()  # parameters whose memory the body may write in place (``codegen.flow.writes``)
     compiled_apart: bool = False  # under ``torch.compiler.disable``: its graph is not its caller's
     writes_state: frozenset[str] = frozenset()  # the attributes of its object the body changes ("*": unnamed)
+    state_in_place: frozenset[str] = frozenset()  # those of them it only writes in place (made elsewhere)
     flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
@@ -154,6 +155,7 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
             key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
             signature=signature, writes=param_writes(node, signature.names), compiled_apart=_compiled_apart(node),
             writes_state=writes_state(node, signature.receiver), flips_guard=_flips_guard(node, fn),
+            state_in_place=state_written_in_place(node, signature.receiver),
             class_level=fn.class_level, static=fn.owner is not None and is_static(node))
     return recorded
 

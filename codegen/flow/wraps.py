@@ -181,8 +181,9 @@ class _Lowering:
 
     def _join(self, step: Join) -> list[Step]:
         out: list[Step] = [self._wait(step.site, step.may)]
-        if step.names and self._keeps_results(self.sites[step.site]):
-            values = tuple(Value(name=n) for n in sorted(step.names))
+        made = step.names - _state_made_elsewhere(self.sites[step.site])
+        if made and self._keeps_results(self.sites[step.site]):
+            values = tuple(Value(name=n) for n in sorted(made))
             out.append(KeepAlive(stream=self.current, when=self._when(step.site, step.may), values=values))
         return out
 
@@ -260,6 +261,13 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], s
     certainly hold a tensor."""
     return _Lowering(fn=fn, sites=sites, syncs=syncs, result=result, relations=relations, current=current,
                      events=events, receiver=receiver, tensors=tensors, blocks=statement_blocks(fn)).run()
+
+
+def _state_made_elsewhere(site: Site) -> frozenset[str]:
+    """``self.buf`` of a callee that only writes ``buf`` in place: no memory of its stream to keep alive."""
+    receiver = site.call.resolved.receiver
+    in_place = site.callee.state_in_place  # type: ignore[attr-defined]
+    return frozenset(f"{receiver}.{attr}" for attr in in_place) if receiver else frozenset()
 
 
 def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int | str, str]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-__all__ = ["inplace_writes", "param_writes", "state_reads", "writes_state"]
+__all__ = ["inplace_writes", "param_writes", "state_reads", "state_written_in_place", "writes_state"]
 
 
 def _root(node: ast.expr) -> str | None:
@@ -90,10 +90,43 @@ def writes_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | Non
     if receiver is None:
         return frozenset()
     found: set[str] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.stmt) and node is not fn and receiver in inplace_writes(node):
+    for node in _simple_statements(fn):
+        if receiver in inplace_writes(node):
             found |= _attributes_written(node, receiver)
     return frozenset(found)
+
+
+def _simple_statements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The statements without a block of their own (a compound one holds its writes in those)."""
+    return [node for node in ast.walk(fn) if isinstance(node, ast.stmt) and not hasattr(node, "body")]
+
+
+def state_written_in_place(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> frozenset[str]:
+    """The attributes of :func:`writes_state` that the body only changes in place (``self.buf.add_(1)``,
+    ``self.buf[0] = x``): their tensors were made where the object was built, not by the body's stream."""
+    if receiver is None:
+        return frozenset()
+    rebound: set[str] = set()
+    for node in _simple_statements(fn):
+        if receiver in inplace_writes(node):
+            rebound |= _attributes_rebound(node, receiver)
+    return writes_state(fn, receiver) - rebound - {"*"}
+
+
+def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
+    """What a statement may point at a new value: a store to ``receiver.attr``, a call of a method that is
+    not a tensor's in-place one (``self.acc.append(t)``), an augmented assignment of the attribute itself."""
+    found: set[str] = set()
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+    for target in targets:
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
+            found.add(target.attr)
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and not node.func.attr.endswith("_"):
+            found |= {a for a in [_first_attribute(node.func.value, receiver)] if a}
+    return found
 
 
 def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:

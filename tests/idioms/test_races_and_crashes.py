@@ -90,3 +90,48 @@ def inputs():
 def test_a_guard_the_body_flips_is_read_once_at_the_call() -> None:
     code = check_idiom(FLIPPED_GUARD)
     assert "branch_forked = self.multistream" in code and code.count("self.multistream") == 3  # init, body, call
+
+
+STAGED = '''
+import torch
+from torch import nn
+from npudsl import on_stream
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+        self.stash = None
+        self.w = nn.Parameter(torch.randn(8, 8))
+
+    @on_stream("side")
+    def stage(self, w):
+        try:
+            return w * 2
+        finally:
+            BODY
+
+    def forward(self, x):
+        a = self.stage(self.w)
+        y = x * 2
+        b = self.stage(self.w)
+        z = y @ a
+        z = z @ b
+        return z + self.count + (self.stash.sum() if self.stash is not None else 0)
+
+
+def inputs():
+    return (torch.randn(4, 8),)
+'''
+
+
+@pytest.mark.parametrize("body, kept", [("self.count.add_(1)", False), ("self.stash = w + 1", True)])
+def test_state_the_side_stream_writes_in_place_is_not_kept_alive(body: str, kept: bool) -> None:
+    """The second call skips its fork, so the first call's results are kept alive at its join, where the main
+    stream reads them: a buffer the body only adds to in place was made when the model was built (nothing of the
+    side stream's to keep); a tensor the body stores on the object was made by the side stream."""
+    code = check_idiom(STAGED.replace("BODY", body))
+    assert 'runtime.record_stream(a, runtime.current_stream())' in code
+    assert ("runtime.record_stream(self.stash" in code) is kept
+    assert "runtime.record_stream(self.count" not in code
