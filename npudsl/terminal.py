@@ -55,6 +55,7 @@ class ProgressLine:
     phase: tuple[str, float, int] = attrs.field(init=False, default=("", 0.0, 0))  # name, since, done then
     shown: bool = False
     last: float = 0.0
+    width: int = 0  # of the line shown: a shorter one is padded over it (no escape codes, NO_COLOR or not)
 
     def __attrs_post_init__(self) -> None:
         self.started = self.clock()
@@ -66,7 +67,9 @@ class ProgressLine:
         if now - self.started < self.delay or (now - self.last < 0.1 and done < total):
             return
         self.last, self.shown = now, True
-        self.stream.write(f"\r\033[K{self.text(done, total, now)}")
+        text = self.text(done, total, now)
+        self.stream.write(f"\r{text.ljust(self.width)}")
+        self.width = len(text)
         self.stream.flush()
 
     def text(self, done: int, total: int, now: float) -> str:
@@ -78,5 +81,5 @@ class ProgressLine:
 
     def close(self) -> None:
         if self.shown:
-            self.stream.write("\r\033[K")
+            self.stream.write(f"\r{' ' * self.width}\r")
             self.stream.flush()

@@ -88,20 +88,26 @@ class _Lowering:
     receiver: str | None = None
     blocks: dict[ast.stmt, list[ast.stmt]] = attrs.Factory(dict)  # each statement's block (``statement_blocks``)
     tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
+    _anchored: list[bool] = attrs.Factory(list)  # per call so far: ordered after the caller's work before it
     forked_at: dict[ast.stmt, tuple[EventRef, str | None, frozenset[str]]] = attrs.Factory(dict)  # call -> its
     # fork's event, guard, and the streams that waited for it
 
     def run(self) -> CallerPlan:
-        self.forks = [self._forks(site) for site in self.sites]
         relays: dict[int, list[tuple[int, Step]]] = {}
+        sure: dict[int, set[int]] = {}  # call -> the calls on other streams it surely waits for first
         joins: list[tuple[Anchor, Join]] = []
         for anchor, found in self.result.steps.items():
             for step in found:
                 self.waited.add(step.site)
                 if isinstance(step, Relay):
                     relays.setdefault(step.to, []).append((step.site, self._wait(step.site, step.may)))
+                    if not step.may:
+                        sure.setdefault(step.to, set()).add(step.site)
                 else:
                     joins.append((anchor, step))
+        self.forks = []
+        for site in self.sites:
+            self.forks.append(self._forks(site, sure.get(site.index, set())))
         for anchor, join in joins:
             self.steps.setdefault(anchor, []).extend(self._join(join))
         wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
@@ -113,14 +119,19 @@ class _Lowering:
                           wraps=wraps)
 
     # -- decisions ---------------------------------------------------------------------------------
-    def _forks(self, site: Site) -> bool:
-        """Whether the call must wait for the caller's stream: it reads what its stream did not make, or no
-        earlier call on its stream forked on every path to it."""
+    def _forks(self, site: Site, relayed: set[int]) -> bool:
+        """Whether the call must wait for the caller's stream: it reads what neither its stream nor a stream it
+        surely waits for first (``relayed``) made, or nothing orders it after the caller's work: no earlier call
+        on its stream forked on every path to it, and none of the streams it waits for did."""
         if not site.callee.auto:  # type: ignore[attr-defined]
             return False
         state = self.result.states.get(site.stmt, ())
         earlier = any(p.forked and self.relations.covers(p.site, site.index) for p in state)
-        return not (earlier and self._inputs(site) <= same_stream(state, site, self.relations))
+        anchored = earlier or any(i < len(self._anchored) and self._anchored[i] for i in relayed)
+        made = same_stream(state, site, self.relations).union(*(self.sites[i].names for i in relayed))
+        forks = not (anchored and self._inputs(site) <= made)
+        self._anchored.append(forks or anchored)
+        return forks
 
     def _inputs(self, site: Site) -> set[str]:
         """The caller's names whose values the call reads (its arguments, bare or inside expressions)."""

@@ -31,8 +31,9 @@ def test_estimate_of_the_time_left() -> None:
     clock.now += 80.0
     line("checking", 2, 4)
     assert out.getvalue().endswith("npudsl: checking 2/4 files, about 2 min 40 s left")
+    assert "\rnpudsl: checking 1/4 files" + " " * 24 + "\r" in out.getvalue()  # padded over the longer line
     line.close()
-    assert out.getvalue().endswith("\r\033[K")
+    assert out.getvalue().endswith("\r" + " " * 49 + "\r") and "\033[" not in out.getvalue()
 
 
 def test_a_run_reports_indexing_then_transforming(tmp_path: Path) -> None:
