@@ -31,7 +31,7 @@ for _path in (ROOT / "tests", ROOT / "examples"):  # corpus.* and the example mo
 
 from bench.sync_count import count_graph  # noqa: E402
 from bench.sync_premise import wrap  # noqa: E402
-from codegen.api import transform_source  # noqa: E402
+from codegen.driver.api import transform_source  # noqa: E402
 from npudsl.errors import NpudslError  # noqa: E402
 from npudsl.testing import standins  # noqa: E402
 from npudsl.testing.targets import trace_graph  # noqa: E402

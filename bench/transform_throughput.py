@@ -7,7 +7,7 @@ ratio get the same in-memory sources (reading is not timed) and take turns withi
 the best of the repeats is kept.
 
 - decorated: ``examples/`` and the models of ``tests/corpus`` (each entry but its undecorated
-  twin), as one run: ``codegen.run.run(files, jobs=1)`` against ``libcst.parse_module(src).code``;
+  twin), as one run: ``codegen.driver.run.run(files, jobs=1)`` against ``libcst.parse_module(src).code``;
 - plain: the undecorated files of a generated corpus (``bench/corpus.py``), the same two;
 - check: ``npudsl check TREE --jobs 1`` in its own process (start-up and reading included), in
   CPU seconds per 1,000 files; TREE is the installed ``transformers`` package unless given;
@@ -35,9 +35,9 @@ import libcst  # noqa: E402
 
 from bench.corpus import generate  # noqa: E402
 from bench.timing import best_in_turns  # noqa: E402
+from codegen.driver.run import SourceFile, discover, read_sources, run  # noqa: E402
+from codegen.driver.workers import auto_jobs  # noqa: E402
 from codegen.rewrite.build import parse_statement  # noqa: E402
-from codegen.run import SourceFile, discover, read_sources, run  # noqa: E402
-from codegen.workers import auto_jobs  # noqa: E402
 
 __all__ = ["GOALS", "decorated_corpus", "main", "measure", "report"]
 

@@ -59,7 +59,7 @@ class Schedule:
     keep_output: KeepOutputSpec | None = None
 
 
-# The registry of decorators: each one and the field of ``Schedule`` (and of ``codegen.ir.StreamFunction``)
+# The registry of decorators: each one and the field of ``Schedule`` (and of ``codegen.frontend.ir.StreamFunction``)
 # that it fills. The transformer's name resolution, its argument shapes, the collector and the checks
 # that walk every decorator of a function derive their lists from it (tests/dsl/test_decorator_registry.py).
 DECORATOR_FIELDS = {"on_stream": "stream", "after": "waits", "records": "records", "core_limit": "core_limit",

@@ -27,7 +27,7 @@ from pathlib import Path
 # Old module (or package) -> new one. A package moves with everything under it.
 MODULES: dict[str, str] = {
     **{f"codegen.{m}": f"codegen.driver.{m}"
-       for m in ("api", "run", "discover", "gitignore", "workers", "modules", "pyast")},
+       for m in ("api", "run", "discover", "gitignore", "workers", "modules", "pyast", "reading", "triage")},
     **{f"codegen.{m}": f"codegen.index.{m}" for m in ("index", "scan")},
     **{f"codegen.{m}": f"codegen.frontend.names.{m}" for m in ("resolve", "name_flow", "bindings")},
     **{f"codegen.{m}": f"codegen.frontend.{m}"

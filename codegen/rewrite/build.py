@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from codegen.plan import Context, Step
+from codegen.lower.plan import Context, Step
 from codegen.targets.base import Spelling, indent
 
 __all__ = ["guarded_statements", "parse_statement", "statements", "with_items_text"]

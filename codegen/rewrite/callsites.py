@@ -14,7 +14,7 @@ import ast
 import attrs
 import libcst as cst
 
-from codegen.plan import CallEdit, CallerPlan
+from codegen.lower.plan import CallEdit, CallerPlan
 from codegen.rewrite.build import guarded_statements, with_items_text
 from codegen.rewrite.function import wrap_with
 from codegen.targets.base import Spelling

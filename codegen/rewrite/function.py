@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from codegen.plan import FunctionPlan, Step
+from codegen.lower.plan import FunctionPlan, Step
 from codegen.rewrite.build import guarded_statements, parse_statement, with_items_text
 from codegen.rewrite.returns import ReturnRewriter, always_returns, local_names
 from codegen.rewrite.walk import children, has_return

@@ -9,8 +9,8 @@ import attrs
 import libcst as cst
 import libcst.matchers as m
 
-from codegen.collect import NpudslNames
-from codegen.plan import ModulePlan
+from codegen.frontend.collect import NpudslNames
+from codegen.lower.plan import ModulePlan
 from codegen.rewrite.build import statements
 from codegen.rewrite.import_order import place_imports
 from codegen.rewrite.returns import local_names

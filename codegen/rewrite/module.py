@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codegen.collect import NpudslNames
-from codegen.plan import ModulePlan
+from codegen.frontend.collect import NpudslNames
+from codegen.lower.plan import ModulePlan
 from codegen.rewrite.build import statements
 from codegen.rewrite.callsites import apply_caller_plan
 from codegen.rewrite.function import rewrite_body
@@ -19,7 +19,7 @@ __all__ = ["ModuleRewriter", "is_npudsl_decorator"]
 
 
 def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
-    return names.strips(decorator)  # codegen.resolve decides, for the collector and the index too
+    return names.strips(decorator)  # codegen.frontend.names.resolve decides, for the collector and the index too
 
 
 class ModuleRewriter(cst.CSTTransformer):

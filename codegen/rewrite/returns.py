@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codegen import naming
-from codegen.plan import Step
+from codegen.lower import naming
+from codegen.lower.plan import Step
 from codegen.rewrite.build import guarded_statements
 from codegen.rewrite.walk import has_return, names_read
 from codegen.targets.base import Spelling, wants_values

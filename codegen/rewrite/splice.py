@@ -17,12 +17,12 @@ from collections.abc import Collection, Sequence
 
 import libcst as cst
 
-from codegen.collect import NpudslNames
-from codegen.plan import ModulePlan
+from codegen.frontend.collect import NpudslNames
+from codegen.index.scan import functions_by_qualname
+from codegen.lower.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter
 from codegen.rewrite.segments import Statement, Style, Unit, layout
-from codegen.scan import functions_by_qualname
 from codegen.targets.base import Spelling
 
 __all__ = ["rewrite_source"]

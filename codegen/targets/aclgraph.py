@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.hygiene import ModuleNames
-from codegen.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
 from codegen.targets.base import Spelling, is_tensor, quote
 from codegen.targets.helpers import CLONE, RECORD
 

@@ -2,7 +2,7 @@
 
 A :class:`Target` is a stateless description; its :class:`Spelling` for one module is a builder
 that spells steps as source lines and remembers which imports and helpers they use, so the module
-gets exactly those (under names that nothing in the module shadows, see :mod:`codegen.hygiene`).
+gets exactly those (under names that nothing in the module shadows, see :mod:`codegen.lower.hygiene`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Protocol
 
 import attrs
 
-from codegen.hygiene import ModuleNames
-from codegen.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Step, Value
-from codegen.signature import Tensorness
+from codegen.frontend.signature import Tensorness
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Step, Value
 
 __all__ = ["Spelling", "Target", "indent", "is_tensor", "quote", "wants_values"]
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import attrs
 
-from codegen.diagnostics import Diagnostic, Severity
-from codegen.hygiene import ModuleNames
-from codegen.ir import ModuleIR
-from codegen.plan import LimitCores, ModulePlan
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.frontend.ir import ModuleIR
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import LimitCores, ModulePlan
 from codegen.targets.base import Spelling
 from codegen.targets.native import NativeSpelling
 from npudsl import codes

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 
 import attrs
 
-from codegen.diagnostics import Diagnostic, Severity
-from codegen.hygiene import ModuleNames
-from codegen.ir import ModuleIR
-from codegen.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.frontend.ir import ModuleIR
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
 from codegen.targets.aclgraph import TorchairSpelling
 from codegen.targets.base import Spelling, quote
 from npudsl import codes

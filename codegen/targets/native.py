@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.plan import (
+from codegen.lower.plan import (
     Context,
     CurrentStream,
     EventRef,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.hygiene import ModuleNames
-from codegen.plan import LimitCores
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import LimitCores
 from codegen.targets.base import Spelling
 from codegen.targets.native import NativeSpelling
 

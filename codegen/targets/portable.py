@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.hygiene import ModuleNames
-from codegen.plan import Context, CurrentStream, LimitCores, Record, Step, Value, Wait
+from codegen.lower.hygiene import ModuleNames
+from codegen.lower.plan import Context, CurrentStream, LimitCores, Record, Step, Value, Wait
 from codegen.targets.base import Spelling, is_tensor, quote
 
 __all__ = ["Portable"]

@@ -73,7 +73,7 @@ def read_dotted(dotted: str, fn: Callable[..., Any], args: tuple[Any, ...], kwar
 
 def where(fn: Callable[..., Any]) -> str:
     """``path:line:col`` of ``fn``'s first decorator (its ``def`` when undecorated), the path as checks print it."""
-    from npudsl.report import portable_path
+    from npudsl.cli.report import portable_path
 
     code = fn.__code__
     text = linecache.getline(code.co_filename, code.co_firstlineno)

@@ -59,7 +59,7 @@ def run_roots(model: Any) -> tuple[str, ...]:
 
 def transformed_sources(roots: tuple[str, ...], target: str) -> list[tuple[str, str, str]]:
     """``(path, original, transformed)`` for each file the run over ``roots`` changes; errors raise."""
-    from codegen.run import discover, read_sources, run
+    from codegen.driver.run import discover, read_sources, run
 
     results = run(read_sources(discover(roots)), target=target, jobs=1)
     errors = [d.format() for r in results if r.has_errors for d in r.diagnostics]

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from npudsl.cli_args import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, command_parser, existing_paths, positive_int
+from npudsl.cli.args import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, command_parser, existing_paths, positive_int
 
 __all__ = ["build_parser", "run_suggest"]
 
@@ -72,7 +72,7 @@ def _validate(args: argparse.Namespace) -> None:
 
 
 def _write(out: str, text: str) -> None:
-    from npudsl.files import write_atomic
+    from npudsl.cli.files import write_atomic
 
     try:
         write_atomic(out, text)
@@ -91,7 +91,7 @@ def _picture(suggestion, out: str) -> None:
 
 def run_suggest(args: argparse.Namespace) -> int:
     _validate(args)
-    from npudsl.diffs import unified_diff
+    from npudsl.cli.diffs import unified_diff
     from npudsl.errors import NpudslError
     from npudsl.suggest.plan import SYNC_COST
     from npudsl.suggest.report import explanation, report, summary

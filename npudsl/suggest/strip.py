@@ -2,7 +2,7 @@
 
 ``bench/suggest_quality.py`` strips the examples' hand-written decorators this way
 before asking ``suggest`` for its own. Which decorators are npudsl's is decided by
-:func:`codegen.resolve.resolve`, the transformer's own resolution.
+:func:`codegen.frontend.names.resolve.resolve`, the transformer's own resolution.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import TypeVar
 import libcst as cst
 import libcst.matchers as m
 
-from codegen import pyast
-from codegen.bindings import DECORATORS
-from codegen.resolve import NpudslNames, resolve
+from codegen.driver import pyast
+from codegen.frontend.names.bindings import DECORATORS
+from codegen.frontend.names.resolve import NpudslNames, resolve
 
 __all__ = ["strip_decorators"]
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from npudsl.cli_args import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, command_parser, existing_paths
+from npudsl.cli.args import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, command_parser, existing_paths
 from npudsl.errors import NpudslError
 
 __all__ = ["build_parser", "main", "run_schedule"]
@@ -80,7 +80,7 @@ def _destination(args: argparse.Namespace, path: str) -> str | None:
 
 
 def _write(out: str, text: str) -> None:
-    from npudsl.files import write_atomic
+    from npudsl.cli.files import write_atomic
 
     try:
         write_atomic(out, text)

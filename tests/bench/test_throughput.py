@@ -9,7 +9,7 @@ import pytest
 
 from bench import transform_throughput
 from bench.corpus import generate
-from codegen.run import read_sources, run
+from codegen.driver.run import read_sources, run
 
 REPO = Path(__file__).resolve().parents[2]
 

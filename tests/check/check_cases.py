@@ -14,9 +14,9 @@ from pathlib import Path
 
 import attrs
 
-from codegen.checks.pipeline import check_file
-from codegen.diagnostics import Diagnostic, Severity
-from codegen.run import discover, index_run, read_sources
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.check.rules.pipeline import check_file
+from codegen.driver.run import discover, index_run, read_sources
 from npudsl.devices import DEFAULT_DEVICE, Device, get_device
 
 __all__ = ["CASES", "Expected", "actual", "all_cases", "expected"]

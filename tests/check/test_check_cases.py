@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from check_cases import CASES, actual, all_cases, expected
-from codegen.api import transform_source
-from codegen.checks import RULES
-from codegen.diagnostics import TransformError
+from codegen.check.diagnostics import TransformError
+from codegen.check.rules import RULES
+from codegen.driver.api import transform_source
 
 READER_CODES = ("NPD001", "NPD002", *(f"NPD10{i}" for i in range(1, 10)), "NPD110")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import codegen.api
+import codegen.driver.api
 from check_cases import CASES
 from npudsl.cli import main
 from npudsl.devices import DEVICES
@@ -131,7 +131,7 @@ def test_internal_error_exits_2_and_says_so(capsys: pytest.CaptureFixture[str],
     def broken(*args: object, **kwargs: object) -> tuple[()]:
         raise RuntimeError("a bug in a rule")
 
-    monkeypatch.setattr(codegen.api, "validate", broken)  # check runs the transform's front half
+    monkeypatch.setattr(codegen.driver.api, "validate", broken)  # check runs the transform's front half
     code, lines, err = _check(capsys, str(CLEAN), str(WARNS))
     assert (code, lines) == (2, [])
     assert err.count("internal error in npudsl") == 2 and "RuntimeError: a bug in a rule" in err

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import pytest
 
-from codegen.api import transform_with_index
-from codegen.checks.pipeline import check_file, check_source
-from codegen.diagnostics import Severity
-from codegen.index import build_index
-from codegen.run import SourceFile, discover, index_run, read_sources, run
+from codegen.check.diagnostics import Severity
+from codegen.check.rules.pipeline import check_file, check_source
+from codegen.driver.api import transform_with_index
+from codegen.driver.run import SourceFile, discover, index_run, read_sources, run
+from codegen.index.index import build_index
 from npudsl.devices import DEFAULT_DEVICE
 
 torch_nn = pytest.importorskip("torch.nn")

@@ -11,12 +11,12 @@ import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from codegen.api import transform_with_index
-from codegen.checks.pipeline import check_source
-from codegen.collect import collect
-from codegen.diagnostics import Diagnostic, Severity
-from codegen.index import build_index
-from codegen.ir import ModuleIR
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.check.rules.pipeline import check_source
+from codegen.driver.api import transform_with_index
+from codegen.frontend.collect import collect
+from codegen.frontend.ir import ModuleIR
+from codegen.index.index import build_index
 from npudsl.devices import DEFAULT_DEVICE
 from programs import decorated_modules
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from codegen.checks import RULES, Context, Finding, Rule, event_cycle
-from codegen.diagnostics import Severity
-from codegen.index import build_index
-from codegen.ir import CoreLimit, Events, Loc, ModuleIR, Stream, StreamFunction
-from codegen.validate import validate
+from codegen.check.diagnostics import Severity
+from codegen.check.rules import RULES, Context, Finding, Rule, event_cycle
+from codegen.check.validate import validate
+from codegen.frontend.ir import CoreLimit, Events, Loc, ModuleIR, Stream, StreamFunction
+from codegen.index.index import build_index
 from npudsl.devices import DEFAULT_DEVICE, DEVICES, DeviceError, custom_device, get_device
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "check.md"

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from check_cases import CASES
-from npudsl import files
-from npudsl.cli import main
+from npudsl.cli import files, main
 
 BAD = CASES / "npd201_unknown_event_bad.py"
 GOOD = CASES / "npd302_core_sum_ok.py"

@@ -15,10 +15,10 @@ import pytest
 
 from check_cases import all_cases, expected
 from code_table import BEGIN, DOCS, END, page_with_table
-from codegen.checks import RULES
-from codegen.diagnostics import Diagnostic, Severity
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.check.rules import RULES
 from npudsl import codes
-from npudsl.sarif import sarif_log
+from npudsl.cli.sarif import sarif_log
 
 ROOT = Path(__file__).resolve().parents[2]
 _CODE = re.compile(r"NPD\d{3}")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cli_util import REPO, npudsl
-from codegen.diagnostics import Diagnostic, Severity
-from npudsl.noqa import Rules, noqa_lines
-from npudsl.report import render_github
+from codegen.check.diagnostics import Diagnostic, Severity
+from npudsl.cli.noqa import Rules, noqa_lines
+from npudsl.cli.report import render_github
 
 jsonschema = pytest.importorskip("jsonschema")
 CASES = REPO / "tests" / "check" / "cases"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cli_util import REPO
-from codegen.discover import Excludes, discover
+from codegen.driver.discover import Excludes, discover
 from npudsl.cli import main
-from npudsl.config import ConfigError, find_config, load_config
+from npudsl.cli.config import ConfigError, find_config, load_config
 
 SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")
 CORE_SPLIT = (REPO / "tests" / "check" / "cases" / "npd302_core_sum_ok.py").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli_util import REPO, npudsl
-from npudsl.diffs import unified_diff
+from npudsl.cli.diffs import unified_diff
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")

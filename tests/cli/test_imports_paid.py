@@ -19,10 +19,10 @@ for argv in json.loads(sys.argv[1]):
 
 _API = """
 import sys
-from codegen.api import transform_source
-from codegen.checks.pipeline import check_source
-from codegen.index import build_index
-from codegen.run import read_sources, run
+from codegen.driver.api import transform_source
+from codegen.check.rules.pipeline import check_source
+from codegen.index.index import build_index
+from codegen.driver.run import read_sources, run
 from npudsl.devices import DEFAULT_DEVICE
 path = sys.argv[1]
 source = open(path, encoding="utf-8").read()

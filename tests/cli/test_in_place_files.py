@@ -9,7 +9,7 @@ import pytest
 
 from cli_util import REPO, npudsl
 from npudsl.cli import main
-from npudsl.files import write_atomic
+from npudsl.cli.files import write_atomic
 
 SEED = (REPO / "examples" / "seed000.py").read_text(encoding="utf-8")
 

@@ -22,12 +22,12 @@ pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds w
 
 _WRAPPER = """
 import os, signal, sys, time
-import codegen.run, npudsl.files
+import codegen.driver.run, npudsl.cli.files
 from npudsl.cli import main
 
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as from a terminal, even when started in the background
 
-real_transform, real_fill = codegen.run._transform_one, npudsl.files._fill
+real_transform, real_fill = codegen.driver.run._transform_one, npudsl.cli.files._fill
 
 def slow_transform(file, target, index):
     time.sleep(60)
@@ -39,9 +39,9 @@ def slow_fill(fd, data):
     time.sleep(60)
 
 if sys.argv[1] == "transform":
-    codegen.run._transform_one = slow_transform
+    codegen.driver.run._transform_one = slow_transform
 else:
-    npudsl.files._fill = slow_fill
+    npudsl.cli.files._fill = slow_fill
 sys.argv = ["npudsl", *sys.argv[2:]]
 sys.exit(main())
 """

@@ -31,7 +31,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
 
 def test_the_wheel_ships_the_package_and_no_test_tooling(wheel: zipfile.ZipFile) -> None:
     names = wheel.namelist()
-    assert "npudsl/py.typed" in names and "npudsl/cli.py" in names and "codegen/run.py" in names
+    assert "npudsl/py.typed" in names and "npudsl/cli/__init__.py" in names and "codegen/driver/run.py" in names
     assert not [n for n in names if "contract" in n.split("/")[0:2] or n.startswith(("tests/", "bench/"))]
 
 

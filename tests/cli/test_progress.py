@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 
 from cli_util import REPO
-from codegen.run import read_sources, run
-from npudsl.terminal import ProgressLine
+from codegen.driver.run import read_sources, run
+from npudsl.cli.terminal import ProgressLine
 
 
 class _Clock:

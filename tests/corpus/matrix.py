@@ -1,6 +1,6 @@
 """Transform a corpus entry for a target and run the generated package under the stand-ins, race-checked.
 
-The entry's files are transformed as the CLI does (``codegen.run``), either together (one run) or each
+The entry's files are transformed as the CLI does (``codegen.driver.run``), either together (one run) or each
 file alone (a run of one file: the other files keep their decorators and run through the eager
 runtime). The result is written as a new package under ``root`` and imported from there, so relative
 imports work; the generated model is compiled whole with the race-checking backend of its target.
@@ -15,14 +15,14 @@ import importlib
 import itertools
 import shutil
 import sys
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import torch
 
-from codegen.run import read_sources, run
+from codegen.driver.run import read_sources, run
 from corpus.registry import Entry
 from npudsl.testing import standins
 from npudsl.testing.targets import _RECORD_STREAM, _RecordStream

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 import npudsl
-from codegen.run import read_sources, run
+from codegen.driver.run import read_sources, run
 from corpus.matrix import copied_package, generated_package, run_generated
 from corpus.registry import ENTRIES, Entry
 from corpus.test_corpus_eager import _assert_same

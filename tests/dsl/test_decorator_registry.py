@@ -13,9 +13,10 @@ import inspect
 import attrs
 
 import npudsl
-from codegen import bindings, decorator_args
-from codegen.collect import collect
-from codegen.ir import StreamFunction
+from codegen.frontend import decorator_args
+from codegen.frontend.collect import collect
+from codegen.frontend.ir import StreamFunction
+from codegen.frontend.names import bindings
 from npudsl import decorators
 from npudsl.schedule import DECORATOR_FIELDS, REPEATABLE, Schedule
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from codegen.flow.analyze import analyze
-from codegen.flow.callsites import aware_call
-from codegen.flow.exprs import data_reads
-from codegen.flow.transfer import Join, SiteView
+from codegen.lower.flow.analyze import analyze
+from codegen.lower.flow.callsites import aware_call
+from codegen.lower.flow.exprs import data_reads
+from codegen.lower.flow.transfer import Join, SiteView
 
 __all__ = ["marked"]
 

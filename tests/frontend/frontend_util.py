@@ -8,10 +8,10 @@ import textwrap
 import types
 from pathlib import Path
 
-from codegen.api import transform_with_index
-from codegen.checks.pipeline import check_source
-from codegen.diagnostics import Diagnostic
-from codegen.index import build_index
+from codegen.check.diagnostics import Diagnostic
+from codegen.check.rules.pipeline import check_source
+from codegen.driver.api import transform_with_index
+from codegen.index.index import build_index
 from npudsl.devices import DEFAULT_DEVICE
 
 __all__ = ["check", "cli", "codes", "load", "transform", "write_tree"]

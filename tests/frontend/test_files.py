@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codegen.run import SourceFile, run
+from codegen.driver.run import SourceFile, run
 from frontend_util import check, cli, codes, transform
 
 _BLOCK = '''

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from codegen.checks.pipeline import check_file
-from codegen.modules import ModuleId, absolute_import, unique_keys
-from codegen.run import discover, index_run, read_sources, run
+from codegen.check.rules.pipeline import check_file
+from codegen.driver.modules import ModuleId, absolute_import, unique_keys
+from codegen.driver.run import discover, index_run, read_sources, run
 from frontend_util import cli, write_tree
 from npudsl.devices import DEFAULT_DEVICE
 

@@ -12,7 +12,7 @@ import ast
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from codegen.diagnostics import Severity
+from codegen.check.diagnostics import Severity
 from frontend_util import check, load, transform
 from spelled_programs import spelled_modules
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import npudsl
-from codegen.diagnostics import Severity
+from codegen.check.diagnostics import Severity
 from frontend_util import check, codes, transform
 
 _CLASS = '''
@@ -137,7 +137,7 @@ def test_keyword_arguments_follow_the_signatures() -> None:
 
 
 def test_star_import_binds_what_npudsl_exports() -> None:
-    from codegen.bindings import NPUDSL_EXPORTS
+    from codegen.frontend.names.bindings import NPUDSL_EXPORTS
 
     assert NPUDSL_EXPORTS == tuple(sorted(npudsl.__all__))
 

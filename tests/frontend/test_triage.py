@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from codegen.diagnostics import Diagnostic, Severity
-from codegen.run import SourceFile, map_files, read_sources, run, run_index
-from codegen.workers import WORK_PER_WORKER, auto_jobs
+from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.driver.run import SourceFile, map_files, read_sources, run, run_index
+from codegen.driver.workers import WORK_PER_WORKER, auto_jobs
 from frontend_util import write_tree
-from npudsl.noqa import Rules
+from npudsl.cli.noqa import Rules
 
 _LAYERS = '''
 from torch import nn

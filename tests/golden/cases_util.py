@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from codegen.run import FileResult, discover, read_sources, run
+from codegen.driver.run import FileResult, discover, read_sources, run
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent.parent

@@ -9,10 +9,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from codegen.run import read_sources, run
-from codegen.targets import TARGETS
 from golden.cases_util import REPO, case_inputs, transform
+
+from codegen.driver.run import read_sources, run
+from codegen.targets import TARGETS
 
 CASES = case_inputs()
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus").iterdir() if (p / "__init__.py").exists())

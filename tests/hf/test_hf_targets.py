@@ -15,7 +15,7 @@ pytest.importorskip("transformers")
 sys.path.insert(0, str(Path(__file__).parents[1] / "suggest"))
 from corpus.matrix import _traceable  # noqa: E402
 
-from codegen.api import transform_source  # noqa: E402
+from codegen.driver.api import transform_source  # noqa: E402
 from hf_models import ARCHITECTURES, hand_annotated, standalone  # noqa: E402
 from npudsl.testing import standins  # noqa: E402
 from npudsl.testing.targets import _RECORD_STREAM  # noqa: E402

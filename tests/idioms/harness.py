@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from transform.generated import DECORATORS, load
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 from npudsl.race import npudsl_backend
 
 __all__ = ["check_idiom", "generated"]

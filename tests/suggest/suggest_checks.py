@@ -11,7 +11,7 @@ import torch
 
 import npudsl
 from npudsl.cli import main
-from npudsl.diffs import unified_diff
+from npudsl.cli.diffs import unified_diff
 from npudsl.suggest import Suggestion, suggest
 from npudsl.timeline import picture
 from npudsl.timeline.capture import load_example, pick_model

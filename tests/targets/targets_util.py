@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import textwrap
 
-from codegen.api import transform_with_index
-from codegen.diagnostics import Diagnostic
-from codegen.index import build_index
+from codegen.check.diagnostics import Diagnostic
+from codegen.driver.api import transform_with_index
+from codegen.index.index import build_index
 
 __all__ = ["diagnostics", "transform", "user_code"]
 

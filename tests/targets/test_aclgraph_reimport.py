@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from codegen.api import transform_source
-from codegen.run import discover, read_sources, run
+from codegen.driver.api import transform_source
+from codegen.driver.run import discover, read_sources, run
 from npudsl.testing import standins
 from npudsl.testing.targets import trace_graph
 

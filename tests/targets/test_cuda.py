@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.checks.pipeline import check_file
-from codegen.run import index_run, source_of
+from codegen.check.rules.pipeline import check_file
+from codegen.driver.run import index_run, source_of
 from common_sources import AUTO, MANUAL
 from npudsl.devices import DEFAULT_DEVICE
 from targets_util import diagnostics, transform, user_code

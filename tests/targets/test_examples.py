@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 from fake_device import FakeDevice
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -7,7 +7,7 @@ import sys
 import types
 from pathlib import Path
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 from npudsl.schedule import DECORATOR_FIELDS
 
 DECORATORS = set(DECORATOR_FIELDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 from npudsl import core_limit, on_stream, runtime
 
 SOURCE = '''

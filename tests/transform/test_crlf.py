@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 
 SOURCE = ("import torch\r\nfrom torch import nn\r\nfrom npudsl import on_stream\r\n\r\n\r\nclass M(nn.Module):\r\n"
           '    @on_stream("side")\r\n    def f(self, x):\r\n        return x * 2\r\n\r\n    def forward(self, x):\r\n'

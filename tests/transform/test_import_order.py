@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 
 _BODY = '''
 

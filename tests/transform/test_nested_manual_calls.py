@@ -7,7 +7,7 @@ also calls something else, or mixes streams or guards, keeps running on its call
 
 from __future__ import annotations
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 
 SOURCE = '''\
 from torch import nn

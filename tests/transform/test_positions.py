@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.positions import Positions
+from codegen.frontend.positions import Positions
 
 
 def _first_call(source: str) -> ast.Call:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from codegen.api import transform_source
+from codegen.driver.api import transform_source
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.run import SourceFile, run
+from codegen.driver.run import SourceFile, run
 
 ROUTED = '''import torch
 from torch import nn

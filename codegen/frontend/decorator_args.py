@@ -1,0 +1,141 @@
+"""Read one decorator's arguments into its IR node, or say what is wrong.
+
+Arguments are literals, or module-level names bound once to a literal (see
+:mod:`codegen.frontend.constants`); ``core_limit`` counts may also be dotted names as
+strings, read at call time. Whatever the argument, a problem is a positioned
+diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+import attrs
+
+from codegen.check.diagnostics import Diagnostic
+from codegen.frontend.constants import ConstantError, literal, module_constant
+from codegen.frontend.ir import CoreLimit, Events, Guard, KeepOutput, Stream
+from codegen.frontend.names.resolve import NpudslNames
+from codegen.frontend.positions import Positions
+from npudsl import _rules, codes, decorators
+from npudsl.schedule import DECORATOR_FIELDS
+
+__all__ = ["Scope", "parse"]
+
+
+def _shape(decorator: str) -> inspect.Signature:
+    """The decorator's own signature (``npudsl.decorators``), less ``keep_output``'s slot for its bare use."""
+    full = inspect.signature(getattr(decorators, decorator))
+    return full.replace(parameters=[p for p in full.parameters.values() if p.kind is not p.POSITIONAL_ONLY])
+
+
+_SHAPES = {name: _shape(name) for name in DECORATOR_FIELDS}
+
+Result = tuple[Any, list[Diagnostic]]
+
+
+class _Invalid(Exception):
+    def __init__(self, node: ast.AST, code: str, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.node, self.code, self.message, self.hint = node, code, message, hint
+
+
+@attrs.frozen(kw_only=True)
+class Scope:
+    """Where a decorator stands: the module's names, and the class whose method it decorates (if any)."""
+
+    names: NpudslNames | None = None
+    cls: ast.ClassDef | None = None
+
+
+def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope: Scope = Scope()) -> Result:
+    """The IR node for ``node`` (an ``@decorator`` or ``@decorator(...)``), or diagnostics."""
+    loc = positions.loc(node)
+    try:
+        bound, arg_nodes = _bind(decorator, node, scope)
+        if decorator in ("after", "records") and not bound.arguments.get("events"):
+            raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs at least one event name",
+                           f'name the events, e.g. @{decorator}("dispatched")')
+        for name, value in bound.arguments.items():
+            _check(decorator, name, value, arg_nodes[name])
+        return _build(decorator, bound.arguments, loc), []
+    except _Invalid as bad:
+        at = positions.loc(bad.node)
+        return None, [Diagnostic(path=path, line=at.line, col=at.col, code=bad.code,
+                                 message=bad.message, hint=bad.hint)]
+
+
+def _bind(decorator: str, node: ast.expr, scope: Scope) -> tuple[inspect.BoundArguments, dict[str, Any]]:
+    if not isinstance(node, ast.Call):
+        if decorator == "keep_output":
+            return _SHAPES[decorator].bind(), {}
+        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs arguments",
+                       f"call it: @{decorator}(...)")
+    values, nodes = [], []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise _Invalid(arg, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not *args",
+                           "spell each one out")
+        values.append(_literal(decorator, arg, scope))
+        nodes.append(arg)
+    kwvalues = {}
+    kwnodes = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise _Invalid(kw.value, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not **kwargs",
+                           "spell each one out")
+        kwvalues[kw.arg], kwnodes[kw.arg] = _literal(decorator, kw.value, scope), kw.value
+    try:
+        bound = _SHAPES[decorator].bind(*values, **kwvalues)
+    except TypeError as exc:
+        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator}: {exc}",
+                       f"see the signature of {decorator} in the docs") from None
+    by_name: dict[str, Any] = {name: kwnodes.get(name) for name in bound.arguments}
+    positional = iter(nodes)
+    for name, param in _SHAPES[decorator].parameters.items():
+        if name in bound.arguments and name not in kwnodes:
+            by_name[name] = nodes if param.kind is param.VAR_POSITIONAL else next(positional)
+    return bound, by_name
+
+
+def _literal(decorator: str, node: ast.expr, scope: Scope) -> object:
+    try:
+        if isinstance(node, ast.Name) and scope.names is not None:
+            return module_constant(scope.names, node, scope.cls)
+        return literal(node)
+    except ConstantError as bad:
+        what = node.id if isinstance(node, ast.Name) else "argument"
+        message = bad.message if isinstance(node, ast.Name) else f"{what} {bad.message}"
+        raise _Invalid(node, codes.NOT_LITERAL, f"@{decorator}: {message}", bad.hint) from None
+
+
+def _check(decorator: str, name: str, value: object, node: Any) -> None:
+    if name == "events":
+        for event, event_node in zip(value, node):  # type: ignore[call-overload]
+            _raise(_rules.check_event(event), event_node)
+        return
+    check = {"tag": _rules.check_tag, "priority": _rules.check_priority, "when": _rules.check_when,
+             "sync": _rules.check_sync, "clone": _rules.check_clone,
+             "aicore": lambda v: _rules.check_cores("aicore", v),
+             "vector": lambda v: _rules.check_cores("vector", v)}[name]
+    _raise(check(value), node)
+
+
+def _raise(violation: _rules.Violation | None, node: ast.AST) -> None:
+    if violation is not None:
+        raise _Invalid(node, violation.code, violation.message, violation.hint)
+
+
+def _build(decorator: str, args: dict[str, Any], loc: Any) -> Any:
+    when = Guard(dotted=args["when"]) if args.get("when") else None
+    if decorator == "on_stream":
+        return Stream(tag=args["tag"], priority=args.get("priority", 0), sync=args.get("sync", "auto"),
+                      when=when, loc=loc)
+    if decorator in ("after", "records"):
+        return Events(names=tuple(args["events"]), when=when, loc=loc)
+    if decorator == "core_limit":
+        return CoreLimit(aicore=args["aicore"], vector=args["vector"], when=when, loc=loc)
+    return KeepOutput(clone=args.get("clone", False), when=when, loc=loc)
+

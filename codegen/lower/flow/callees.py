@@ -1,0 +1,169 @@
+"""Which stream function a call in a caller's body calls, and what stands for the callee's ``self`` there.
+
+A call is resolved when the run index knows its callee for sure: ``self.method(...)`` of the caller's
+class, ``self.sub(...)`` / ``self.sub.method(...)`` for a submodule assigned in ``__init__``,
+``f(...)`` / ``mod.f(...)`` / ``Class.static(...)`` through the module's own definitions and imports,
+and ``Class(...)(x)``. Every other call of a stream function is unresolved: the callee then keeps
+its caller safe as it is (it runs on its caller's stream), which only costs overlap.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import attrs
+
+from codegen.index.scan import dotted_name
+from codegen.lower.flow.imports import Binding
+
+__all__ = ["Resolved", "Resolver"]
+
+
+@attrs.frozen(kw_only=True)
+class Resolved:
+    key: str  # the callee's run-index key
+    receiver: str | None  # source of the object that is the callee's ``self``; None: not nameable here
+    explicit_receiver: bool = False  # ``Class.method(obj, ...)``: the first argument is the receiver
+
+
+@attrs.define(eq=False)
+class Resolver:
+    """Resolves the calls of one caller function; ``callees`` and ``submodules`` come from the run index."""
+
+    module: str
+    owner: str | None  # the caller's class
+    callees: dict[str, object]
+    submodules: dict[str, dict[str, str]]
+    bindings: dict[str, Binding]
+    module_names: frozenset[str]  # names the module defines at top level (classes, functions, assignments)
+    local_names: frozenset[str]  # names the caller binds (its parameters included)
+    receiver: str | None = "self"  # the caller's own receiver parameter
+    annotations: dict[str, ast.expr] = attrs.Factory(dict)  # the caller's annotated parameters and locals
+    key_of: Callable[[str], str] = str  # dotted module name -> its run key (they differ for same-name files)
+
+    def resolve(self, call: ast.Call) -> Resolved | None:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self._name(func.id)
+        if isinstance(func, ast.Attribute):
+            return self._attribute(func, call)
+        if isinstance(func, ast.Call):  # ``Shared(...)(x)``: a fresh instance, called at once
+            cls = self._class_key(func.func)
+            return Resolved(key=cls, receiver=None) if cls else None
+        return None
+
+    def _name(self, name: str) -> Resolved | None:
+        if name in self.annotations:  # ``shared(x)`` with ``shared: SharedExpert``
+            cls = self._annotated(name)
+            key = f"{cls}.forward" if cls else None
+            return Resolved(key=key, receiver=name) if key in self.callees else None
+        if name in self.local_names:
+            return None
+        key = self._global(name)
+        return Resolved(key=key, receiver=None) if key in self.callees else None
+
+    def _global(self, name: str) -> str | None:
+        """The run key of a module-level name: defined here, or imported (``from m import f as name``)."""
+        if name in self.bindings and self.bindings[name].name is not None:
+            binding = self.bindings[name]
+            return f"{self.key_of(binding.module)}:{binding.name}"
+        return f"{self.module}:{name}" if name in self.module_names else None
+
+    def _attribute(self, func: ast.Attribute, call: ast.Call) -> Resolved | None:
+        base, attr = func.value, func.attr
+        if self._is_self(base):
+            return self._on_self(attr)
+        if isinstance(base, ast.Attribute) and self._is_self(base.value):  # ``self.sub.method(...)``
+            cls = self._submodule_class(base.attr, method=attr)
+            return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
+        if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
+            cls = self._annotated(base.id)
+            key = f"{cls}.{attr}" if cls else None
+            return Resolved(key=key, receiver=base.id) if key in self.callees else None
+        dotted = dotted_name(base)
+        if dotted is None or dotted.split(".")[0] in self.local_names:
+            return None
+        return self._qualified(dotted, attr, call)
+
+    def _on_self(self, attr: str) -> Resolved | None:
+        own = f"{self.module}:{self.owner}.{attr}"
+        if self.owner and own in self.callees:
+            return Resolved(key=own, receiver="self")
+        cls = self._submodule_class(attr)
+        return Resolved(key=cls, receiver=f"self.{attr}") if cls else None
+
+    def _qualified(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
+        """``mod.f(...)`` through an imported module, or ``Class.method(...)``."""
+        binding = self.bindings.get(dotted.split(".")[0])
+        if binding is not None:  # ``import pkg.mod as m`` or ``from . import mod`` (a submodule of the package)
+            head = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
+            module = ".".join([head, *dotted.split(".")[1:]])
+            key = f"{self.key_of(module)}:{attr}"
+            if key in self.callees:
+                return Resolved(key=key, receiver=None)
+        cls = self._global(dotted) if "." not in dotted else None
+        key = f"{cls}.{attr}" if cls else None
+        if key not in self.callees:
+            return None
+        receiver = call.args[0] if call.args else None
+        explicit = _callee_static(self.callees[key]) is False
+        spelled = receiver.id if explicit and isinstance(receiver, ast.Name) else None
+        return Resolved(key=key, receiver=spelled, explicit_receiver=explicit)
+
+    def _submodule_class(self, attr: str, method: str = "forward") -> str | None:
+        """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
+        written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
+        return self._class_key(ast.parse(written, mode="eval").body, method) if written else None
+
+    def _class_key(self, node: ast.expr, method: str = "forward") -> str | None:
+        """The key of the stream function ``method`` of the class ``node`` names (``forward``: calling an
+        instance), if the run has one."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        binding = self.bindings.get(head)
+        if rest and binding is not None:  # ``mod.Class`` through ``import pkg.mod as mod`` or ``from . import mod``
+            base = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
+            module, _, name = f"{base}.{rest}".rpartition(".")
+            key = f"{self.key_of(module)}:{name}.{method}"
+        else:
+            base = self._global(dotted) if not rest and head not in self.local_names else None
+            key = f"{base}.{method}" if base else None
+        return key if key in self.callees else None
+
+    def _annotated(self, name: str) -> str | None:
+        """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
+        ``Optional[X]``, ``"X"``), when it resolves through this module's names."""
+        node: ast.expr | None = _strip_optional(self.annotations[name])
+        dotted = dotted_name(node) if node is not None else None
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        binding = self.bindings.get(head)
+        if rest and binding is not None and binding.name is None:
+            module, _, cls = f"{binding.module}.{rest}".rpartition(".")
+            return f"{self.key_of(module)}:{cls}"
+        return self._global(dotted) if not rest else None
+
+    def _is_self(self, node: ast.expr) -> bool:
+        return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver
+
+
+def _strip_optional(node: ast.expr) -> ast.expr | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return _strip_optional(sides[0]) if len(sides) == 1 else None
+    if isinstance(node, ast.Subscript) and dotted_name(node.value) in ("Optional", "typing.Optional"):
+        return _strip_optional(node.slice)
+    return node
+
+
+def _callee_static(callee: object) -> bool:
+    return bool(getattr(callee, "static", False))

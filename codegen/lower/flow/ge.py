@@ -1,0 +1,83 @@
+"""GE: each planned call on its stream at the call site, its fork as one control edge.
+
+GE orders every cross-stream data dependency itself and plans the memory of the whole graph, so the
+join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
+first op waits for the caller's prior work. Where both ends are certainly tensors (``tensors.py``), the
+edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)``;
+where only the caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the side
+stream (the converter makes the side stream's next op wait for its producer, fx2ge_converter.py);
+elsewhere (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the
+caller's stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one
+another with nothing between them share one fork.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.frontend.signature import Tensorness
+from codegen.lower.flow.arguments import Argument
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.tensors import Returns, certain_tensors
+from codegen.lower.flow.wraps import statement_blocks
+from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
+
+__all__ = ["fork_waits"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns, flags: object) -> CallerPlan:
+    blocks = statement_blocks(fn)
+    made = certain_tensors(fn, method=method, returns=returns)
+    site_stmts = {s.stmt for s in sites}
+    steps: dict[tuple[str, ast.AST, str], tuple[ForkToken, ...]] = {}
+    wraps: dict[ast.stmt, Wrap] = {}
+    previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
+    for site in sites:
+        if site.guard.hoist is not None:
+            continue  # a guard read from an argument expression: the call stays on the caller's stream
+        when = Cond.of(site.guard.expr) if site.guard.dynamic else None
+        block = blocks.get(site.stmt, [])
+        tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
+        dependency = _last_tensor(block, site.stmt, site_stmts, made)
+        enter: tuple[ForkWait | ForkToken, ...]
+        if block is fn.body and block and block[0] is site.stmt:
+            enter = ()  # nothing of this function runs before it: the graph's data orders the rest
+        elif tensor is not None and dependency is not None and dependency != tensor:
+            enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
+        elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
+            enter, previous = (ForkToken(name=dependency, wait=True, when=when),), None
+        elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
+            enter = (ForkToken(name=previous[2], wait=True, when=when),)
+        else:
+            token = flags.fresh("fork_token")  # type: ignore[attr-defined]
+            steps[("before", site.stmt, "")] = (ForkToken(name=token, wait=False, when=when),)
+            enter, previous = (ForkToken(name=token, wait=True, when=when),), (site.stmt, site.guard.expr, token)
+        if previous is not None:
+            previous = (site.stmt, previous[1], previous[2])
+        priority = site.callee.priority  # type: ignore[attr-defined]
+        wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
+    return CallerPlan(steps=steps, wraps=wraps)
+
+
+def _inputs(site: Site) -> set[str]:
+    return {a.name for a in site.args if a.bare and a.name}
+
+
+def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
+    return earlier in block and stmt in block and block.index(stmt) == block.index(earlier) + 1
+
+
+def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
+    """The argument is a tensor: the callee says so, or the caller made it (the ``tensors.py`` rules)."""
+    return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
+
+
+def _last_tensor(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt],
+                 made: dict[ast.stmt, str]) -> str | None:
+    """The tensor the last assignment before ``stmt`` in its block that makes one binds (not a stream call's)."""
+    for earlier in reversed(block[:block.index(stmt)]):
+        if earlier not in site_stmts and earlier in made:
+            return made[earlier]
+    return None

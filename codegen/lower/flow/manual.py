@@ -1,0 +1,85 @@
+"""Calls of ``sync="manual"`` stream functions: on their stream at the call site, ordered by the user's events.
+
+The call site switches the stream; every ``@after``/``@records`` is the user's, so nothing forks or joins.
+Lifetime is still protected (CONTRACT section 2): a tensor the call reads that its stream did not make is
+kept alive for that stream, once per function (a name a later call on the same stream reads again needs
+no second record, unless something rebinds it in between).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.planner import Flags, hoisted_arguments
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.wraps import argument_names
+from codegen.lower.flow.wraps import slot_node as _slot_node
+from codegen.lower.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchStream, Value, Wrap
+
+__all__ = ["with_manual_sites"]
+
+
+def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *, keep_alive: bool,
+                      receiver: str | None) -> CallerPlan:
+    """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``) whose guard the call
+    site can read as written."""
+    wraps, calls, steps = dict(plan.wraps), dict(plan.calls), dict(plan.steps)
+    made: dict[str, str] = {}  # name -> the stream whose manual call bound it last
+    kept: set[tuple[str, str]] = set()
+    last = 0
+    whole = _whole_statements(sites)
+    for site in sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset)):
+        for name in _rebound(fn, last, site.stmt.lineno):
+            made.pop(name, None)
+            kept = {k for k in kept if k[0] != name}
+        last = site.stmt.lineno
+        if site.guard.static is False or site.guard.hoist is not None or whole.get(id(site.stmt)) is False:
+            continue
+        when = Cond.of(site.guard.expr) if site.guard.dynamic else None
+        hoisted = [] if id(site.stmt) in whole else hoisted_arguments(site, flags)
+        if hoisted:
+            calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
+            bound = tuple(Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot)))
+                          for slot, name in hoisted)
+            steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
+        values = _crossing(site, made, kept, receiver, dict(hoisted)) if keep_alive else ()
+        enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
+        if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
+            enter = (*wraps[site.stmt].enter, *enter)
+        priority = site.callee.priority  # type: ignore[attr-defined]
+        wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
+        for name in bound_names(site.stmt):
+            made[name] = site.tag
+    return attrs.evolve(plan, wraps=wraps, calls=calls, steps=steps)
+
+
+def _whole_statements(sites: list[Site]) -> dict[int, bool]:
+    """Statements that hold several of the calls (``return self.b(x, self.a(x))``, run whole on their stream):
+    whether their calls agree on the guard as the call site reads it (else each runs on its caller's stream)."""
+    by_stmt: dict[int, list[Site]] = {}
+    for site in sites:
+        by_stmt.setdefault(id(site.stmt), []).append(site)
+    return {key: len({(s.guard.expr, s.guard.dynamic) for s in group}) == 1
+            for key, group in by_stmt.items() if len(group) > 1}
+
+
+def _crossing(site: Site, made: dict[str, str], kept: set[tuple[str, str]], receiver: str | None,
+              hoisted: dict[int | str, str]) -> tuple[Value, ...]:
+    values: list[Value] = []
+    for argument in site.args:
+        bare = (argument.bare and argument.name) or argument.slot in hoisted
+        for name in argument_names(argument, receiver, hoisted):
+            if made.get(name) == site.tag or (name, site.tag) in kept:
+                continue
+            kept.add((name, site.tag))
+            values.append(Value(name=name, tensor=argument.tensor) if bare else Value(name=name))
+    return tuple(values)
+
+
+def _rebound(fn: ast.AST, after: int, before: int) -> set[str]:
+    """Names a simple statement between two lines binds (they no longer hold what they held)."""
+    return {name for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body")
+            and after < stmt.lineno < before for name in bound_names(stmt)}

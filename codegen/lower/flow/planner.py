@@ -1,0 +1,200 @@
+"""The sync planner: for every function that calls stream functions, where its dataflow joins each call.
+
+Each planned call (:mod:`codegen.lower.flow.sites`) runs on its stream at the call site; the caller joins
+just before the first statement that reads the result, on the paths where the call forked (a flag set
+at the call says so where only some paths did), and a result handed whole to a call on another side
+stream is waited for by that stream directly (:mod:`codegen.lower.flow.wraps` decides the rest). Every wait
+reads the same guard value as the fork: the guard as spelled at the call, or a flag read once at the
+call when the caller may change what the guard reads in between.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import attrs
+
+from codegen.lower.flow.analyze import Analysis, analyze
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.transfer import Join
+from codegen.lower.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
+from codegen.lower.naming import snake
+from codegen.lower.plan import Anchor, CallerPlan, Cond, CurrentStream
+
+__all__ = ["Flags", "computed", "hoisted_arguments", "plan_caller"]
+
+
+@attrs.define(eq=False)
+class Flags:
+    """The generated locals of one caller: flags and bound arguments, fresh against ``taken``."""
+
+    taken: set[str]
+
+    def fresh(self, wanted: str) -> str:
+        name, n = wanted, 0
+        while name in self.taken:
+            n += 1
+            name = f"{wanted}_{n}"
+        self.taken.add(name)
+        return name
+
+
+@attrs.define(eq=False)
+class _Relations:
+    sites: list[Site]
+    keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
+
+    def consume(self, producer: int, consumer: int) -> str:
+        same_guard = self.keys[consumer] is None or self.keys[consumer] == self.keys[producer]
+        if not same_guard:
+            return "join"
+        return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
+
+    def covers(self, earlier: int, later: int) -> bool:
+        same_guard = self.keys[later] is None or self.keys[later] == self.keys[earlier]
+        return same_guard and self.sites[earlier].tag == self.sites[later].tag
+
+
+def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
+                flags: Flags, events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
+                barriers: frozenset[ast.stmt] = frozenset(), methods: frozenset[str] = frozenset(),
+                receiver: str | None = None) -> CallerPlan:
+    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
+
+    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
+    following = _following(fn)
+    while True:
+        since = min((s.stmt.lineno for s in sites), default=0)
+        relations = _Relations(sites, [_guard_key(s, fn, since) for s in sites])
+        result = analyze(fn, {s.stmt: s.view() for s in sites}, relations, barriers, methods)
+        at_once = [s for s in sites if _joined_at_once(s, result, following)]
+        if not at_once:
+            break
+        sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
+        if not sites:
+            return CallerPlan(steps={})
+    syncs = [_sync(s, result, fn, flags, since) for s in sites]
+    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver)
+
+
+def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
+    """Where the statement after each statement begins: before the next one of its block, or the block's end."""
+    found: dict[ast.stmt, Anchor] = {}
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                for stmt, after in zip(block, [*block[1:], None]):
+                    found[stmt] = ("before", after, "") if after is not None else ("end", node, field)
+    return found
+
+
+def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
+    """Every join of ``site`` is right after its call, and nothing is relayed from it."""
+    placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
+    return bool(placed) and all(isinstance(step, Join) and anchor == following.get(site.stmt)
+                                for anchor, step in placed)
+
+
+def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int) -> str | None:
+    """Two sites with the same key fork on the same paths; None: the site always forks."""
+    guard = site.guard
+    if guard.static:
+        return None
+    if guard.hoist is not None or guard.expr is None or not _stable(guard.expr, fn, since):
+        return f"<call {site.index}>"
+    return guard.expr
+
+
+def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 0) -> bool:
+    """Whether ``fn`` never assigns the guard's root, nor an attribute along its path, once its first planned call
+    may run: a plain statement of the body's top level that ends before line ``since`` runs once, before every
+    fork and join, so every one of them reads the value it left (``multi_stream = self.enabled and not prefill``)."""
+    parts = expr.split(".")
+    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    for stmt in fn.body:
+        if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
+            continue
+        if parts[0] in bound_names(stmt) and parts[0] != "self":
+            return False
+        for sub in ast.walk(stmt):
+            targets = sub.targets if isinstance(sub, ast.Assign) else \
+                [sub.target] if isinstance(sub, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(_dotted_text(t) in prefixes for t in targets):
+                return False
+    return True
+
+
+def _dotted_text(node: ast.expr) -> str | None:
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):  # pragma: no cover - an unparsable target reads no guard
+        return None
+
+
+def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
+    """The arguments computed by an expression (``self.latent(h)``, ``x * 2``): bound to fresh names just before
+    the call, in argument order, so that they are computed on the caller's stream, not the call's."""
+    return [(a.slot, flags.fresh(_param_name(site, a.slot))) for a in site.args if computed(a.node)]
+
+
+def computed(node: ast.expr) -> bool:
+    """Anything but a name, a constant, or attributes and constant indexes of one (no op runs to make it)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Constant, ast.Name)):
+            return True
+        node = node.value
+    return not isinstance(node, (ast.Name, ast.Constant))
+
+
+def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags,
+          since: int) -> SiteSync:
+    hoisted = hoisted_arguments(site, flags)
+    guard = site.guard
+    text = guard.expr
+    if guard.hoist is not None:
+        slot = _slot_of(site.call.call, guard.hoist)
+        name = next((n for s, n in hoisted if s == slot), None) or flags.fresh(_param_name(site, slot))
+        if (slot, name) not in hoisted:
+            hoisted.append((slot, name))
+        text = f"{name}{guard.rest}"
+    may = any_may(result, site.index)
+    flips = bool(getattr(site.callee, "flips_guard", False))
+    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn, since))))
+    flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
+    cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
+    return SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,
+                     hoisted=tuple(sorted(hoisted, key=lambda h: _order(site.call.call, h[0]))))
+
+
+def _short(site: Site) -> str:
+    qualname = site.callee.qualname  # type: ignore[attr-defined]
+    owner, _, name = qualname.rpartition(".")
+    base = owner if name == "forward" and owner else name
+    return snake(base)
+
+
+def _param_name(site: Site, slot: int | str) -> str:
+    if isinstance(slot, str):
+        return slot if slot != "**" else "kwargs"
+    params = [p for p in site.callee.signature.params]  # type: ignore[attr-defined]
+    offset = 1 if site.call.resolved.explicit_receiver else 0
+    position = slot - offset
+    return params[position].name if 0 <= position < len(params) else "arg"
+
+
+def _slot_of(call: ast.Call, node: ast.expr) -> int | str:
+    for i, arg in enumerate(call.args):
+        if arg is node:
+            return i
+    return next(k.arg for k in call.keywords if k.value is node and k.arg is not None)
+
+
+def _order(call: ast.Call, slot: int | str) -> int:
+    if isinstance(slot, int):
+        return slot
+    return len(call.args) + next((i for i, k in enumerate(call.keywords) if (k.arg or "**") == slot), 0)
+
+

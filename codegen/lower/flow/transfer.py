@@ -1,0 +1,159 @@
+"""The effect of one simple statement on the pending stream calls: joins before it, relays, names it binds.
+
+A pending call is joined just before the first statement that reads (the data of) a name holding
+its result, or that returns. A name passed bare to another planned stream call is not read by the
+caller's stream: that call's stream waits for the producing stream directly (a *relay*), or, on the
+same stream, needs nothing. ``y = x`` and ``t = (x, z)`` only copy references: the new names hold
+the result too. Rebinding or deleting a name drops it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Protocol
+
+import attrs
+
+from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
+from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
+from codegen.lower.flow.writes import inplace_writes, state_reads
+
+__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
+
+
+@attrs.frozen
+class Join:
+    """The caller's stream waits for ``site`` here; ``may``: only if it forked (a flag set at the call says).
+    ``names``: what the caller may read of the joined results afterwards (kept alive for its stream)."""
+
+    site: int
+    may: bool
+    names: frozenset[str] = attrs.field(default=frozenset(), eq=False)
+
+
+@attrs.frozen
+class Relay:
+    """The stream of ``to`` waits for the stream of ``site`` here (the caller's stream does not)."""
+
+    site: int
+    to: int
+    may: bool
+
+
+Step = Join | Relay
+
+
+class Relations(Protocol):
+    """How two planned calls relate, as the planner knows from their streams and guards."""
+
+    def consume(self, producer: int, consumer: int) -> str:
+        """``producer``'s result passed to ``consumer``: "none" (same stream), "relay", or "join"."""
+
+    def covers(self, earlier: int, later: int) -> bool:
+        """Joining ``later`` also joins ``earlier`` (same stream, and ``later`` forks whenever ``earlier`` did)."""
+
+
+@attrs.frozen(kw_only=True)
+class SiteView:
+    """What the analysis needs to know of a planned call site."""
+
+    index: int
+    names: frozenset[str]  # the names its statement binds to the result
+    bare: frozenset[str]  # names passed to it as whole arguments
+    reads: frozenset[str]  # what the statement reads on the caller's stream (bare arguments excluded)
+    guarded: bool = False  # whether it forks depends on a value read at each call
+    inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads
+
+
+def join_step(entry: Pending, state: State) -> Join:
+    """The join of ``entry``, holding the names of the calls it covers too."""
+    covered = entry.covers if entry.forked else frozenset()
+    names = entry.names.union(*(p.names for p in pending(state) if p.site in covered))
+    return Join(entry.site, not entry.forked, names)
+
+
+def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
+             relations: Relations, methods: frozenset[str] = frozenset()) -> tuple[list[Step], State]:
+    """The steps placed before ``stmt`` and the state after it; ``methods``: the caller's own methods (a call of
+    one may read any state of its object)."""
+    if isinstance(stmt, ast.Return):
+        steps = _minimal([join_step(p, state) for p in pending(state)], state)
+        return steps, joined(state, (s.site for s in steps))
+    reads = (_reads(stmt) if site is None else set(site.reads)) | state_reads(stmt, methods)
+    written = inplace_writes(stmt)
+    steps: list[Step] = [join_step(p, state) for p in pending(state) if touches(p.names, reads) or p.inputs & written]
+    if site is not None:
+        steps += _consumed(state, site, relations)
+        steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
+    joins = _minimal([s for s in steps if isinstance(s, Join)], state)
+    steps = [*joins, *(s for s in steps if isinstance(s, Relay))]
+    state = _rebind(stmt, joined(state, (j.site for j in joins)))
+    if site is not None:
+        relayed = [s.site for s in steps if isinstance(s, Relay)]
+        covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
+        state = fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
+    return steps, state
+
+
+def touches(names: frozenset[str], reads: set[str]) -> bool:
+    """``reads`` reads one of ``names``: a name, an attribute of an object (``self.buf``), or, through a wildcard
+    (``self.*``) on either side, any attribute of that object."""
+    if names & reads:
+        return True
+    held = {n[:-1] for n in names if n.endswith(".*")}
+    called = {r[:-1] for r in reads if r.endswith(".*")}
+    return any(r.startswith(p) for p in held for r in reads) or any(n.startswith(p) for p in called for n in names)
+
+
+def _minimal(joins: list[Join], state: State) -> list[Join]:
+    """Drop the joins another join here makes redundant (it covers them on every path)."""
+    sites = {j.site for j in joins}
+    covered = {c for p in state if p.site in sites and p.forked for c in p.covers}
+    return [j for j in joins if j.site not in covered]
+
+
+def _reads(stmt: ast.stmt) -> set[str]:
+    if _aliasing(stmt) is not None or isinstance(stmt, ast.Delete):
+        return set()
+    reads = data_reads(stmt)
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        reads.add(stmt.target.id)
+    return reads
+
+
+def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
+    """Pending results passed bare to ``site``: relayed to its stream, joined, or nothing on one stream."""
+    steps: list[Step] = []
+    for entry in pending(state):
+        if entry.site == site.index or not entry.names & site.bare:
+            continue
+        how = relations.consume(entry.site, site.index)
+        if how == "relay":
+            steps.append(Relay(entry.site, site.index, not entry.forked))
+        elif how == "join":
+            steps.append(join_step(entry, state))
+    return steps
+
+
+def _aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
+    """``a = b`` / ``a, b = c, d`` / ``t = (a, b)``: (targets, sources) when the statement only copies references."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    sources = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    if not all(isinstance(s, ast.Name) for s in sources):
+        return None
+    return sorted(bound_names(target)), [s.id for s in sources]  # type: ignore[attr-defined]
+
+
+def _rebind(stmt: ast.stmt, state: State) -> State:
+    """Names the statement binds or deletes no longer hold what they held; aliases hold it too."""
+    written = deleted_names(stmt) if isinstance(stmt, ast.Delete) else bound_names(stmt)
+    alias = _aliasing(stmt)
+    update: dict[int, frozenset[str]] = {}
+    for entry in state:
+        names = entry.names - written
+        if alias is not None and entry.names & set(alias[1]):
+            names |= set(alias[0])
+        update[entry.site] = names
+    return renamed(state, update)
