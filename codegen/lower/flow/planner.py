@@ -92,10 +92,23 @@ def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anc
 
 
 def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
-    """Every join of ``site`` is right after its call, and nothing is relayed from it."""
+    """Every join of ``site`` is right after its call (past ``if`` tests that call nothing), and nothing is
+    relayed from it."""
     placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
-    return bool(placed) and all(isinstance(step, Join) and anchor == following.get(site.stmt)
-                                for anchor, step in placed)
+    after = following.get(site.stmt)
+    at_once = _immediate(after, following) if after is not None else set()
+    return bool(placed) and all(isinstance(step, Join) and anchor in at_once for anchor, step in placed)
+
+
+def _immediate(anchor: Anchor, following: dict[ast.stmt, Anchor]) -> set[Anchor]:
+    """``anchor`` and the places reached from it by no work but an ``if`` test that calls nothing (the first
+    statement of either branch, or what follows the ``if`` when a branch is empty)."""
+    kind, stmt, _ = anchor
+    found = {anchor}
+    if kind == "before" and isinstance(stmt, ast.If) and not any(isinstance(n, ast.Call) for n in ast.walk(stmt.test)):
+        found |= _immediate(("before", stmt.body[0], ""), following)
+        found |= _immediate(("before", stmt.orelse[0], "") if stmt.orelse else following[stmt], following)
+    return found
 
 
 def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int) -> str | None:
