@@ -24,23 +24,17 @@ from codegen.index import scan
 from codegen.index.index import RunIndex
 from codegen.lower import naming
 from codegen.lower.flow.callers import plan_callers
-from codegen.lower.flow.exprs import bound_names
 from codegen.lower.hygiene import ModuleNames, identifiers
 from codegen.lower.plan import (
-    Assign,
     CallerPlan,
     Clone,
     Cond,
     Context,
     EventRef,
     FunctionPlan,
-    KeepAlive,
     LimitCores,
     ModulePlan,
     Record,
-    Step,
-    SwitchStream,
-    Value,
     Wait,
 )
 from npudsl._rules import is_shared_event

@@ -16,7 +16,6 @@ from codegen.lower.plan import (
     CurrentStream,
     EventRef,
     ForkWait,
-    KeepAlive,
     LimitCores,
     Record,
     Step,

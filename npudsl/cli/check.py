@@ -8,22 +8,29 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-
 from typing import TYPE_CHECKING
 
-from codegen.driver import pyast
 from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.driver import pyast
 from codegen.driver.run import FileResult, SourceFile, map_files, run_index, untouched
 from codegen.targets import TARGETS
-from npudsl.cli.args import (EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE, UsageError, add_filters, add_jobs,
-                             command_parser, existing_paths)
+from npudsl.cli.args import (
+    EXIT_DIAGNOSTICS,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_filters,
+    add_jobs,
+    command_parser,
+    existing_paths,
+)
 from npudsl.cli.config import Config, load_config
-from npudsl.devices import DEFAULT_DEVICE, DEVICES, Device, DeviceError, custom_device, get_device
 from npudsl.cli.noqa import Rules
 from npudsl.cli.report import count, render_github, render_json, render_text
 from npudsl.cli.sarif import sarif_log
 from npudsl.cli.sources import gather, jobs_for, rules_for, target_for
 from npudsl.cli.terminal import ProgressLine, Style, wants_color
+from npudsl.devices import DEFAULT_DEVICE, DEVICES, Device, DeviceError, custom_device, get_device
 
 if TYPE_CHECKING:
     from codegen.check.rules.pipeline import FileReport

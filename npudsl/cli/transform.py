@@ -8,8 +8,16 @@ import sys
 
 from codegen.driver.run import FileResult, SourceFile, run
 from codegen.targets import TARGETS
-from npudsl.cli.args import (EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE, UsageError, add_filters, add_jobs,
-                             command_parser, existing_paths)
+from npudsl.cli.args import (
+    EXIT_DIAGNOSTICS,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_filters,
+    add_jobs,
+    command_parser,
+    existing_paths,
+)
 from npudsl.cli.config import load_config
 from npudsl.cli.diffs import unified_diff
 from npudsl.cli.files import output_path, write_atomic
