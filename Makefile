@@ -37,6 +37,7 @@ demo: $(VENV)/.demo
 # Lint and types first (seconds), then the tests. `ruff format --check .` joins them once the tree is formatted.
 test: $(VENV)/.test
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 

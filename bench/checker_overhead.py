@@ -83,14 +83,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     graphs: list[torch.fx.GraphModule] = []
-    sides = {"on": _first_call(npudsl_backend, args.layers, graphs),
-             "off": _first_call(_as_captured, args.layers, graphs)}
+    sides = {
+        "on": _first_call(npudsl_backend, args.layers, graphs),
+        "off": _first_call(_as_captured, args.layers, graphs),
+    }
     times = best_in_turns(sides, args.repeat)
     alone = _checker_alone(graphs[-1])
     nodes = len(graphs[-1].graph.nodes)
     ratio = times["on"] / times["off"]
-    print(f"cann_v32_deep, {args.layers} layers ({nodes} graph nodes): torch.compile + first call with the checker "
-          f"{times['on']:.2f} s, without {times['off']:.2f} s; the checker alone (cold) {alone * 1e3:.0f} ms")
+    print(
+        f"cann_v32_deep, {args.layers} layers ({nodes} graph nodes): torch.compile + first call with the checker "
+        f"{times['on']:.2f} s, without {times['off']:.2f} s; the checker alone (cold) {alone * 1e3:.0f} ms"
+    )
     print(f"ratio on/off: {ratio:.3f} (target <= {TARGET}: {'met' if ratio <= TARGET else 'MISSED'})")
     return 0
 

@@ -32,8 +32,14 @@ class Corpus:
 
 def _sizes(rng: random.Random) -> dict[str, int]:
     hidden = rng.choice([256, 512, 1024, 2048, 4096])
-    return {"hidden": hidden, "inter": hidden * rng.choice([2, 3, 4]), "heads": rng.choice([8, 16, 32]),
-            "experts": rng.choice([8, 16, 64]), "top_k": rng.choice([1, 2, 4]), "prio": rng.choice([0, 0, 1])}
+    return {
+        "hidden": hidden,
+        "inter": hidden * rng.choice([2, 3, 4]),
+        "heads": rng.choice([8, 16, 32]),
+        "experts": rng.choice([8, 16, 64]),
+        "top_k": rng.choice([1, 2, 4]),
+        "prio": rng.choice([0, 0, 1]),
+    }
 
 
 def _plain_body(rng: random.Random, n: int, blocks: int) -> str:
@@ -48,8 +54,9 @@ def _write(root: str, name: str, text: str) -> str:
     return path
 
 
-def generate(root: str, *, files: int = 400, decorated_every: int = 10, blocks: int = 3, decorated_blocks: int = 8,
-             seed: int = 0) -> Corpus:
+def generate(
+    root: str, *, files: int = 400, decorated_every: int = 10, blocks: int = 3, decorated_blocks: int = 8, seed: int = 0
+) -> Corpus:
     """Write ``files`` modules under ``root/models`` (a package) and return their paths.
 
     A decorated file holds the decorated block among ``decorated_blocks`` plain ones: decorators

@@ -38,7 +38,7 @@ _ATTENTION = '''class Attention{n}(nn.Module):
         out = torch.matmul(weights, v).transpose(1, 2).reshape(x.shape)
         return self.out(out)'''
 
-_MLP = '''class GatedMLP{n}(nn.Module):
+_MLP = """class GatedMLP{n}(nn.Module):
     # SwiGLU feed-forward, as in most decoder-only models
     def __init__(self, hidden: int = {hidden}, inter: int = {inter}) -> None:
         super().__init__()
@@ -52,9 +52,9 @@ _MLP = '''class GatedMLP{n}(nn.Module):
 
 def init_mlp_{n}(module: GatedMLP{n}, std: float = 0.02) -> None:
     for layer in (module.gate, module.up, module.down):
-        nn.init.normal_(layer.weight, mean=0.0, std=std)'''
+        nn.init.normal_(layer.weight, mean=0.0, std=std)"""
 
-_NORM = '''class RMSNorm{n}(nn.Module):
+_NORM = """class RMSNorm{n}(nn.Module):
     def __init__(self, hidden: int = {hidden}, eps: float = 1e-6) -> None:
         super().__init__()
         self.eps = eps
@@ -68,7 +68,7 @@ _NORM = '''class RMSNorm{n}(nn.Module):
 
 def rotate_half_{n}(x: torch.Tensor) -> torch.Tensor:
     first, second = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
-    return torch.cat((-second, first), dim=-1)'''
+    return torch.cat((-second, first), dim=-1)"""
 
 _MOE = '''class Router{n}(nn.Module):
     """Top-{top_k} of {experts} experts, softmax-normalized."""

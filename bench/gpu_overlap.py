@@ -88,39 +88,57 @@ def _variants(args: argparse.Namespace) -> dict[str, torch.nn.Module]:
     w = w.to(device="cuda", dtype=torch.bfloat16)
     generated = g.DecoratedMoE(w)
     swap_classes(generated, "cuda")
-    return {"single stream": g.SingleMoE(w), "npudsl cuda": generated, "hand streams": g.HandMoE(w),
-            "shared alone": g.SharedOnly(w), "routed alone": g.RoutedOnly(w)}
+    return {
+        "single stream": g.SingleMoE(w),
+        "npudsl cuda": generated,
+        "hand streams": g.HandMoE(w),
+        "shared alone": g.SharedOnly(w),
+        "routed alone": g.RoutedOnly(w),
+    }
 
 
 def _report(table: dict[str, dict[str, str]]) -> None:
     modes = list(next(iter(table.values())))
     print(f"{'us per step':<15}" + "".join(f"{m:>14}" for m in modes))
     for name, row in table.items():
-        print(f"{name:<15}" + "".join(f"{row[m]:>14}" if not row[m].startswith("failed") else f"  {row[m]}"
-                                      for m in modes))
+        print(
+            f"{name:<15}"
+            + "".join(f"{row[m]:>14}" if not row[m].startswith("failed") else f"  {row[m]}" for m in modes)
+        )
     for mode in modes:
         try:
             t = {k: float(v[mode]) for k, v in table.items()}
         except ValueError:
             continue
         ideal = max(t["shared alone"], t["routed alone"])
-        print(f"[{mode}] single/npudsl {t['single stream'] / t['npudsl cuda']:.3f}x, single/hand "
-              f"{t['single stream'] / t['hand streams']:.3f}x, npudsl/hand {t['npudsl cuda'] / t['hand streams']:.3f}, "
-              f"npudsl/ideal {t['npudsl cuda'] / ideal:.3f}")
+        print(
+            f"[{mode}] single/npudsl {t['single stream'] / t['npudsl cuda']:.3f}x, single/hand "
+            f"{t['single stream'] / t['hand streams']:.3f}x, npudsl/hand {t['npudsl cuda'] / t['hand streams']:.3f}, "
+            f"npudsl/ideal {t['npudsl cuda'] / ideal:.3f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for flag, default in (("--hidden", 4096), ("--shared-inter", 2816), ("--experts", 64),
-                          ("--expert-inter", 1408), ("--top-k", 8), ("--batch", 32), ("--iters", 200)):
+    for flag, default in (
+        ("--hidden", 4096),
+        ("--shared-inter", 2816),
+        ("--experts", 64),
+        ("--expert-inter", 1408),
+        ("--top-k", 8),
+        ("--batch", 32),
+        ("--iters", 200),
+    ):
         parser.add_argument(flag, type=int, default=default)
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("gpu_overlap: no CUDA device here; this benchmark needs an NVIDIA GPU (nothing was measured)")
         return 0
     x = torch.randn(args.batch, args.hidden, device="cuda", dtype=torch.bfloat16)
-    print(f"{torch.cuda.get_device_name()}: hidden {args.hidden}, shared inter {args.shared_inter}, "
-          f"{args.experts} experts x {args.expert_inter} (top {args.top_k}), batch {args.batch}, bf16")
+    print(
+        f"{torch.cuda.get_device_name()}: hidden {args.hidden}, shared inter {args.shared_inter}, "
+        f"{args.experts} experts x {args.expert_inter} (top {args.top_k}), batch {args.batch}, bf16"
+    )
     with torch.no_grad():
         table = {name: _modes(model, x, args.iters) for name, model in _variants(args).items()}
     _report(table)

@@ -84,16 +84,17 @@ def _cells(gen: Schedule, own: Schedule) -> tuple[str, str, str, str]:
 
 def _table(measured: list[Measured], markdown: bool) -> list[str]:
     if markdown:
-        lines = ["| corpus entry | generated | hand-written | kept | time generated/hand |",
-                 "| --- | ---: | ---: | ---: | ---: |"]
+        lines = [
+            "| corpus entry | generated | hand-written | kept | time generated/hand |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
         return lines + ["| `{}` | {} | {} | {} | {} |".format(n, *_cells(g, h)) for n, g, h in measured]
     lines = [f"{'corpus entry':<28} {'generated':>10} {'hand-written':>13} {'kept':>7} {'time gen/hand':>14}"]
     return lines + ["{:<28} {:>10} {:>13} {:>7} {:>14}".format(n, *_cells(g, h)) for n, g, h in measured]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.overlap_kept_corpus",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.overlap_kept_corpus", description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--only", nargs="*", default=None, help="only these corpus entries")
     args = parser.parse_args(argv)

@@ -44,12 +44,15 @@ def graph_signature(model: torch.nn.Module, x: torch.Tensor) -> list[tuple[str, 
     torch._dynamo.reset()
     with torch.no_grad():
         torch.compile(model, backend=record, fullgraph=True)(x)
-    return [(n.op, str(n.target), tuple(a for a in n.args if isinstance(a, (str, int, float))))
-            for n in graphs[0].graph.nodes]
+    return [
+        (n.op, str(n.target), tuple(a for a in n.args if isinstance(a, (str, int, float))))
+        for n in graphs[0].graph.nodes
+    ]
 
 
 def per_call(model: Any, x: torch.Tensor, calls: int, repeat: int) -> float:
     """Best-of-``repeat`` mean time of one call, in microseconds."""
+
     def loop() -> None:
         for _ in range(calls):
             model(x)
@@ -62,14 +65,18 @@ def per_call(model: Any, x: torch.Tensor, calls: int, repeat: int) -> float:
 def build_models(hidden: int, inter: int) -> dict[str, torch.nn.Module]:
     transformed = build(DecoratedBlock, hidden, inter)
     swap_classes(transformed, "portable")
-    return {"hand": build(HandBlock, hidden, inter), "transformed": transformed,
-            "untransformed": build(DecoratedBlock, hidden, inter)}
+    return {
+        "hand": build(HandBlock, hidden, inter),
+        "transformed": transformed,
+        "untransformed": build(DecoratedBlock, hidden, inter),
+    }
 
 
 def _eager(models: dict[str, torch.nn.Module], x: torch.Tensor, calls: int, repeat: int) -> dict[str, float]:
     """Per-call times, the models taking turns within each repeat (fair under varying load)."""
-    return best_in_turns({name: functools.partial(per_call, model, x, calls, 1) for name, model in models.items()},
-                         repeat)
+    return best_in_turns(
+        {name: functools.partial(per_call, model, x, calls, 1) for name, model in models.items()}, repeat
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,14 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     models, x = build_models(args.hidden, 2 * args.hidden), inputs(args.tokens, args.hidden)
     hand = graph_signature(models["hand"], x)
     same = {name: graph_signature(models[name], x) == hand for name in ("transformed", "untransformed")}
-    print(f"compiled graphs ({len(hand)} nodes): transformed == hand-written: {same['transformed']}; "
-          f"untransformed (eager runtime, traced) == hand-written: {same['untransformed']}")
+    print(
+        f"compiled graphs ({len(hand)} nodes): transformed == hand-written: {same['transformed']}; "
+        f"untransformed (eager runtime, traced) == hand-written: {same['untransformed']}"
+    )
     times = _eager(models, x, args.calls, args.repeat)
     print("eager per call: " + ", ".join(f"{k} {v:.1f} us" for k, v in times.items()))
     ratio = times["transformed"] / times["hand"]
-    print(f"ratio transformed/hand-written eager time: {ratio:.3f} "
-          f"(target <= {EAGER_TARGET}: {'met' if ratio <= EAGER_TARGET else 'MISSED'}); "
-          f"untransformed/hand-written: {times['untransformed'] / times['hand']:.3f}")
+    print(
+        f"ratio transformed/hand-written eager time: {ratio:.3f} "
+        f"(target <= {EAGER_TARGET}: {'met' if ratio <= EAGER_TARGET else 'MISSED'}); "
+        f"untransformed/hand-written: {times['untransformed'] / times['hand']:.3f}"
+    )
     return 0 if same["transformed"] else 1
 
 

@@ -85,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     models, x = compiled_pair(args.hidden, args.tokens)
     times = _per_call(models, x, args.calls, args.repeat)
     ratio = times["on"] / times["off"]
-    print(f"portable compiled call (hidden {args.hidden}, tokens {args.tokens}, {args.calls} decode steps): "
-          f"checks on {times['on']:.1f} us, checks off {times['off']:.1f} us")
+    print(
+        f"portable compiled call (hidden {args.hidden}, tokens {args.tokens}, {args.calls} decode steps): "
+        f"checks on {times['on']:.1f} us, checks off {times['off']:.1f} us"
+    )
     print(f"ratio on/off: {ratio:.3f} (target <= {TARGET}: {'met' if ratio <= TARGET else 'MISSED'})")
     return 0
 

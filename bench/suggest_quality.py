@@ -76,8 +76,7 @@ with torch.no_grad():
 """
 
 
-def _timed_cpu(path: Path, repeat: int, command: tuple[str, ...] = ("-m", "npudsl", "suggest")
-               ) -> tuple[float, float]:
+def _timed_cpu(path: Path, repeat: int, command: tuple[str, ...] = ("-m", "npudsl", "suggest")) -> tuple[float, float]:
     """Best wall-clock seconds of ``npudsl suggest path`` (or ``python command path``) in a new process, and that
     run's CPU seconds (user + system: on a shared machine the wall clock also counts the time other processes
     held the cores)."""
@@ -110,8 +109,10 @@ def _hf_table(repeat: int) -> bool:
     sys.path.insert(0, str(ROOT / "tests" / "hf"))
     from hf_models import ARCHITECTURES
 
-    print("\n| Hugging Face model | hand saving | suggested saving (schedule / suggest) | ratio "
-          "| suggest: wall (CPU) | floor: wall (CPU) | CPU suggest / floor |")
+    print(
+        "\n| Hugging Face model | hand saving | suggested saving (schedule / suggest) | ratio "
+        "| suggest: wall (CPU) | floor: wall (CPU) | CPU suggest / floor |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     met = True
     with tempfile.TemporaryDirectory() as folder:
@@ -119,9 +120,11 @@ def _hf_table(repeat: int) -> bool:
             hand, drawn, promised, (wall, cpu, floor_wall, floor_cpu) = compare_hf(name, Path(folder), repeat)
             ratio = drawn / hand if hand else 1.0
             met &= ratio >= GOAL and wall < TIME_GOAL
-            print(f"| `{name}` | {100 * hand:.1f}% | {100 * drawn:.1f}% / {100 * promised:.1f}% "
-                  f"| **{100 * ratio:.0f}%** | {wall:.2f} s ({cpu:.2f} s) | {floor_wall:.2f} s ({floor_cpu:.2f} s) "
-                  f"| {cpu / floor_cpu:.2f} |")
+            print(
+                f"| `{name}` | {100 * hand:.1f}% | {100 * drawn:.1f}% / {100 * promised:.1f}% "
+                f"| **{100 * ratio:.0f}%** | {wall:.2f} s ({cpu:.2f} s) | {floor_wall:.2f} s ({floor_cpu:.2f} s) "
+                f"| {cpu / floor_cpu:.2f} |"
+            )
     print(f"\ngoal >= {100 * GOAL:.0f}% and < {TIME_GOAL:g} s on each: {'met' if met else 'not met'}")
     return met
 
@@ -142,13 +145,17 @@ def main(argv: list[str] | None = None) -> int:
             hand, drawn, promised, streams = compare(name, Path(folder))
             ratio = drawn / hand if hand else 1.0
             met &= ratio >= GOAL
-            print(f"| `{name}` | {streams} | {100 * hand:.1f}% | {100 * drawn:.1f}% / {100 * promised:.1f}% "
-                  f"| **{100 * ratio:.0f}%** |")
+            print(
+                f"| `{name}` | {streams} | {100 * hand:.1f}% | {100 * drawn:.1f}% / {100 * promised:.1f}% "
+                f"| **{100 * ratio:.0f}%** |"
+            )
         seconds = _time_moe(args.repeat, Path(folder))
     print(f"\ngoal >= {100 * GOAL:.0f}% on each: {'met' if met else 'not met'}")
-    print(f"npudsl suggest examples/moe_decoder.py (stripped): {seconds:.2f} s (best of {args.repeat}; "
-          f"goal < {TIME_GOAL:g} s: "
-          f"{'met' if seconds < TIME_GOAL else 'not met'})")
+    print(
+        f"npudsl suggest examples/moe_decoder.py (stripped): {seconds:.2f} s (best of {args.repeat}; "
+        f"goal < {TIME_GOAL:g} s: "
+        f"{'met' if seconds < TIME_GOAL else 'not met'})"
+    )
     return 0
 
 

@@ -28,8 +28,15 @@ __all__ = ["KINDS", "count_graph", "total"]
 KINDS = ("switch", "record", "wait", "record_stream")
 
 _RUNTIME = {"stream_enter": "switch", "event_record": "record", "event_wait": "wait", "record_stream": "record_stream"}
-_TORCHAIR = {"tagged_event_record": "record", "record": "record", "tagged_event_wait": "wait", "wait": "wait",
-             "wait_tensor": "wait", "record_tagged_stream": "record_stream", "record_tagged_stream_": "record_stream"}
+_TORCHAIR = {
+    "tagged_event_record": "record",
+    "record": "record",
+    "tagged_event_wait": "wait",
+    "wait": "wait",
+    "wait_tensor": "wait",
+    "record_tagged_stream": "record_stream",
+    "record_tagged_stream_": "record_stream",
+}
 
 
 def _op(node: torch.fx.Node) -> tuple[str, str] | None:

@@ -65,8 +65,10 @@ def _user_event(drop: Drop, events: tuple[str, ...]) -> bool:
 
 def keep_user_events(found: list[Drop], events: tuple[str, ...]) -> list[Drop]:
     """``found`` with every call of a user event needed: the user's schedule, whatever the checker says."""
-    return [attrs.evolve(d, needed=True, why="a user event: part of the schedule") if _user_event(d, events)
-            else d for d in found]
+    return [
+        attrs.evolve(d, needed=True, why="a user event: part of the schedule") if _user_event(d, events) else d
+        for d in found
+    ]
 
 
 def prove(row: Row) -> Proof | None:

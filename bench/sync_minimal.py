@@ -43,8 +43,11 @@ def _hand(row: Row) -> tuple[Proof | None, dict[str, Any] | None]:
         return None, {"equal": False, "calls": 0, "droppable": [f"the hand version races: {error}".splitlines()[0]]}
     if proof is None:
         return None, None
-    return proof, {"equal": proof.equal, "calls": len(proof.drops),
-                   "droppable": [f"{d.call}: {d.why}" for d in proof.droppable]}
+    return proof, {
+        "equal": proof.equal,
+        "calls": len(proof.drops),
+        "droppable": [f"{d.call}: {d.why}" for d in proof.droppable],
+    }
 
 
 def _target_cell(row: Row, target: str, proof: Proof | None) -> dict[str, Any]:
@@ -90,16 +93,22 @@ def table(results: list[dict[str, Any]]) -> str:
         proof = _proof(result.get("hand"))
         cells = "".join(f"{_cell(result['targets'][t]):>18}" for t in TARGETS)
         lines.append(f"{result['name']:<26}{cells}  {proof}")
-    errors = [(r["name"], t, c["generated"]) for r in results for t, c in r["targets"].items()
-              if isinstance(c["generated"], str)]
+    errors = [
+        (r["name"], t, c["generated"])
+        for r in results
+        for t, c in r["targets"].items()
+        if isinstance(c["generated"], str)
+    ]
     lines += [f"  {name} on {target}: {message}" for name, target, message in errors]
     return "\n".join(lines)
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
     """The same rows as a Markdown table (for docs/performance.md)."""
-    lines = ["| example / entry | " + " | ".join(TARGETS) + " | hand: equal, minimal |",
-             "| --- |" + " --- |" * (len(TARGETS) + 1)]
+    lines = [
+        "| example / entry | " + " | ".join(TARGETS) + " | hand: equal, minimal |",
+        "| --- |" + " --- |" * (len(TARGETS) + 1),
+    ]
     for result in results:
         proof = _proof(result.get("hand"))
         cells = " | ".join(_cell(result["targets"][t]) for t in TARGETS)
@@ -112,8 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--only", nargs="*", default=None, help="only these examples / corpus entries")
-    parser.add_argument("--graph-inputs", action="store_true",
-                        help="the old premise: the model compiled alone, its tensor inputs graph inputs")
+    parser.add_argument(
+        "--graph-inputs",
+        action="store_true",
+        help="the old premise: the model compiled alone, its tensor inputs graph inputs",
+    )
     args = parser.parse_args(argv)
     selected = [row for row in rows(not args.graph_inputs) if args.only is None or row.name in args.only]
     results = [measure(row) for row in selected]

@@ -63,8 +63,11 @@ def _unjoined(gm: torch.fx.GraphModule) -> list[str]:
     with copy.graph.inserting_before(output):
         end = copy.graph.call_function(abs, (0,))  # one tick of the main stream: its clock at the end
     timeline = build(copy.graph)
-    last_work = {stream: node for node, stream in _streams(copy)
-                 if stream != MAIN and node.op != "output" and runtime_op(node) is None and node in timeline.stamps}
+    last_work = {
+        stream: node
+        for node, stream in _streams(copy)
+        if stream != MAIN and node.op != "output" and runtime_op(node) is None and node in timeline.stamps
+    }
     clock = timeline.stamps[end].clock
     return [stream for stream, node in last_work.items() if clock.get(stream, 0) < timeline.stamps[node].tick]
 
@@ -92,8 +95,12 @@ def _joined(gm: torch.fx.GraphModule, streams: list[str]) -> torch.fx.GraphModul
     copy = copy_graph(gm)
     with copy.graph.inserting_before(_model_end(copy)):
         for stream in streams:
-            for op, args in (("stream_enter", (stream, 0)), ("event_record", (f"end:{stream}",)),
-                             ("stream_exit", (stream,)), ("event_wait", (f"end:{stream}",))):
+            for op, args in (
+                ("stream_enter", (stream, 0)),
+                ("event_record", (f"end:{stream}",)),
+                ("stream_exit", (stream,)),
+                ("event_wait", (f"end:{stream}",)),
+            ):
                 copy.graph.call_function(OPS[op].default, args)
     copy.recompile()
     return copy

@@ -40,8 +40,12 @@ __all__ = ["EXAMPLES", "NATIVE", "TARGETS", "Row", "rows"]
 
 TARGETS = ("portable", "aclgraph", "ge", "npugraph_ex", "cuda")
 NATIVE = ("npugraph_ex", "cuda")  # streams made by a first eager call, as on the device
-EXAMPLES = {"core_split": "CoreSplitBlock", "distributed_overlap": "OverlapStep", "moe_decoder": "MoEDecoder",
-            "seed000": "Model"}
+EXAMPLES = {
+    "core_split": "CoreSplitBlock",
+    "distributed_overlap": "OverlapStep",
+    "moe_decoder": "MoEDecoder",
+    "seed000": "Model",
+}
 
 
 def _local_all_reduce(tensor: torch.Tensor, *_: Any, **__: Any) -> None:
@@ -116,9 +120,14 @@ class Row:
         code = transform_source(path.read_text(encoding="utf-8"), path=str(path), target=target)
         module = __import__(self.name)
         torch.manual_seed(0)
-        trace = trace_graph(code, target, lambda m: wrap(getattr(m, EXAMPLES[self.name])(), self.caller),
-                            module.example_inputs(),
-                            name=f"sync_{self.name}", eager_first=target in NATIVE)
+        trace = trace_graph(
+            code,
+            target,
+            lambda m: wrap(getattr(m, EXAMPLES[self.name])(), self.caller),
+            module.example_inputs(),
+            name=f"sync_{self.name}",
+            eager_first=target in NATIVE,
+        )
         return trace.dynamo[0]
 
     def _corpus(self, target: str) -> torch.fx.GraphModule:
@@ -135,8 +144,13 @@ class Row:
             package, _ = generated_package(found, target, Path(folder))
             standins.checking_backend = seeing
             try:
-                run_generated(self._called(package, Path(folder)), Path(folder), target, lambda: found.inputs()[0],
-                              eager_first=target in NATIVE)
+                run_generated(
+                    self._called(package, Path(folder)),
+                    Path(folder),
+                    target,
+                    lambda: found.inputs()[0],
+                    eager_first=target in NATIVE,
+                )
             finally:
                 standins.checking_backend = original
                 for loaded in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:

@@ -57,6 +57,7 @@ def _timed(fn: Callable[[], object], clock: Callable[[], float] = _cpu) -> Calla
         start = clock()
         fn()
         return clock() - start
+
     return measure
 
 
@@ -75,8 +76,11 @@ def _transform(files: list[SourceFile], target: str, jobs: int | None) -> None:
 def decorated_corpus() -> list[SourceFile]:
     """``examples/`` and every ``tests/corpus`` entry without its twin, read as one run."""
     entries = sorted(str(p) for p in (REPO / "tests" / "corpus").iterdir() if (p / "__init__.py").is_file())
-    found = [(path, root) for path, root in discover([str(REPO / "examples"), *entries])
-             if os.path.basename(path) != "twin.py"]
+    found = [
+        (path, root)
+        for path, root in discover([str(REPO / "examples"), *entries])
+        if os.path.basename(path) != "twin.py"
+    ]
     return read_sources(found)
 
 
@@ -87,8 +91,14 @@ def _lines(files: list[SourceFile]) -> int:
 def _check_tree(tree: str) -> float:
     """CPU seconds of ``npudsl check TREE --jobs 1`` in a fresh process."""
     before = _cpu()
-    subprocess.run([sys.executable, "-m", "npudsl", "check", tree, "--jobs", "1"], cwd=REPO, check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    subprocess.run(
+        [sys.executable, "-m", "npudsl", "check", tree, "--jobs", "1"],
+        cwd=REPO,
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     return _cpu() - before
 
 
@@ -98,19 +108,28 @@ def measure(root: str, *, files: int, repeat: int, target: str, check_tree: str 
     decorated, plain = decorated_corpus(), read_sources((p, corpus.root) for p in corpus.undecorated)
     everything = read_sources((p, corpus.root) for p in corpus.all_files)
     work = sum(len(f.source or "") for f in everything)
-    measures = {"rt_decorated": _timed(lambda: _round_trip(decorated)),
-                "tf_decorated": _timed(lambda: _transform(decorated, target, 1)),
-                "rt_plain": _timed(lambda: _round_trip(plain)),
-                "tf_plain": _timed(lambda: _transform(plain, target, 1))}
+    measures = {
+        "rt_decorated": _timed(lambda: _round_trip(decorated)),
+        "tf_decorated": _timed(lambda: _transform(decorated, target, 1)),
+        "rt_plain": _timed(lambda: _round_trip(plain)),
+        "tf_plain": _timed(lambda: _transform(plain, target, 1)),
+    }
     for name, jobs in (("jobs1", 1), ("jobs2", 2), ("jobs_auto", None)):
         measures[f"{name}_cpu"] = _timed(lambda jobs=jobs: _transform(everything, target, jobs))
         measures[f"{name}_wall"] = _timed(lambda jobs=jobs: _transform(everything, target, jobs), time.perf_counter)
     if check_tree:
         measures["check"] = lambda: _check_tree(check_tree)
     found = best_in_turns(measures, repeat)
-    return {**found, "decorated_files": len(decorated), "decorated_lines": _lines(decorated),
-            "plain_files": len(plain), "plain_lines": _lines(plain), "all_files": len(everything),
-            "auto_jobs": auto_jobs(work), "check_files": sum(1 for _ in discover([check_tree])) if check_tree else 0}
+    return {
+        **found,
+        "decorated_files": len(decorated),
+        "decorated_lines": _lines(decorated),
+        "plain_files": len(plain),
+        "plain_lines": _lines(plain),
+        "all_files": len(everything),
+        "auto_jobs": auto_jobs(work),
+        "check_files": sum(1 for _ in discover([check_tree])) if check_tree else 0,
+    }
 
 
 def _verdict(ok: bool) -> str:
@@ -119,20 +138,29 @@ def _verdict(ok: bool) -> str:
 
 def _row(name: str, f: Figures) -> str:
     ratio = f[f"rt_{name}"] / f[f"tf_{name}"]
-    return (f"{name:<10} {f[f'{name}_files']:>6.0f} {f[f'{name}_lines']:>7.0f} {f[f'rt_{name}']:>13.3f} "
-            f"{f[f'tf_{name}']:>13.4f} {ratio:>8.2f}x  >= {GOALS[name]}x: {_verdict(ratio >= GOALS[name])}")
+    return (
+        f"{name:<10} {f[f'{name}_files']:>6.0f} {f[f'{name}_lines']:>7.0f} {f[f'rt_{name}']:>13.3f} "
+        f"{f[f'tf_{name}']:>13.4f} {ratio:>8.2f}x  >= {GOALS[name]}x: {_verdict(ratio >= GOALS[name])}"
+    )
 
 
 def report(f: Figures) -> list[str]:
     """The printed table: CPU seconds and ratios, the check of a real tree, the jobs."""
-    lines = [f"{'corpus':<10} {'files':>6} {'lines':>7} {'round trip s':>13} {'transform s':>13} {'ratio':>9}  goal",
-             _row("decorated", f), _row("plain", f)]
+    lines = [
+        f"{'corpus':<10} {'files':>6} {'lines':>7} {'round trip s':>13} {'transform s':>13} {'ratio':>9}  goal",
+        _row("decorated", f),
+        _row("plain", f),
+    ]
     if f["check_files"]:
         per = f["check"] / f["check_files"] * 1000
-        lines.append(f"check --jobs 1 on {f['check_files']:.0f} files: {f['check']:.2f} CPU s = {per:.2f} CPU s "
-                     f"per 1,000 files  <= {GOALS['check_per_1000']}: {_verdict(per <= GOALS['check_per_1000'])}")
-    jobs = "; ".join(f"{label} {f[f'{key}_wall']:.3f} s wall, {f[f'{key}_cpu']:.3f} CPU s" for label, key in
-                     (("jobs=1", "jobs1"), ("jobs=2", "jobs2"), (f"default ({f['auto_jobs']:.0f})", "jobs_auto")))
+        lines.append(
+            f"check --jobs 1 on {f['check_files']:.0f} files: {f['check']:.2f} CPU s = {per:.2f} CPU s "
+            f"per 1,000 files  <= {GOALS['check_per_1000']}: {_verdict(per <= GOALS['check_per_1000'])}"
+        )
+    jobs = "; ".join(
+        f"{label} {f[f'{key}_wall']:.3f} s wall, {f[f'{key}_cpu']:.3f} CPU s"
+        for label, key in (("jobs=1", "jobs1"), ("jobs=2", "jobs2"), (f"default ({f['auto_jobs']:.0f})", "jobs_auto"))
+    )
     lines.append(f"whole generated corpus ({f['all_files']:.0f} files, {os.cpu_count()} CPUs): {jobs}")
     return lines
 
@@ -147,12 +175,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=200, help="generated corpus size (a tenth decorated)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per measure; the best is kept")
     parser.add_argument("--target", default="aclgraph")
-    parser.add_argument("--check-tree", default=_installed_transformers(), metavar="PATH",
-                        help="the tree `npudsl check` runs on (default: the installed transformers; '' skips)")
+    parser.add_argument(
+        "--check-tree",
+        default=_installed_transformers(),
+        metavar="PATH",
+        help="the tree `npudsl check` runs on (default: the installed transformers; '' skips)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="npudsl-bench-") as root:
-        figures = measure(root, files=args.files, repeat=args.repeat, target=args.target,
-                          check_tree=args.check_tree or None)
+        figures = measure(
+            root, files=args.files, repeat=args.repeat, target=args.target, check_tree=args.check_tree or None
+        )
     print("\n".join(report(figures)))
     return 0
 

@@ -72,7 +72,7 @@ def check_event(value: object) -> Violation | None:
         code=codes.BAD_EVENT,
         message=f"event name {value!r} is not an identifier (or a shared 'namespace:identifier')",
         hint='name events with identifier strings, e.g. @after("dispatched"), or @after("moe:dispatched") for an '
-             "event shared with other classes and files",
+        "event shared with other classes and files",
     )
 
 
@@ -95,7 +95,7 @@ def check_cores(kind: str, value: object, *, dotted: bool = True) -> Violation |
         code=codes.BAD_NUMBER,
         message=f"core_limit {kind} count {value!r} is not {wanted}",
         hint='core counts range over [1, cores of the device]; a dotted name as a string ("self.cfg.aic") '
-             "is read when the function is called",
+        "is read when the function is called",
     )
 
 

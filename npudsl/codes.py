@@ -54,28 +54,52 @@ E, W = Severity.ERROR, Severity.WARNING
 
 # NPD0xx: the file cannot be read or parsed.
 SYNTAX = _code("NPD001", E, "syntax error", "fix what Python's compiler reports", "reader")
-UNREADABLE = _code("NPD002", E, "file unreadable or not UTF-8", "save the file as UTF-8 and check its permissions",
-                   "reader")
+UNREADABLE = _code(
+    "NPD002", E, "file unreadable or not UTF-8", "save the file as UTF-8 and check its permissions", "reader"
+)
 NOT_REGULAR = _code("NPD003", W, "not a regular file; skipped", "give npudsl regular .py files only", "reader")
 
 # NPD1xx: a decorator's arguments break the contract.
-NOT_LITERAL = _code("NPD101", E, "decorator argument is not a literal or a module constant",
-                    "write a literal, or a module-level name bound once to one", "decorator")
+NOT_LITERAL = _code(
+    "NPD101",
+    E,
+    "decorator argument is not a literal or a module constant",
+    "write a literal, or a module-level name bound once to one",
+    "decorator",
+)
 BAD_TAG = _code("NPD102", E, "bad stream tag", 'name the stream with a string, e.g. @on_stream("shared")', "decorator")
 BAD_EVENT = _code("NPD103", E, "bad event name", 'use an identifier, or a shared "namespace:identifier"', "decorator")
-BAD_WHEN = _code("NPD104", E, "when= is not a dotted name", 'pass a dotted name as a string, e.g. when="self.flag"',
-                 "decorator")
-BAD_NUMBER = _code("NPD105", E, "bad priority, core count or clone flag",
-                   "priority 0, core counts >= 1 (or a dotted name), clone a bool", "decorator")
+BAD_WHEN = _code(
+    "NPD104", E, "when= is not a dotted name", 'pass a dotted name as a string, e.g. when="self.flag"', "decorator"
+)
+BAD_NUMBER = _code(
+    "NPD105",
+    E,
+    "bad priority, core count or clone flag",
+    "priority 0, core counts >= 1 (or a dotted name), clone a bool",
+    "decorator",
+)
 BAD_SYNC = _code("NPD106", E, "sync= is neither auto nor manual", 'leave sync out, or pass sync="manual"', "decorator")
-TWICE = _code("NPD107", E, "decorator appears twice on one function", "keep one; its arguments say everything",
-              "decorator")
-BAD_PLACE = _code("NPD108", E, "decorator on something it cannot decorate",
-                  "decorate module-level functions, methods, or classes with a forward", "decorator")
-BAD_ARGUMENTS = _code("NPD109", E, "decorator arguments missing or malformed", "see the decorator's signature",
-                      "decorator")
-UNRESOLVED = _code("NPD110", E, "decorator that may or may not be npudsl's",
-                   "import npudsl's decorator once, by name, at the top of the module", "decorator")
+TWICE = _code(
+    "NPD107", E, "decorator appears twice on one function", "keep one; its arguments say everything", "decorator"
+)
+BAD_PLACE = _code(
+    "NPD108",
+    E,
+    "decorator on something it cannot decorate",
+    "decorate module-level functions, methods, or classes with a forward",
+    "decorator",
+)
+BAD_ARGUMENTS = _code(
+    "NPD109", E, "decorator arguments missing or malformed", "see the decorator's signature", "decorator"
+)
+UNRESOLVED = _code(
+    "NPD110",
+    E,
+    "decorator that may or may not be npudsl's",
+    "import npudsl's decorator once, by name, at the top of the module",
+    "decorator",
+)
 
 # NPD2xx: events and synchronization that cannot work.
 UNKNOWN_EVENT = _code("NPD201", E, "unknown event", "record the event in the same scope, or fix the name")
@@ -91,8 +115,9 @@ CORE_SUM = _code("NPD302", E, "concurrent core limits exceed the device", "split
 
 # NPD5xx: multi-stream code that runs but is likely wrong or slow (NPD59x: the target's own).
 USED_AT_ONCE = _code("NPD501", W, "stream call used at once", "bind the result first, use it later")
-NO_CALL_SITE = _code("NPD502", W, "stream function with no visible call site",
-                     'call it from a visible site, or use sync="manual"')
+NO_CALL_SITE = _code(
+    "NPD502", W, "stream function with no visible call site", 'call it from a visible site, or use sync="manual"'
+)
 DEFAULT_NESTED = _code("NPD504", W, '"default" stream nested in another stream', "call it from main-stream code")
 UNUSED_RECORD = _code("NPD505", W, "event recorded but never waited for", "add the matching @after, or drop it")
 UNSYNCED_STREAM = _code("NPD506", W, "manual side stream that never waits", "wait for an event, or drop sync=manual")
@@ -100,13 +125,20 @@ UNLIMITED_STREAM = _code("NPD507", W, "core-limited stream beside an unlimited o
 UNREADABLE_GUARD = _code("NPD508", W, "call site cannot read the callee's guard", "pass the flag as a plain argument")
 UNTYPED_RECEIVER = _code("NPD509", W, "stream method on an object of unstated type", "annotate the parameter")
 DOTTED_COUNTS = _code("NPD510", W, "core limit read at call time", "write the counts as numbers to have them checked")
-UNJOINED_STREAM = _code("NPD511", W, "side stream never joined (native streams)",
-                        "record an event the caller waits for")
+UNJOINED_STREAM = _code(
+    "NPD511", W, "side stream never joined (native streams)", "record an event the caller waits for"
+)
 GE_EVENT_RUNS = _code("NPD512", W, "event order GE cannot carry across runs", "call the recorder first")
-UNDEFINED_ATTRIBUTE = _code("NPD513", W, "guard or count reads an attribute the class never sets",
-                            "set it in __init__, or silence the line with noqa")
-SHARED_EVENT_NOWHERE = _code("NPD514", W, "shared event recorded nowhere in the run",
-                             "check the recording file in the same run")
-CUDA_CORE_LIMIT = _code("NPD590", W, "core_limit has no CUDA counterpart", "the limit applies on NPU targets only",
-                        "target")
+UNDEFINED_ATTRIBUTE = _code(
+    "NPD513",
+    W,
+    "guard or count reads an attribute the class never sets",
+    "set it in __init__, or silence the line with noqa",
+)
+SHARED_EVENT_NOWHERE = _code(
+    "NPD514", W, "shared event recorded nowhere in the run", "check the recording file in the same run"
+)
+CUDA_CORE_LIMIT = _code(
+    "NPD590", W, "core_limit has no CUDA counterpart", "the limit applies on NPU targets only", "target"
+)
 GE_SHARED_EVENT = _code("NPD591", W, "shared event orders nothing on GE", "pass a tensor between the two", "target")

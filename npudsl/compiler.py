@@ -33,8 +33,9 @@ def _portable(options: dict[str, Any]) -> CompileArgs:
 
 
 def _missing(target: str, needs: str) -> NpudslError:
-    return NpudslError(f"target {target!r} needs {needs}; use target='portable' to run and check the model on "
-                       "CPU or CUDA")
+    return NpudslError(
+        f"target {target!r} needs {needs}; use target='portable' to run and check the model on CPU or CUDA"
+    )
 
 
 def _torchair(target: str) -> Any:
@@ -101,8 +102,10 @@ def _merged(chosen: CompileArgs, given: dict[str, Any]) -> CompileArgs:
     if "options" in chosen and given.get("options"):
         both = sorted(set(chosen["options"]) & set(given["options"]))
         if both:
-            raise NpudslError(f"options {', '.join(map(repr, both))} are set by npudsl's graph memory arguments; "
-                              "pass mempool=, reuse_within_graph=, clone_inputs= or clone_outputs= instead")
+            raise NpudslError(
+                f"options {', '.join(map(repr, both))} are set by npudsl's graph memory arguments; "
+                "pass mempool=, reuse_within_graph=, clone_inputs= or clone_outputs= instead"
+            )
         chosen = {**chosen, "options": {**given["options"], **chosen["options"]}}
     return {**given, **chosen}
 
@@ -127,8 +130,9 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
         raise NpudslError("npudsl.compile picks the backend from the target; do not pass backend=")
     options = {name: torch_compile_kwargs.pop(name) for name in GRAPH_OPTIONS if name in torch_compile_kwargs}
     if options and target not in GRAPH_TARGETS:
-        raise NpudslError(f"graph memory options ({', '.join(options)}) apply to targets "
-                          f"{', '.join(map(repr, GRAPH_TARGETS))} only")
+        raise NpudslError(
+            f"graph memory options ({', '.join(options)}) apply to targets {', '.join(map(repr, GRAPH_TARGETS))} only"
+        )
     arguments = _merged(BACKENDS[target](options), torch_compile_kwargs)
     import torch
 
@@ -147,5 +151,7 @@ def _not_a_module(model: Any) -> str:
     if isinstance(model, type):
         return f"npudsl.compile takes an nn.Module instance, not the class {name} (hint: pass {name}(...))"
     what = f"function {name}" if callable(model) else f"{type(model).__name__}"
-    return (f"npudsl.compile takes an nn.Module, not a {what} (hint: call the decorated code from an nn.Module's "
-            "forward and pass that module)")
+    return (
+        f"npudsl.compile takes an nn.Module, not a {what} (hint: call the decorated code from an nn.Module's "
+        "forward and pass that module)"
+    )

@@ -75,8 +75,12 @@ def _only_once(current: object, decorator: str) -> None:
 
 def on_stream(tag: str, priority: int = 0, *, when: str | None = None, sync: str = "auto") -> Callable[[F], F]:
     """Run the body on the stream named ``tag`` ("default" is the main stream)."""
-    for violation in (_rules.check_tag(tag), _rules.check_priority(priority),
-                      _rules.check_when(when), _rules.check_sync(sync)):
+    for violation in (
+        _rules.check_tag(tag),
+        _rules.check_priority(priority),
+        _rules.check_when(when),
+        _rules.check_sync(sync),
+    ):
         _require(violation)
     spec = StreamSpec(tag=tag, priority=priority, sync=sync, when=when)
 
@@ -111,8 +115,11 @@ def records(*events: str, when: str | None = None) -> Callable[[F], F]:
 def core_limit(aicore: int | str, vector: int | str, *, when: str | None = None) -> Callable[[F], F]:
     """The ops of the body use at most ``aicore`` cube and ``vector`` vector cores; a count given as a dotted
     name (``"self.cfg.aic"``) is read when the body is called, like ``when``."""
-    for violation in (_rules.check_cores("aicore", aicore), _rules.check_cores("vector", vector),
-                      _rules.check_when(when)):
+    for violation in (
+        _rules.check_cores("aicore", aicore),
+        _rules.check_cores("vector", vector),
+        _rules.check_when(when),
+    ):
         _require(violation)
     spec = CoreLimitSpec(aicore=aicore, vector=vector, when=when)
 

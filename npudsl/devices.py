@@ -30,12 +30,15 @@ class Device:
         return f"{self.name} ({self.aic} cube / {self.aiv} vector cores)"
 
 
-DEVICES: dict[str, Device] = {d.name: d for d in (
-    Device(name="atlas-a2", aic=24, aiv=48, chips="Ascend 910B1, 910B2, 910B2C"),
-    Device(name="atlas-a2-910b3", aic=20, aiv=40, chips="Ascend 910B3"),
-    Device(name="atlas-a2-910b4", aic=20, aiv=40, chips="Ascend 910B4"),
-    Device(name="atlas-a3", aic=24, aiv=48, chips="Ascend 910C (910_93xx), per die"),
-)}
+DEVICES: dict[str, Device] = {
+    d.name: d
+    for d in (
+        Device(name="atlas-a2", aic=24, aiv=48, chips="Ascend 910B1, 910B2, 910B2C"),
+        Device(name="atlas-a2-910b3", aic=20, aiv=40, chips="Ascend 910B3"),
+        Device(name="atlas-a2-910b4", aic=20, aiv=40, chips="Ascend 910B4"),
+        Device(name="atlas-a3", aic=24, aiv=48, chips="Ascend 910C (910_93xx), per die"),
+    )
+}
 
 DEFAULT_DEVICE = DEVICES["atlas-a2"]
 
@@ -46,8 +49,10 @@ def get_device(name: str) -> Device:
     """The profile called ``name`` (case-insensitive); :class:`DeviceError` lists the known ones."""
     found = DEVICES.get(name.strip().lower())
     if found is None:
-        raise DeviceError(f"unknown device {name!r}; known devices: {', '.join(sorted(DEVICES))} "
-                          "(or give the counts with --cores AIC,AIV)")
+        raise DeviceError(
+            f"unknown device {name!r}; known devices: {', '.join(sorted(DEVICES))} "
+            "(or give the counts with --cores AIC,AIV)"
+        )
     return found
 
 

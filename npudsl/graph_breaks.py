@@ -15,9 +15,11 @@ import sys
 
 __all__ = ["WHOLE", "last_break"]
 
-WHOLE = ("capture the region whole: remove what breaks the graph (torch._dynamo.explain(model)(*inputs) lists "
-         "the breaks; with a Hugging Face MoE, set config._experts_implementation = \"batched_mm\"), or keep the "
-         "fork and its join on the same side of it")
+WHOLE = (
+    "capture the region whole: remove what breaks the graph (torch._dynamo.explain(model)(*inputs) lists "
+    'the breaks; with a Hugging Face MoE, set config._experts_implementation = "batched_mm"), or keep the '
+    "fork and its join on the same side of it"
+)
 
 
 def last_break() -> str | None:

@@ -142,8 +142,9 @@ def graph_memory(
         _require_bool(name, value)
     reuse = _reuse(mempool, reuse_within_graph)
     _check_sharing(share_inputs_across_graphs, mempool, clone_inputs)
-    return GraphMemory(mempool=mempool, reuse_within_graph=reuse, clone_inputs=clone_inputs,
-                       clone_outputs=clone_outputs)
+    return GraphMemory(
+        mempool=mempool, reuse_within_graph=reuse, clone_inputs=clone_inputs, clone_outputs=clone_outputs
+    )
 
 
 def aclgraph_options(**options: Any) -> tuple[ConfigSetting, ...]:
@@ -176,9 +177,7 @@ def _default_factory() -> Any:
     return torchair.CompilerConfig()
 
 
-def build_compiler_config(
-    settings: Iterable[ConfigSetting], factory: Callable[[], Any] = _default_factory
-) -> Any:
+def build_compiler_config(settings: Iterable[ConfigSetting], factory: Callable[[], Any] = _default_factory) -> Any:
     """A new config from `factory()` (default `torchair.CompilerConfig()`), with each setting applied."""
     config = factory()
     for setting in settings:

@@ -62,7 +62,13 @@ class Schedule:
 # The registry of decorators: each one and the field of ``Schedule`` (and of ``codegen.frontend.ir.StreamFunction``)
 # that it fills. The transformer's name resolution, its argument shapes, the collector and the checks
 # that walk every decorator of a function derive their lists from it (tests/dsl/test_decorator_registry.py).
-DECORATOR_FIELDS = {"on_stream": "stream", "after": "waits", "records": "records", "core_limit": "core_limit",
-                    "keep_output": "keep_output"}
-REPEATABLE = frozenset(name for name, field in DECORATOR_FIELDS.items()
-                       if isinstance(attrs.fields_dict(Schedule)[field].default, tuple))  # stack, each adds events
+DECORATOR_FIELDS = {
+    "on_stream": "stream",
+    "after": "waits",
+    "records": "records",
+    "core_limit": "core_limit",
+    "keep_output": "keep_output",
+}
+REPEATABLE = frozenset(
+    name for name, field in DECORATOR_FIELDS.items() if isinstance(attrs.fields_dict(Schedule)[field].default, tuple)
+)  # stack, each adds events

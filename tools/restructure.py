@@ -26,12 +26,16 @@ from pathlib import Path
 
 # Old module (or package) -> new one. A package moves with everything under it.
 MODULES: dict[str, str] = {
-    **{f"codegen.{m}": f"codegen.driver.{m}"
-       for m in ("api", "run", "discover", "gitignore", "workers", "modules", "pyast", "reading", "triage")},
+    **{
+        f"codegen.{m}": f"codegen.driver.{m}"
+        for m in ("api", "run", "discover", "gitignore", "workers", "modules", "pyast", "reading", "triage")
+    },
     **{f"codegen.{m}": f"codegen.index.{m}" for m in ("index", "scan")},
     **{f"codegen.{m}": f"codegen.frontend.names.{m}" for m in ("resolve", "name_flow", "bindings")},
-    **{f"codegen.{m}": f"codegen.frontend.{m}"
-       for m in ("collect", "decorator_args", "constants", "signature", "positions", "ir")},
+    **{
+        f"codegen.{m}": f"codegen.frontend.{m}"
+        for m in ("collect", "decorator_args", "constants", "signature", "positions", "ir")
+    },
     **{f"codegen.{m}": f"codegen.check.{m}" for m in ("validate", "diagnostics")},
     "codegen.checks": "codegen.check.rules",
     **{f"codegen.{m}": f"codegen.lower.{m}" for m in ("lower", "plan", "naming", "hygiene")},
@@ -42,8 +46,10 @@ MODULES: dict[str, str] = {
     "npudsl.cli_args": "npudsl.cli.args",
     "npudsl.transform_cli": "npudsl.cli.transform",
     "npudsl.check_cli": "npudsl.cli.check",
-    **{f"npudsl.{m}": f"npudsl.cli.{m}" for m in ("sources", "config", "report", "sarif", "noqa", "files", "diffs",
-                                                  "generated_tree", "terminal")},
+    **{
+        f"npudsl.{m}": f"npudsl.cli.{m}"
+        for m in ("sources", "config", "report", "sarif", "noqa", "files", "diffs", "generated_tree", "terminal")
+    },
 }
 FOLDERS = {"codegen.checks", "codegen.flow"}  # the old modules that are packages
 PROMOTED = {"npudsl.cli"}  # old modules that become the __init__.py of a package of the same name
@@ -52,27 +58,46 @@ PROMOTED = {"npudsl.cli"}  # old modules that become the __init__.py of a packag
 # exports its entry module behind __all__ (modules, not functions: `lower.lower` would shadow the
 # submodule `lower`, and importing a stage's modules eagerly would make import cycles between stages).
 PACKAGES: dict[str, tuple[str, list[str]]] = {
-    "codegen/driver": ("The driver: find the files of a run, read and parse them once, index them, hand each to a "
-                       "worker, and collect the results.\n\nEntry: `api` (`analyze`, `transform_with_index`) for one "
-                       "file, `run.run` for a run. Reads paths; makes `SourceFile`s and `FileResult`s.",
-                       ["api", "run"]),
-    "codegen/index": ("The run index: what every file of a run says about the others (stream functions, "
-                      "submodules, call sites across files).\n\nEntry: `index.build_index`. IR: `index.RunIndex` "
-                      "(`CalleeInfo`, `CallInfo`).", ["index"]),
-    "codegen/frontend": ("The front end: which decorators are npudsl's (`names/`), and what they say, as frozen IR "
-                         "with positions (NPD0xx/1xx).\n\nEntry: `collect.collect`. IR: `ir.ModuleIR` of "
-                         "`StreamFunction`s.", ["collect", "ir"]),
-    "codegen/frontend/names": ("Name resolution: which names in a module are npudsl's decorators, through imports, "
-                               "aliases and rebindings (NPD110).\n\nEntry: `resolve.resolve`. IR: "
-                               "`resolve.NpudslNames`.", ["resolve"]),
-    "codegen/check": ("The check stage: the rules of `npudsl check`, one per module under `rules/`, run on a "
-                      "module's IR and the run index.\n\nEntry: `validate.validate`. IR: `diagnostics.Diagnostic`.",
-                      ["validate", "diagnostics"]),
-    "codegen/lower": ("Lowering: a module's IR and the run index become a target-free plan; `flow/` plans the "
-                      "automatic synchronization of each caller.\n\nEntry: `lower.lower`. IR: `plan.ModulePlan` "
-                      "(`FunctionPlan`, `CallerPlan`).", ["lower", "plan"]),
-    "codegen/lower/flow": ("The flow planner: where each caller forks to and joins a stream function's stream, "
-                           "following the data.\n\nEntry: `planner`. IR: the steps of `lower.plan`.", ["planner"]),
+    "codegen/driver": (
+        "The driver: find the files of a run, read and parse them once, index them, hand each to a "
+        "worker, and collect the results.\n\nEntry: `api` (`analyze`, `transform_with_index`) for one "
+        "file, `run.run` for a run. Reads paths; makes `SourceFile`s and `FileResult`s.",
+        ["api", "run"],
+    ),
+    "codegen/index": (
+        "The run index: what every file of a run says about the others (stream functions, "
+        "submodules, call sites across files).\n\nEntry: `index.build_index`. IR: `index.RunIndex` "
+        "(`CalleeInfo`, `CallInfo`).",
+        ["index"],
+    ),
+    "codegen/frontend": (
+        "The front end: which decorators are npudsl's (`names/`), and what they say, as frozen IR "
+        "with positions (NPD0xx/1xx).\n\nEntry: `collect.collect`. IR: `ir.ModuleIR` of "
+        "`StreamFunction`s.",
+        ["collect", "ir"],
+    ),
+    "codegen/frontend/names": (
+        "Name resolution: which names in a module are npudsl's decorators, through imports, "
+        "aliases and rebindings (NPD110).\n\nEntry: `resolve.resolve`. IR: "
+        "`resolve.NpudslNames`.",
+        ["resolve"],
+    ),
+    "codegen/check": (
+        "The check stage: the rules of `npudsl check`, one per module under `rules/`, run on a "
+        "module's IR and the run index.\n\nEntry: `validate.validate`. IR: `diagnostics.Diagnostic`.",
+        ["validate", "diagnostics"],
+    ),
+    "codegen/lower": (
+        "Lowering: a module's IR and the run index become a target-free plan; `flow/` plans the "
+        "automatic synchronization of each caller.\n\nEntry: `lower.lower`. IR: `plan.ModulePlan` "
+        "(`FunctionPlan`, `CallerPlan`).",
+        ["lower", "plan"],
+    ),
+    "codegen/lower/flow": (
+        "The flow planner: where each caller forks to and joins a stream function's stream, "
+        "following the data.\n\nEntry: `planner`. IR: the steps of `lower.plan`.",
+        ["planner"],
+    ),
 }
 
 # The transformer's inputs and expected outputs: never rewritten (same list as ruff's extend-exclude).
@@ -219,8 +244,9 @@ def sort_imports(root: Path, files: list[Path]) -> None:
     if ruff is None:
         print("ruff not found: run `ruff check --select I001 --fix .` to sort the rewritten imports", file=sys.stderr)
     elif python:
-        subprocess.run([ruff, "check", "--quiet", "--select", "I001", "--fix", "--exit-zero", *python], cwd=root,
-                       check=True)
+        subprocess.run(
+            [ruff, "check", "--quiet", "--select", "I001", "--fix", "--exit-zero", *python], cwd=root, check=True
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

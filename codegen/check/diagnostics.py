@@ -20,8 +20,9 @@ def _table_severity(diagnostic: Diagnostic) -> Severity:
 
 def _severity_of_code(diagnostic: Diagnostic, _attribute: attrs.Attribute, severity: Severity) -> None:
     if severity is not _table_severity(diagnostic):
-        raise ValueError(f"{diagnostic.code}: npudsl.codes.TABLE says {_table_severity(diagnostic).value}, "
-                         f"not {severity.value}")
+        raise ValueError(
+            f"{diagnostic.code}: npudsl.codes.TABLE says {_table_severity(diagnostic).value}, not {severity.value}"
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -34,8 +35,9 @@ class Diagnostic:
     code: str = attrs.field(validator=_in_table)
     message: str
     hint: str = ""
-    severity: Severity = attrs.field(default=attrs.Factory(_table_severity, takes_self=True),
-                                     validator=_severity_of_code)
+    severity: Severity = attrs.field(
+        default=attrs.Factory(_table_severity, takes_self=True), validator=_severity_of_code
+    )
 
     def format(self) -> str:
         hint = f" (hint: {self.hint})" if self.hint else ""

@@ -20,8 +20,15 @@ from npudsl.devices import DEFAULT_DEVICE, Device
 __all__ = ["compile_error", "validate"]
 
 
-def validate(ir: ModuleIR, index: RunIndex, *, target: str, device: Device = DEFAULT_DEVICE,
-             tree: ast.Module | None = None, source: str | None = None) -> tuple[Diagnostic, ...]:
+def validate(
+    ir: ModuleIR,
+    index: RunIndex,
+    *,
+    target: str,
+    device: Device = DEFAULT_DEVICE,
+    tree: ast.Module | None = None,
+    source: str | None = None,
+) -> tuple[Diagnostic, ...]:
     """Every diagnostic the rules find in ``ir``, by position; errors stop the transform of this file.
 
     ``device`` bounds the core limits (``transform`` uses the default profile).
@@ -39,9 +46,14 @@ def compile_error(tree: ast.Module, path: str) -> Diagnostic | None:
             warnings.simplefilter("ignore")  # SyntaxWarning (``is`` with a literal, ...) is not ours to report
             compile(tree, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code=codes.SYNTAX,
-                          message=f"Python refuses this code when it compiles it: {exc.msg}",
-                          hint="fix it as Python says; the module would fail on import")
+        return Diagnostic(
+            path=path,
+            line=max(exc.lineno or 1, 1),
+            col=max(exc.offset or 1, 1),
+            code=codes.SYNTAX,
+            message=f"Python refuses this code when it compiles it: {exc.msg}",
+            hint="fix it as Python says; the module would fail on import",
+        )
     except (RecursionError, ValueError):
         return None  # too deep or otherwise uncompilable here: the parser's own checks have spoken
     return None

@@ -24,8 +24,15 @@ from codegen.targets import get_target
 from npudsl import codes
 from npudsl.devices import DEFAULT_DEVICE, Device
 
-__all__ = ["Analysis", "TransformError", "analyze", "mentions_npudsl", "module_name_for", "transform_source",
-           "transform_with_index"]
+__all__ = [
+    "Analysis",
+    "TransformError",
+    "analyze",
+    "mentions_npudsl",
+    "module_name_for",
+    "transform_source",
+    "transform_with_index",
+]
 
 
 def transform_source(source: str, *, path: str, target: str = "aclgraph", module_name: str | None = None) -> str:
@@ -41,8 +48,14 @@ def transform_source(source: str, *, path: str, target: str = "aclgraph", module
 
 
 def syntax_error(exc: SyntaxError, path: str) -> Diagnostic:
-    return Diagnostic(path=path, line=max(exc.lineno or 1, 1), col=max(exc.offset or 1, 1), code=codes.SYNTAX,
-                      message=f"syntax error: {exc.msg}", hint="fix the Python syntax first")
+    return Diagnostic(
+        path=path,
+        line=max(exc.lineno or 1, 1),
+        col=max(exc.offset or 1, 1),
+        code=codes.SYNTAX,
+        message=f"syntax error: {exc.msg}",
+        hint="fix the Python syntax first",
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -60,8 +73,9 @@ class Analysis:
         return any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
-            device: Device = DEFAULT_DEVICE) -> Analysis:
+def analyze(
+    source: str, *, path: str, module_name: str, index: RunIndex, target: str, device: Device = DEFAULT_DEVICE
+) -> Analysis:
     """Parse, collect, validate (against ``device``), lower, and the target's own diagnostics."""
     if not needs_analysis(source, module_name, index):
         return Analysis()
@@ -71,12 +85,23 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
     except RecursionError:
-        return Analysis(diagnostics=(Diagnostic(path=path, line=1, col=1, code=codes.SYNTAX,
-                                                message="code nested too deeply to parse",
-                                                hint="split the deepest expression into several statements"),))
+        return Analysis(
+            diagnostics=(
+                Diagnostic(
+                    path=path,
+                    line=1,
+                    col=1,
+                    code=codes.SYNTAX,
+                    message="code nested too deeply to parse",
+                    hint="split the deepest expression into several statements",
+                ),
+            )
+        )
     collection = collect(tree, source, path=path, module_name=module_name)
-    found = Analysis(diagnostics=collection.diagnostics + validate(collection.ir, index, target=target, device=device,
-                                                                   tree=tree, source=source))
+    found = Analysis(
+        diagnostics=collection.diagnostics
+        + validate(collection.ir, index, target=target, device=device, tree=tree, source=source)
+    )
     if found.has_errors:
         return found
     module_names = ModuleNames(tree)
@@ -84,12 +109,12 @@ def analyze(source: str, *, path: str, module_name: str, index: RunIndex, target
     plan, planned = lower(collection.ir, index, tree, Positions(source), module_names, event_sync=chosen.event_sync)
     diagnose = getattr(chosen, "diagnose", lambda _ir, _plan: ())
     diagnostics = found.diagnostics + planned + tuple(diagnose(collection.ir, plan))
-    return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan,
-                    module_names=module_names)
+    return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan, module_names=module_names)
 
 
-def transform_with_index(source: str, *, path: str, module_name: str, index: RunIndex,
-                         target: str) -> tuple[str, tuple[Diagnostic, ...]]:
+def transform_with_index(
+    source: str, *, path: str, module_name: str, index: RunIndex, target: str
+) -> tuple[str, tuple[Diagnostic, ...]]:
     """(code, diagnostics) for one module of a run; the code is the input unchanged when there are errors."""
     found = analyze(source, path=path, module_name=module_name, index=index, target=target)
     plan = found.plan
@@ -100,4 +125,3 @@ def transform_with_index(source: str, *, path: str, module_name: str, index: Run
     bom = pyast.BOM if source.startswith(pyast.BOM) else ""
     code = pyast.deep(rewrite_source, pyast.without_bom(source), found.tree, plan, spelling, found.names)
     return bom + code, found.diagnostics
-

@@ -23,10 +23,19 @@ from codegen.driver.gitignore import IgnoreRules, git_root, load_rules
 
 __all__ = ["SKIPPED_FOLDERS", "Excludes", "discover"]
 
-SKIPPED_FOLDERS = frozenset({
-    "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
-    "venv",
-})
+SKIPPED_FOLDERS = frozenset(
+    {
+        "__pycache__",
+        "__pypackages__",
+        "_build",
+        "buck-out",
+        "build",
+        "dist",
+        "node_modules",
+        "site-packages",
+        "venv",
+    }
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -46,8 +55,12 @@ class Excludes:
 
 
 def _skipped_folder(folder: str, name: str) -> bool:
-    return (name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info")
-            or os.path.isfile(os.path.join(folder, name, "pyvenv.cfg")))
+    return (
+        name.startswith(".")
+        or name in SKIPPED_FOLDERS
+        or name.endswith(".egg-info")
+        or os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
+    )
 
 
 def _outer_rules(root: str) -> IgnoreRules:
@@ -77,8 +90,12 @@ def _walk(root: str, excludes: Excludes, gitignore: bool) -> Iterator[str]:
         yield from (os.path.join(folder, f) for f in sorted(files) if f.endswith(".py") and keep(f, False))
 
 
-def discover(paths: Iterable[str], *, excludes: Excludes = Excludes(), gitignore: bool = True,
-             ) -> Iterator[tuple[str, str]]:
+def discover(
+    paths: Iterable[str],
+    *,
+    excludes: Excludes = Excludes(),
+    gitignore: bool = True,
+) -> Iterator[tuple[str, str]]:
     """(file, root) for every file to read under ``paths``, in a stable order, each file once."""
     seen: set[str] = set()
     for root in paths:

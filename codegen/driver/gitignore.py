@@ -39,7 +39,7 @@ def _translate(glob: str) -> str:
             out.append(".*")
             i += 2
         elif glob[i] == "[" and (end := glob.find("]", i + 2)) != -1:
-            inner = glob[i + 1:end]
+            inner = glob[i + 1 : end]
             out.append("[" + ("^" + inner[1:] if inner.startswith("!") else inner).replace("\\", "\\\\") + "]")
             i = end + 1
         else:

@@ -95,5 +95,5 @@ def absolute_import(spec: str, importer: ModuleId) -> str | None:
     base = importer.dotted.split(".") if importer.package else importer.dotted.split(".")[:-1]
     if level - 1 >= len(base):  # above the top package, or a module in no package at all
         return None
-    base = base[:len(base) - (level - 1)]
+    base = base[: len(base) - (level - 1)]
     return ".".join([*base, name]) if name else ".".join(base)

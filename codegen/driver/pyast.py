@@ -83,6 +83,7 @@ def _deep_limits() -> Iterator[None]:
             threading.stack_size(stack)
             sys.setrecursionlimit(limit)
 
+
 _LIMIT = 1024  # trees kept per run, bounding memory on very large runs
 _cache: dict[str, ast.Module] | None = None
 

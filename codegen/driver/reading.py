@@ -52,19 +52,36 @@ def _read(path: str) -> tuple[str | None, Diagnostic | None]:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, Diagnostic(path=path, line=line, col=col, code=codes.UNREADABLE,
-                                message="file is not valid UTF-8",
-                                hint="save the file as UTF-8 (PEP 3120)")
+        return None, Diagnostic(
+            path=path,
+            line=line,
+            col=col,
+            code=codes.UNREADABLE,
+            message="file is not valid UTF-8",
+            hint="save the file as UTF-8 (PEP 3120)",
+        )
     except OSError as exc:
-        return None, Diagnostic(path=path, line=1, col=1, code=codes.UNREADABLE,
-                                message=f"cannot read file: {exc.strerror}",
-                                hint="check the path and its permissions")
+        return None, Diagnostic(
+            path=path,
+            line=1,
+            col=1,
+            code=codes.UNREADABLE,
+            message=f"cannot read file: {exc.strerror}",
+            hint="check the path and its permissions",
+        )
 
 
 def _not_regular(path: str, mode: int) -> Diagnostic:
     kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
-    return Diagnostic(path=path, line=1, col=1, code=codes.NOT_REGULAR, severity=Severity.WARNING,
-                      message=f"not a regular file ({kind}); skipped", hint="give npudsl regular .py files only")
+    return Diagnostic(
+        path=path,
+        line=1,
+        col=1,
+        code=codes.NOT_REGULAR,
+        severity=Severity.WARNING,
+        message=f"not a regular file ({kind}); skipped",
+        hint="give npudsl regular .py files only",
+    )
 
 
 def source_of(text: str, *, path: str, module: str) -> SourceFile:

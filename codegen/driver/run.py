@@ -33,8 +33,19 @@ from codegen.driver.workers import auto_jobs, parallel_map
 if TYPE_CHECKING:
     from codegen.index.index import RunIndex
 
-__all__ = ["FileResult", "Progress", "SourceFile", "discover", "index_run", "map_files", "read_sources", "run",
-           "run_index", "source_of", "untouched"]
+__all__ = [
+    "FileResult",
+    "Progress",
+    "SourceFile",
+    "discover",
+    "index_run",
+    "map_files",
+    "read_sources",
+    "run",
+    "run_index",
+    "source_of",
+    "untouched",
+]
 
 Progress = Callable[[str, int, int], None]
 R = TypeVar("R")
@@ -70,16 +81,20 @@ def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunI
     """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
     from codegen.index.index import build_index  # libcst comes with it: only runs with a decorated file pay for it
 
-    decorated = [(module_id(f.path, f.module), f.source) for f in files
-                 if f.source is not None and mentions_npudsl(f.source)]
+    decorated = [
+        (module_id(f.path, f.module), f.source) for f in files if f.source is not None and mentions_npudsl(f.source)
+    ]
     _parse_ahead(decorated, "indexing", progress)
     first = build_index(decorated)
     defined = {key.split(":", 1)[1].split(".", 1)[0] for key in first.callees}
     if not defined:
         return first
     names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-    callers = [(module_id(f.path, f.module), f.source) for f in files
-               if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)]
+    callers = [
+        (module_id(f.path, f.module), f.source)
+        for f in files
+        if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)
+    ]
     _parse_ahead(callers, "indexing call sites", progress)
     return build_index(decorated + callers) if callers else first
 
@@ -96,8 +111,15 @@ def untouched(file: SourceFile) -> FileResult:
     return FileResult(file=file, code=file.source, diagnostics=tuple(d for d in (file.error,) if d is not None))
 
 
-def map_files(task: Callable[..., R], files: list[SourceFile], *, index: RunIndex | None, jobs: int | None,
-              phase: str, progress: Progress | None = None) -> list[R | None]:
+def map_files(
+    task: Callable[..., R],
+    files: list[SourceFile],
+    *,
+    index: RunIndex | None,
+    jobs: int | None,
+    phase: str,
+    progress: Progress | None = None,
+) -> list[R | None]:
     """``task(file, index=index)`` for every file that needs analysis (None for the others), in the files' order,
     on ``jobs`` worker processes (None: as many as the work is worth, see ``codegen.driver.workers.auto_jobs``)."""
     wanted = [i for i, f in enumerate(files) if f.source is not None and needs_analysis(f.source, f.module, index)]
@@ -134,8 +156,9 @@ def _transform_one(file: SourceFile, target: str, index: RunIndex) -> Outcome:
 
     assert file.source is not None
     try:
-        code, diagnostics = transform_with_index(file.source, path=file.path, module_name=file.module,
-                                                 index=index, target=target)
+        code, diagnostics = transform_with_index(
+            file.source, path=file.path, module_name=file.module, index=index, target=target
+        )
     except Exception:  # per-file work never raises out of the run
         return Outcome(internal_error=traceback.format_exc())
     return Outcome(code=None if code == file.source else code, diagnostics=diagnostics)
@@ -149,16 +172,23 @@ def _result(file: SourceFile, outcome: Outcome | None) -> FileResult:
     return FileResult(file=file, code=code, diagnostics=outcome.diagnostics, internal_error=outcome.internal_error)
 
 
-def run(files: list[SourceFile], *, target: str, jobs: int | None = None,
-        progress: Progress | None = None) -> list[FileResult]:
+def run(
+    files: list[SourceFile], *, target: str, jobs: int | None = None, progress: Progress | None = None
+) -> list[FileResult]:
     """Transform ``files`` as one run (see the module docstring); never raises for a file."""
     with pyast.shared_trees():  # forked workers inherit the trees the index parsed
         index = run_index(files, progress)
         if index is not None:
             import codegen.driver.api  # noqa: F401  (imported once here, before workers fork, not in each of them)
         with _heap_frozen():
-            outcomes = map_files(functools.partial(_transform_one, target=target), files, index=index, jobs=jobs,
-                                 phase="transforming", progress=progress)
+            outcomes = map_files(
+                functools.partial(_transform_one, target=target),
+                files,
+                index=index,
+                jobs=jobs,
+                phase="transforming",
+                progress=progress,
+            )
     return [_result(file, outcome) for file, outcome in zip(files, outcomes)]
 
 

@@ -36,14 +36,22 @@ class Triage:
     @classmethod
     def of(cls, index: RunIndex) -> Triage:
         calling = frozenset(call.module for calls in index.stream_calls.values() for call in calls)
-        names = sorted({key.rsplit(".", 1)[1] for key, callee in index.callees.items()
-                        if "." in key.split(":", 1)[1] and not callee.class_level})
+        names = sorted(
+            {
+                key.rsplit(".", 1)[1]
+                for key, callee in index.callees.items()
+                if "." in key.split(":", 1)[1] and not callee.class_level
+            }
+        )
         methods = re.compile(r"\.(?:" + "|".join(map(re.escape, names)) + r")\(") if names else None
         return cls(calling=calling, methods=methods)
 
     def needs(self, source: str, module: str) -> bool:
-        return (mentions_npudsl(source) or module in self.calling
-                or (self.methods is not None and self.methods.search(source) is not None))
+        return (
+            mentions_npudsl(source)
+            or module in self.calling
+            or (self.methods is not None and self.methods.search(source) is not None)
+        )
 
 
 _last: list[tuple[RunIndex, Triage]] = []  # the index of the current run and its triage

@@ -79,8 +79,13 @@ def auto_jobs(work: int) -> int:
     return max(1, min(_cpus(), work // WORK_PER_WORKER))
 
 
-def parallel_map(task: Callable[..., R], items: Sequence[T], *, jobs: int, state: dict[str, Any],
-                 ) -> Iterator[R]:
+def parallel_map(
+    task: Callable[..., R],
+    items: Sequence[T],
+    *,
+    jobs: int,
+    state: dict[str, Any],
+) -> Iterator[R]:
     """``task(item, **state)`` for every item, on ``jobs`` processes (here when there is too little work)."""
     if jobs <= 1 or len(items) < 2 * jobs:
         yield from (task(item, **state) for item in items)

@@ -71,35 +71,46 @@ class _Builder:
 
     def error(self, node: ast.AST, code: str, message: str, hint: str) -> None:
         loc = self.positions.loc(node)
-        self.diagnostics.append(Diagnostic(path=self.path, line=loc.line, col=loc.col,
-                                           code=code, message=message, hint=hint))
+        self.diagnostics.append(
+            Diagnostic(path=self.path, line=loc.line, col=loc.col, code=code, message=message, hint=hint)
+        )
 
     def visit_class(self, node: ast.ClassDef) -> None:
         ours = self._ours(node.decorator_list)
         forward = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         if ours and forward is None:
-            self.error(ours[0][1], codes.BAD_PLACE, f"class {node.name} is decorated but defines no forward",
-                       "decorate an nn.Module subclass that defines forward, or decorate the method itself")
+            self.error(
+                ours[0][1],
+                codes.BAD_PLACE,
+                f"class {node.name} is decorated but defines no forward",
+                "decorate an nn.Module subclass that defines forward, or decorate the method itself",
+            )
             ours = []
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.visit_function(item, owner=node, inherited=ours if item is forward else [])
 
-    def visit_function(self, node: _Function, *, owner: ast.ClassDef | None,
-                       inherited: list[tuple[str, ast.expr]] | None = None) -> None:
+    def visit_function(
+        self, node: _Function, *, owner: ast.ClassDef | None, inherited: list[tuple[str, ast.expr]] | None = None
+    ) -> None:
         """``inherited``: the decorators of the class, when ``node`` is its ``forward``."""
         ours = [*(inherited or []), *self._ours(node.decorator_list)]
         if not ours:
             return
         if isinstance(node, ast.AsyncFunctionDef) or _is_generator(node):
             kind = "an async function" if isinstance(node, ast.AsyncFunctionDef) else "a generator"
-            self.error(ours[0][1], codes.BAD_PLACE, f"@{ours[0][0]} cannot decorate {kind}",
-                       "stream code must return its tensors; move the decorated work into a plain function")
+            self.error(
+                ours[0][1],
+                codes.BAD_PLACE,
+                f"@{ours[0][0]} cannot decorate {kind}",
+                "stream code must return its tensors; move the decorated work into a plain function",
+            )
             return
         self._build(ours, node, owner=owner, class_level=bool(inherited))
 
-    def _build(self, ours: list[tuple[str, ast.expr]], fn: ast.FunctionDef, *, owner: ast.ClassDef | None,
-               class_level: bool) -> None:
+    def _build(
+        self, ours: list[tuple[str, ast.expr]], fn: ast.FunctionDef, *, owner: ast.ClassDef | None, class_level: bool
+    ) -> None:
         fields: dict[str, Any] = {}
         scope = decorator_args.Scope(names=self.names, cls=owner)
         for decorator, node in ours:
@@ -109,20 +120,31 @@ class _Builder:
                 self._merge(fields, decorator, result, node)
         first = self.positions.loc(ours[0][1])
         method = owner is not None
-        self.functions.append(StreamFunction(owner=owner.name if owner else None, name=fn.name, loc=first,
-                                             class_level=class_level,
-                                             inputs=signature.tensor_inputs(fn, method=method),
-                                             required_inputs=signature.required_tensor_inputs(fn, method=method),
-                                             returns_value=signature.returns_value(fn),
-                                             params=scan.params_of(fn), **fields))
+        self.functions.append(
+            StreamFunction(
+                owner=owner.name if owner else None,
+                name=fn.name,
+                loc=first,
+                class_level=class_level,
+                inputs=signature.tensor_inputs(fn, method=method),
+                required_inputs=signature.required_tensor_inputs(fn, method=method),
+                returns_value=signature.returns_value(fn),
+                params=scan.params_of(fn),
+                **fields,
+            )
+        )
 
     def _merge(self, fields: dict[str, object], decorator: str, result: object, node: ast.expr) -> None:
         key = DECORATOR_FIELDS[decorator]
         if decorator in REPEATABLE:
             fields[key] = (*fields.get(key, ()), result)  # type: ignore[misc]
         elif key in fields:
-            self.error(node, codes.TWICE, f"@{decorator} appears twice on one function",
-                       f"keep one @{decorator} (on the class or on its forward); its arguments say everything")
+            self.error(
+                node,
+                codes.TWICE,
+                f"@{decorator} appears twice on one function",
+                f"keep one @{decorator} (on the class or on its forward); its arguments say everything",
+            )
         else:
             fields[key] = result
 
@@ -132,8 +154,12 @@ class _Builder:
             for decorator in getattr(node, "decorator_list", ()):
                 name = self.names.decorator(decorator)
                 if name and id(decorator) not in self._seen:
-                    self.error(decorator, codes.BAD_PLACE, f"@{name} on a nested function or class",
-                               "decorate module-level functions, methods of module-level classes, or classes")
+                    self.error(
+                        decorator,
+                        codes.BAD_PLACE,
+                        f"@{name} on a nested function or class",
+                        "decorate module-level functions, methods of module-level classes, or classes",
+                    )
 
 
 def _is_generator(fn: _Function) -> bool:

@@ -32,9 +32,11 @@ def literal(node: ast.expr) -> object:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise ConstantError("is not a literal (str, int, bool, None)",
-                            "npudsl reads decorators without running code: use a literal, or a module-level "
-                            'name bound once to one (STREAM = "side")') from None
+        raise ConstantError(
+            "is not a literal (str, int, bool, None)",
+            "npudsl reads decorators without running code: use a literal, or a module-level "
+            'name bound once to one (STREAM = "side")',
+        ) from None
 
 
 def module_constant(names: NpudslNames, node: ast.Name, scope: ast.ClassDef | None) -> object:
@@ -55,8 +57,10 @@ def module_constant(names: NpudslNames, node: ast.Name, scope: ast.ClassDef | No
     site = sites[0]
     line = site.node.lineno  # type: ignore[attr-defined]
     if not site.direct:
-        raise ConstantError(f"{name} is bound at line {line} inside a block (if, try, for, with), not at the top "
-                            "level of the module", hint)
+        raise ConstantError(
+            f"{name} is bound at line {line} inside a block (if, try, for, with), not at the top level of the module",
+            hint,
+        )
     if site.value is None:
         raise ConstantError(f"{name} is bound at line {line}, but not as {name} = <literal>", hint)
     if line >= node.lineno:

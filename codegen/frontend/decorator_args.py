@@ -56,42 +56,52 @@ def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope
     try:
         bound, arg_nodes = _bind(decorator, node, scope)
         if decorator in ("after", "records") and not bound.arguments.get("events"):
-            raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs at least one event name",
-                           f'name the events, e.g. @{decorator}("dispatched")')
+            raise _Invalid(
+                node,
+                codes.BAD_ARGUMENTS,
+                f"@{decorator} needs at least one event name",
+                f'name the events, e.g. @{decorator}("dispatched")',
+            )
         for name, value in bound.arguments.items():
             _check(decorator, name, value, arg_nodes[name])
         return _build(decorator, bound.arguments, loc), []
     except _Invalid as bad:
         at = positions.loc(bad.node)
-        return None, [Diagnostic(path=path, line=at.line, col=at.col, code=bad.code,
-                                 message=bad.message, hint=bad.hint)]
+        return None, [
+            Diagnostic(path=path, line=at.line, col=at.col, code=bad.code, message=bad.message, hint=bad.hint)
+        ]
 
 
 def _bind(decorator: str, node: ast.expr, scope: Scope) -> tuple[inspect.BoundArguments, dict[str, Any]]:
     if not isinstance(node, ast.Call):
         if decorator == "keep_output":
             return _SHAPES[decorator].bind(), {}
-        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs arguments",
-                       f"call it: @{decorator}(...)")
+        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs arguments", f"call it: @{decorator}(...)")
     values, nodes = [], []
     for arg in node.args:
         if isinstance(arg, ast.Starred):
-            raise _Invalid(arg, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not *args",
-                           "spell each one out")
+            raise _Invalid(
+                arg, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not *args", "spell each one out"
+            )
         values.append(_literal(decorator, arg, scope))
         nodes.append(arg)
     kwvalues = {}
     kwnodes = {}
     for kw in node.keywords:
         if kw.arg is None:
-            raise _Invalid(kw.value, codes.NOT_LITERAL, f"@{decorator} arguments must be literals, not **kwargs",
-                           "spell each one out")
+            raise _Invalid(
+                kw.value,
+                codes.NOT_LITERAL,
+                f"@{decorator} arguments must be literals, not **kwargs",
+                "spell each one out",
+            )
         kwvalues[kw.arg], kwnodes[kw.arg] = _literal(decorator, kw.value, scope), kw.value
     try:
         bound = _SHAPES[decorator].bind(*values, **kwvalues)
     except TypeError as exc:
-        raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator}: {exc}",
-                       f"see the signature of {decorator} in the docs") from None
+        raise _Invalid(
+            node, codes.BAD_ARGUMENTS, f"@{decorator}: {exc}", f"see the signature of {decorator} in the docs"
+        ) from None
     by_name: dict[str, Any] = {name: kwnodes.get(name) for name in bound.arguments}
     positional = iter(nodes)
     for name, param in _SHAPES[decorator].parameters.items():
@@ -116,10 +126,15 @@ def _check(decorator: str, name: str, value: object, node: Any) -> None:
         for event, event_node in zip(value, node):  # type: ignore[call-overload]
             _raise(_rules.check_event(event), event_node)
         return
-    check = {"tag": _rules.check_tag, "priority": _rules.check_priority, "when": _rules.check_when,
-             "sync": _rules.check_sync, "clone": _rules.check_clone,
-             "aicore": lambda v: _rules.check_cores("aicore", v),
-             "vector": lambda v: _rules.check_cores("vector", v)}[name]
+    check = {
+        "tag": _rules.check_tag,
+        "priority": _rules.check_priority,
+        "when": _rules.check_when,
+        "sync": _rules.check_sync,
+        "clone": _rules.check_clone,
+        "aicore": lambda v: _rules.check_cores("aicore", v),
+        "vector": lambda v: _rules.check_cores("vector", v),
+    }[name]
     _raise(check(value), node)
 
 
@@ -131,11 +146,11 @@ def _raise(violation: _rules.Violation | None, node: ast.AST) -> None:
 def _build(decorator: str, args: dict[str, Any], loc: Any) -> Any:
     when = Guard(dotted=args["when"]) if args.get("when") else None
     if decorator == "on_stream":
-        return Stream(tag=args["tag"], priority=args.get("priority", 0), sync=args.get("sync", "auto"),
-                      when=when, loc=loc)
+        return Stream(
+            tag=args["tag"], priority=args.get("priority", 0), sync=args.get("sync", "auto"), when=when, loc=loc
+        )
     if decorator in ("after", "records"):
         return Events(names=tuple(args["events"]), when=when, loc=loc)
     if decorator == "core_limit":
         return CoreLimit(aicore=args["aicore"], vector=args["vector"], when=when, loc=loc)
     return KeepOutput(clone=args.get("clone", False), when=when, loc=loc)
-

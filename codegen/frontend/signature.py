@@ -88,16 +88,17 @@ def signature_of(fn: _Function, *, method: bool) -> Signature:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    params = [_param(a, d, ParamKind.POSITIONAL_ONLY if i < len(args.posonlyargs) else ParamKind.POSITIONAL)
-              for i, (a, d) in enumerate(zip(positional, defaults))]
+    params = [
+        _param(a, d, ParamKind.POSITIONAL_ONLY if i < len(args.posonlyargs) else ParamKind.POSITIONAL)
+        for i, (a, d) in enumerate(zip(positional, defaults))
+    ]
     if args.vararg:
         params.append(_container(_param(args.vararg, None, ParamKind.VAR_POSITIONAL)))
     params += [_param(a, d, ParamKind.KEYWORD_ONLY) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     if args.kwarg:
         params.append(_container(_param(args.kwarg, None, ParamKind.VAR_KEYWORD)))
     receiver = None
-    if method and not is_static(fn) and params and params[0].kind in (ParamKind.POSITIONAL_ONLY,
-                                                                       ParamKind.POSITIONAL):
+    if method and not is_static(fn) and params and params[0].kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL):
         receiver = params.pop(0).name
     return Signature(params=tuple(params), receiver=receiver)
 
@@ -140,7 +141,8 @@ def annotation_tensorness(annotation: ast.expr | None) -> Tensorness:
     if isinstance(annotation, (ast.Name, ast.Attribute)):
         return Tensorness.NO  # a class of the user's (metadata, config): its tensors outlive the call
     if isinstance(annotation, ast.BinOp) and all(
-            annotation_tensorness(side) is Tensorness.NO for side in (annotation.left, annotation.right)):
+        annotation_tensorness(side) is Tensorness.NO for side in (annotation.left, annotation.right)
+    ):
         return Tensorness.NO  # ``int | None``
     return Tensorness.MAYBE
 
@@ -152,8 +154,11 @@ def tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
 
 def required_tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:
     """The tensor inputs without a default that are not ``*args``/``**kwargs``."""
-    return tuple(p.name for p in signature_of(fn, method=method).tensor_params
-                 if not p.has_default and p.kind not in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD))
+    return tuple(
+        p.name
+        for p in signature_of(fn, method=method).tensor_params
+        if not p.has_default and p.kind not in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD)
+    )
 
 
 def returns_value(fn: _Function) -> bool:

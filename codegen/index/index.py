@@ -114,9 +114,15 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
     shared: set[str] = set()
     for module, tree, source in trees:
         shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
-    partial = RunIndex(callees=callees, classes={k: tuple(v) for k, v in classes.items()},
-                       submodules=submodules, calls={}, modules=modules, shared_records=frozenset(shared),
-                       imports={module: scan.imported_names(tree) for module, tree, _ in trees})
+    partial = RunIndex(
+        callees=callees,
+        classes={k: tuple(v) for k, v in classes.items()},
+        submodules=submodules,
+        calls={},
+        modules=modules,
+        shared_records=frozenset(shared),
+        imports={module: scan.imported_names(tree) for module, tree, _ in trees},
+    )
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
     for (module, tree, _), where in zip(trees, positions):
@@ -124,20 +130,29 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
             stream_calls.setdefault(callee, []).append(info)
             if partial.callees[callee].auto:
                 calls.setdefault(callee, []).append(info)
-    return attrs.evolve(partial, calls={k: tuple(v) for k, v in calls.items()},
-                        stream_calls={k: tuple(v) for k, v in stream_calls.items()})
+    return attrs.evolve(
+        partial,
+        calls={k: tuple(v) for k, v in calls.items()},
+        stream_calls={k: tuple(v) for k, v in stream_calls.items()},
+    )
 
 
-def _collect_definitions(module: str, tree: ast.Module, source: str, callees: dict[str, CalleeInfo],
-                         classes: dict[str, list[str]], submodules: dict[str, dict[str, str]]) -> set[str]:
+def _collect_definitions(
+    module: str,
+    tree: ast.Module,
+    source: str,
+    callees: dict[str, CalleeInfo],
+    classes: dict[str, list[str]],
+    submodules: dict[str, dict[str, str]],
+) -> set[str]:
     """The stream functions of one module, exactly as the collector reads them (the two never disagree); returns
     the shared events the module records."""
     for node in tree.body:
         if isinstance(node, ast.ClassDef):  # a subclass without its own assignment holds its base's submodule
             inherited = [submodules.get(f"{module}:{b.id}", {}) for b in node.bases if isinstance(b, ast.Name)]
-            submodules[f"{module}:{node.name}"] = {k: v for own in (*reversed(inherited),
-                                                                     scan.submodule_assignments(node))
-                                                   for k, v in own.items()}
+            submodules[f"{module}:{node.name}"] = {
+                k: v for own in (*reversed(inherited), scan.submodule_assignments(node)) for k, v in own.items()
+            }
     if not pyast.mentions_npudsl(source):
         return set()
     decorated = collect(tree, source, path=module, module_name=module).ir.functions
@@ -150,15 +165,24 @@ def _collect_definitions(module: str, tree: ast.Module, source: str, callees: di
             classes.setdefault(fn.owner or "", []).append(f"{module}:{fn.qualname}")
         shared = any(o.name == fn.name and o.owner != fn.owner for o in streams)
         node = nodes[fn.qualname]
-        fork, join = (_sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken)
-                      for role in ("fork", "join"))
+        fork, join = (
+            _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in ("fork", "join")
+        )
         signature = signature_of(node, method=fn.owner is not None)
         callees[f"{module}:{fn.qualname}"] = CalleeInfo(
-            key=f"{module}:{fn.qualname}", fork=fork, join=join, **_stream_fields(fn),
-            signature=signature, writes=param_writes(node, signature.names), compiled_apart=_compiled_apart(node),
-            writes_state=writes_state(node, signature.receiver), flips_guard=_flips_guard(node, fn),
+            key=f"{module}:{fn.qualname}",
+            fork=fork,
+            join=join,
+            **_stream_fields(fn),
+            signature=signature,
+            writes=param_writes(node, signature.names),
+            compiled_apart=_compiled_apart(node),
+            writes_state=writes_state(node, signature.receiver),
+            flips_guard=_flips_guard(node, fn),
             state_in_place=state_written_in_place(node, signature.receiver),
-            class_level=fn.class_level, static=fn.owner is not None and is_static(node))
+            class_level=fn.class_level,
+            static=fn.owner is not None and is_static(node),
+        )
     return recorded
 
 
@@ -170,8 +194,13 @@ def _flips_guard(node: ast.FunctionDef | ast.AsyncFunctionDef, fn: StreamFunctio
     parts = when.split(".")
     prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
     for stmt in ast.walk(node):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
-            [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
+        targets = (
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else [stmt.target]
+            if isinstance(stmt, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
         if any(ast.unparse(t) in prefixes for t in targets):
             return True
     return False
@@ -190,24 +219,37 @@ def _compiled_apart(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def _stream_fields(fn: StreamFunction) -> dict[str, Any]:
     assert fn.stream is not None
     when = fn.stream.when.dotted if fn.stream.when else None
-    return {"tag": fn.stream.tag, "priority": fn.stream.priority, "when": when, "auto": fn.auto_sync,
-            "params": fn.params}
+    return {
+        "tag": fn.stream.tag,
+        "priority": fn.stream.priority,
+        "when": when,
+        "auto": fn.auto_sync,
+        "params": fn.params,
+    }
 
 
-def _sync_event(module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool,
-                taken: set[str]) -> EventRef:
+def _sync_event(
+    module: str, owner: str | None, name: str, role: str, class_level: bool, shared: bool, taken: set[str]
+) -> EventRef:
     """The fork or join event of a stream function; its variable is fresh in the module (``taken`` grows)."""
     var = naming.fresh_name(naming.sync_var(owner, name, role, class_level=class_level, shared=shared), taken)
     taken.add(var)
     return EventRef(var=var, tag=naming.event_tag(module, owner, name, role))
 
 
-def _collect_calls(module: str, tree: ast.Module, index: RunIndex,
-                   positions: Positions) -> Iterable[tuple[str, CallInfo]]:
+def _collect_calls(
+    module: str, tree: ast.Module, index: RunIndex, positions: Positions
+) -> Iterable[tuple[str, CallInfo]]:
     """Resolved calls of every stream function (automatic or not), with their positions."""
     for site in find_calls(module, tree, index):  # type: ignore[arg-type]  # flow._Index: settable dicts
         own = index.callees.get(f"{module}:{site.caller}")
-        info = CallInfo(callee=site.key, module=module, caller=site.caller, spelled=site.spelled,
-                        caller_stream=own.tag if own is not None else "default", bindable=site.bindable,
-                        loc=positions.loc(site.call))
+        info = CallInfo(
+            callee=site.key,
+            module=module,
+            caller=site.caller,
+            spelled=site.spelled,
+            caller_stream=own.tag if own is not None else "default",
+            bindable=site.bindable,
+            loc=positions.loc(site.call),
+        )
         yield site.key, info

@@ -27,8 +27,7 @@ _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 _KINDS: tuple[type[ast.AST], ...] = (ast.Module, *ast.stmt.__subclasses__(), ast.ExceptHandler, ast.match_case)
 _BLOCK_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
-    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
-    for kind in _KINDS
+    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) for kind in _KINDS
 }
 
 
@@ -113,8 +112,11 @@ def callee_name(call: ast.Call) -> tuple[bool, str | None]:
 
 def _bound_call(stmt: ast.stmt) -> ast.Call | None:
     """The call whose result a plain statement binds (or discards), if that is all it does."""
-    if isinstance(stmt, ast.Expr) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                                      and all(isinstance(t, ast.Name) for t in _names(stmt.targets[0]))):
+    if isinstance(stmt, ast.Expr) or (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and all(isinstance(t, ast.Name) for t in _names(stmt.targets[0]))
+    ):
         value: ast.expr | None = stmt.value
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
         value = stmt.value
@@ -163,8 +165,11 @@ def imported_names(tree: ast.Module) -> dict[str, tuple[str, str]]:
                     other.add(local)
                 found[local] = (spec, a.name)
         elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Import)):
-            other.update([node.name] if not isinstance(node, ast.Import)
-                         else [(a.asname or a.name).split(".")[0] for a in node.names])
+            other.update(
+                [node.name]
+                if not isinstance(node, ast.Import)
+                else [(a.asname or a.name).split(".")[0] for a in node.names]
+            )
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
@@ -186,8 +191,13 @@ def _module_scope(tree: ast.Module) -> Iterator[ast.stmt]:
 def params_of(fn: _Function) -> tuple[str, ...]:
     """Every parameter name of ``fn``, in order (``*args`` and ``**kwargs`` included)."""
     args = fn.args
-    found = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs,
-             *([args.kwarg] if args.kwarg else [])]
+    found = [
+        *args.posonlyargs,
+        *args.args,
+        *([args.vararg] if args.vararg else []),
+        *args.kwonlyargs,
+        *([args.kwarg] if args.kwarg else []),
+    ]
     return tuple(a.arg for a in found)
 
 

@@ -53,14 +53,18 @@ class UserEvents:
     chosen: dict[tuple[str | None, str], str] = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
-        pairs = {(fn.owner, name) for fn in self.ir.functions for spec in (*fn.waits, *fn.records)
-                 for name in spec.names}
+        pairs = {
+            (fn.owner, name) for fn in self.ir.functions for spec in (*fn.waits, *fn.records) for name in spec.names
+        }
         self.owners = Counter(name for _, name in pairs)
 
     def waiters(self, owner: str | None, name: str) -> tuple[str, ...]:
         """The functions of the event's scope that wait for it, in source order."""
-        return tuple(fn.qualname for fn in self.ir.functions
-                     if fn.owner == owner and any(name in spec.names for spec in fn.waits))
+        return tuple(
+            fn.qualname
+            for fn in self.ir.functions
+            if fn.owner == owner and any(name in spec.names for spec in fn.waits)
+        )
 
     def ref(self, owner: str | None, name: str) -> EventRef:
         """A class's event (tag ``module.Class.name``), or a shared one (``ns:name``: the tag is the name, the
@@ -72,26 +76,36 @@ class UserEvents:
             self.chosen[key] = naming.fresh_name(wanted, self.taken)
             self.taken.add(self.chosen[key])
         tag = name if shared else naming.event_tag(self.ir.module_name, owner, name)
-        return EventRef(var=self.chosen[key], tag=tag, user=True, name=name, shared=shared,
-                        waiters=() if shared else self.waiters(owner, name))
+        return EventRef(
+            var=self.chosen[key],
+            tag=tag,
+            user=True,
+            name=name,
+            shared=shared,
+            waiters=() if shared else self.waiters(owner, name),
+        )
 
 
-def lower(ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *,
-          event_sync: bool) -> tuple[ModulePlan, tuple[Diagnostic, ...]]:
+def lower(
+    ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *, event_sync: bool
+) -> tuple[ModulePlan, tuple[Diagnostic, ...]]:
     """The plan of a module: its stream functions (callees) and the functions that call them (callers)."""
     own = {e.var for c in index.callees.values() if c.module == ir.module_name for e in (c.fork, c.join)}
     events = UserEvents(ir, taken=set(identifiers(tree)) | own)
     nodes = scan.functions_by_qualname(tree)
-    functions = {fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events,
-                                             event_sync=event_sync) for fn in ir.functions}
+    functions = {
+        fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events, event_sync=event_sync)
+        for fn in ir.functions
+    }
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
     events_used = _events_used(functions, callers.plans, ir.module_name)
     plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
     return plan, callers.diagnostics
 
 
-def _events_used(functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan],
-                 module: str) -> tuple[EventRef, ...]:
+def _events_used(
+    functions: dict[str, FunctionPlan], callers: dict[str, CallerPlan], module: str
+) -> tuple[EventRef, ...]:
     """Every event the module's steps name, in first-use order (one per variable), each with its tag's part
     after ``module`` (``scope``: the whole tag for another module's event), for tags made at import."""
     steps = [s for p in functions.values() for s in (*p.prologue, *p.epilogue)]
@@ -111,18 +125,30 @@ def _scope(event: EventRef, module: str) -> str:
     return event.tag.removeprefix(f"{module}.")
 
 
-def lower_function(fn: StreamFunction, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
-                   index: RunIndex, events: UserEvents, *, event_sync: bool) -> FunctionPlan:
+def lower_function(
+    fn: StreamFunction,
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    module: str,
+    index: RunIndex,
+    events: UserEvents,
+    *,
+    event_sync: bool,
+) -> FunctionPlan:
     """The plan of one decorated function: what it asks for in its own body, whoever calls it.
 
     The stream switch, fork, join and the lifetime of the tensors that cross belong to the call sites the run
     sees (:mod:`codegen.lower.flow`); a call the run cannot see runs the body on its caller's stream.
     """
-    waits = tuple(Wait(event=attrs.evolve(events.ref(fn.owner, name), waiter=fn.qualname),
-                       when=Cond.of(_when(spec.when)))
-                  for spec in fn.waits for name in spec.names)
-    records = tuple(Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
-                    for spec in fn.records for name in spec.names)
+    waits = tuple(
+        Wait(event=attrs.evolve(events.ref(fn.owner, name), waiter=fn.qualname), when=Cond.of(_when(spec.when)))
+        for spec in fn.waits
+        for name in spec.names
+    )
+    records = tuple(
+        Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
+        for spec in fn.records
+        for name in spec.names
+    )
     clone = (Clone(when=Cond.of(_when(fn.keep_output.when))),) if fn.keep_output and fn.keep_output.clone else ()
     return FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
 
@@ -138,4 +164,3 @@ def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
         guard = limit.when or (fn.stream.when if fn.stream is not None else None)  # off with the stream's guard
         contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(guard))))
     return tuple(contexts)
-

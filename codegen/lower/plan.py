@@ -56,7 +56,7 @@ class Cond:
         """The conjunction of ``parts`` (None and repeats dropped); None when nothing is left."""
         terms: list[str] = []
         for part in parts:
-            for term in (part.terms if isinstance(part, Cond) else (part,) if part else ()):
+            for term in part.terms if isinstance(part, Cond) else (part,) if part else ():
                 if term not in terms:
                     terms.append(term)
         return Cond(tuple(terms)) if terms else None

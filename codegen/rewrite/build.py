@@ -23,12 +23,14 @@ def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:
     return [parse_statement(line.rstrip("\n") + "\n") for line in lines]
 
 
-def guarded_statements(spelling: Spelling, steps: Sequence[Step],
-                       values: tuple[str, ...] = ()) -> list[cst.BaseStatement]:
+def guarded_statements(
+    spelling: Spelling, steps: Sequence[Step], values: tuple[str, ...] = ()
+) -> list[cst.BaseStatement]:
     """The steps' statements in order. Consecutive steps under the same condition share one ``if``; a step
     whose condition adds terms to its neighbours' nests inside theirs (``if g:`` ... ``if join:``)."""
-    items = [(step.when.terms if step.when else (), lines) for step in steps
-             if (lines := spelling.statements(step, values))]
+    items = [
+        (step.when.terms if step.when else (), lines) for step in steps if (lines := spelling.statements(step, values))
+    ]
     return statements(_nested(items, 0))
 
 

@@ -45,10 +45,13 @@ class _Placer:
         else:
             for stmt in body:
                 count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-                parts = stmts[at:at + count]
+                parts = stmts[at : at + count]
                 at += count
-                out += self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else \
-                    self.compound(stmt, parts[0])
+                out += (
+                    self.line(stmt, parts)
+                    if isinstance(stmt, cst.SimpleStatementLine)
+                    else self.compound(stmt, parts[0])
+                )
         out += self.spelled("end", owner, field)
         out = self.merged(out)
         if isinstance(suite, cst.SimpleStatementSuite):
@@ -62,8 +65,11 @@ class _Placer:
         wrap = self.plan.wraps.get(node)
         if wrap is None:
             return stmt
-        inner = [*guarded_statements(self.spelling, wrap.enter), stmt.with_changes(leading_lines=()),
-                 *guarded_statements(self.spelling, wrap.leave)]
+        inner = [
+            *guarded_statements(self.spelling, wrap.enter),
+            stmt.with_changes(leading_lines=()),
+            *guarded_statements(self.spelling, wrap.leave),
+        ]
         items = with_items_text(self.spelling, (wrap.switch,))
         if not items:
             return stmt
@@ -91,8 +97,10 @@ class _Placer:
         return text if text in self.headers else None
 
     def line(self, line: cst.SimpleStatementLine, parts: list[ast.stmt]) -> list[cst.BaseStatement]:
-        pieces = [(small, node, self.spelled("before", node), self.spelled("after", node))
-                  for small, node in zip(line.body, parts)]
+        pieces = [
+            (small, node, self.spelled("before", node), self.spelled("after", node))
+            for small, node in zip(line.body, parts)
+        ]
         edited = [self.edit(small, node) for small, node, _, _ in pieces]
         if len(parts) == 1 and parts[0] in self.plan.wraps:
             single = line.with_changes(body=[edited[0].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
@@ -104,8 +112,11 @@ class _Placer:
         out: list[cst.BaseStatement] = []
         for i, ((_, _, before, after), small) in enumerate(zip(pieces, edited)):
             small = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-            kept = line.with_changes(body=[small], leading_lines=()) if i == len(pieces) - 1 else \
-                cst.SimpleStatementLine(body=[small])
+            kept = (
+                line.with_changes(body=[small], leading_lines=())
+                if i == len(pieces) - 1
+                else cst.SimpleStatementLine(body=[small])
+            )
             out += _lead(before, self.wrapped(kept if i else _first(kept, line), parts[i])) + after
         return out
 
@@ -118,20 +129,26 @@ class _Placer:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return stmt
         if isinstance(stmt, cst.Match):
-            return stmt.with_changes(cases=[c.with_changes(body=self.block(c.body, a.body, a, "body"))
-                                            for c, a in zip(stmt.cases, node.cases)])  # type: ignore[attr-defined]
+            return stmt.with_changes(
+                cases=[
+                    c.with_changes(body=self.block(c.body, a.body, a, "body")) for c, a in zip(stmt.cases, node.cases)
+                ]
+            )  # type: ignore[attr-defined]
         changes: dict[str, object] = {"body": self.block(stmt.body, node.body, node, "body")}  # type: ignore[attr-defined]
         if isinstance(stmt, (cst.If, cst.For, cst.While)) and stmt.orelse is not None:
             changes["orelse"] = self.orelse(stmt.orelse, node)
         if isinstance(stmt, (cst.Try, cst.TryStar)):
-            changes["handlers"] = [h.with_changes(body=self.block(h.body, a.body, a, "body"))
-                                   for h, a in zip(stmt.handlers, node.handlers)]  # type: ignore[attr-defined]
+            changes["handlers"] = [
+                h.with_changes(body=self.block(h.body, a.body, a, "body")) for h, a in zip(stmt.handlers, node.handlers)
+            ]  # type: ignore[attr-defined]
             if stmt.orelse is not None:
-                changes["orelse"] = stmt.orelse.with_changes(body=self.block(stmt.orelse.body, node.orelse, node,
-                                                                             "orelse"))  # type: ignore[attr-defined]
+                changes["orelse"] = stmt.orelse.with_changes(
+                    body=self.block(stmt.orelse.body, node.orelse, node, "orelse")
+                )  # type: ignore[attr-defined]
             if stmt.finalbody is not None:
                 changes["finalbody"] = stmt.finalbody.with_changes(
-                    body=self.block(stmt.finalbody.body, node.finalbody, node, "finalbody"))  # type: ignore[attr-defined]
+                    body=self.block(stmt.finalbody.body, node.finalbody, node, "finalbody")
+                )  # type: ignore[attr-defined]
         return stmt.with_changes(**changes)
 
     def orelse(self, orelse: cst.If | cst.Else, node: ast.stmt) -> cst.If | cst.Else:
@@ -184,12 +201,16 @@ def _first(kept: cst.SimpleStatementLine, line: cst.SimpleStatementLine) -> cst.
 
 
 def _unchanged_line(out: cst.BaseStatement, body: list[cst.BaseSmallStatement]) -> bool:
-    return isinstance(out, cst.SimpleStatementLine) and len(out.body) == len(body) and all(
-        a is b for a, b in zip(out.body, body))
+    return (
+        isinstance(out, cst.SimpleStatementLine)
+        and len(out.body) == len(body)
+        and all(a is b for a, b in zip(out.body, body))
+    )
 
 
-def apply_caller_plan(node: cst.FunctionDef, fn: ast.FunctionDef | ast.AsyncFunctionDef, plan: CallerPlan,
-                      spelling: Spelling) -> cst.FunctionDef:
+def apply_caller_plan(
+    node: cst.FunctionDef, fn: ast.FunctionDef | ast.AsyncFunctionDef, plan: CallerPlan, spelling: Spelling
+) -> cst.FunctionDef:
     """``node`` (the libcst twin of ``fn``) with ``plan`` applied."""
     placer = _Placer(plan=plan, spelling=spelling)
     body = placer.block(node.body, fn.body, fn, "body")
@@ -202,5 +223,9 @@ def apply_caller_plan(node: cst.FunctionDef, fn: ast.FunctionDef | ast.AsyncFunc
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -22,13 +22,17 @@ def rewrite_body(node: cst.FunctionDef, plan: FunctionPlan, spelling: Spelling) 
     """``node`` with its body rewritten by ``plan`` (decorators are the caller's business)."""
     body = _statements(node.body)
     docstring = body[:1] if body and m.matches(body[0], _DOCSTRING) else []
-    body = body[len(docstring):]
+    body = body[len(docstring) :]
     epilogue, finally_steps = _split_epilogue(plan, body)
     if epilogue:
         body = _with_epilogue(node, body, epilogue, plan, spelling)
     if finally_steps:
-        body = [cst.Try(body=cst.IndentedBlock(body=body), finalbody=cst.Finally(
-            body=cst.IndentedBlock(body=guarded_statements(spelling, finally_steps))))]
+        body = [
+            cst.Try(
+                body=cst.IndentedBlock(body=body),
+                finalbody=cst.Finally(body=cst.IndentedBlock(body=guarded_statements(spelling, finally_steps))),
+            )
+        ]
     inner = guarded_statements(spelling, plan.prologue) + body
     outer = wrap_with(with_items_text(spelling, plan.contexts), inner)
     return node.with_changes(body=cst.IndentedBlock(body=[*docstring, *outer], header=_header(node)))
@@ -39,8 +43,7 @@ def _split_epilogue(plan: FunctionPlan, body: list[cst.BaseStatement]) -> tuple[
     returned value (records, the join's record) then move to a ``finally`` around the whole body."""
     if not any(_returns_through_finally(stmt) for stmt in body):
         return plan.epilogue, ()
-    return (tuple(s for s in plan.epilogue if wants_values(s)),
-            tuple(s for s in plan.epilogue if not wants_values(s)))
+    return (tuple(s for s in plan.epilogue if wants_values(s)), tuple(s for s in plan.epilogue if not wants_values(s)))
 
 
 def _returns_through_finally(node: cst.CSTNode) -> bool:
@@ -65,8 +68,13 @@ def _header(node: cst.FunctionDef) -> cst.TrailingWhitespace:
     return cst.TrailingWhitespace()
 
 
-def _with_epilogue(node: cst.FunctionDef, body: list[cst.BaseStatement], epilogue: tuple[Step, ...],
-                   plan: FunctionPlan, spelling: Spelling) -> list[cst.BaseStatement]:
+def _with_epilogue(
+    node: cst.FunctionDef,
+    body: list[cst.BaseStatement],
+    epilogue: tuple[Step, ...],
+    plan: FunctionPlan,
+    spelling: Spelling,
+) -> list[cst.BaseStatement]:
     rewriter = ReturnRewriter(spelling, epilogue, local_names(node))
     rewritten = [stmt.visit(rewriter) for stmt in body]
     flat: list[cst.BaseStatement] = []

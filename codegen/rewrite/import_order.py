@@ -70,7 +70,7 @@ def _put_above(texts: list[str], index: int, text: str) -> None:
     """Put ``text`` right above statement ``index``, below the comments and blank lines above it."""
     lead = _LEADING.match(texts[index]).group(0)  # type: ignore[union-attr]
     texts.insert(index, lead + text)
-    texts[index + 1] = texts[index + 1][len(lead):]
+    texts[index + 1] = texts[index + 1][len(lead) :]
 
 
 def _key(text: str) -> Key | None:

@@ -22,8 +22,7 @@ __all__ = ["finish_module"]
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
-def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, names: NpudslNames,
-                  style: Style) -> str:
+def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, names: NpudslNames, style: Style) -> str:
     """The text of the module's statements: unused npudsl imports dropped, the imports, helpers and events
     the spelled code uses added after the import block.
 
@@ -134,7 +133,8 @@ def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement |
 def _trim_import(node: cst.Import | cst.ImportFrom, unused: set[str]) -> cst.BaseSmallStatement | None:
     is_npudsl = isinstance(node, cst.Import) or (
         m.matches(node, m.ImportFrom(module=m.Name("npudsl") | m.Attribute(value=m.Name("npudsl"))))
-        and not node.relative)
+        and not node.relative
+    )
     if not is_npudsl or isinstance(node.names, cst.ImportStar):
         return node
     aliases = [a for a in node.names if _local(a) not in unused or not _is_npudsl_alias(node, a)]

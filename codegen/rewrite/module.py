@@ -23,8 +23,13 @@ def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
 
 
 class ModuleRewriter(cst.CSTTransformer):
-    def __init__(self, plan: ModulePlan, spelling: Spelling, names: NpudslNames,
-                 functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
+    def __init__(
+        self,
+        plan: ModulePlan,
+        spelling: Spelling,
+        names: NpudslNames,
+        functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.spelling = spelling
@@ -42,9 +47,14 @@ class ModuleRewriter(cst.CSTTransformer):
         prefix = ".".join(self._scopes) + "."
         if any(name.startswith(prefix) for name in self._planned):
             return True
-        return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock) and any(
-            isinstance(item, cst.FunctionDef) and any(is_npudsl_decorator(d, self.names) for d in item.decorators)
-            for item in node.body.body)
+        return (
+            isinstance(node, cst.ClassDef)
+            and isinstance(node.body, cst.IndentedBlock)
+            and any(
+                isinstance(item, cst.FunctionDef) and any(is_npudsl_decorator(d, self.names) for d in item.decorators)
+                for item in node.body.body
+            )
+        )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         return False  # holds no function or class: nothing to rewrite, and the node stays as parsed
@@ -69,8 +79,9 @@ class ModuleRewriter(cst.CSTTransformer):
             return False
         if not all(is_npudsl_decorator(d, self.names) for d in node.decorators):
             return False  # a class decorator (a dataclass) may write the __init__: streams are made on first use
-        return not any(m.matches(base.value, m.Name()) and base.value.value in self._constructing
-                       for base in node.bases)
+        return not any(
+            m.matches(base.value, m.Name()) and base.value.value in self._constructing for base in node.bases
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._scopes.append(node.name.value)
@@ -97,8 +108,9 @@ class ModuleRewriter(cst.CSTTransformer):
             if is_npudsl_decorator(decorator, self.names):
                 moved.extend([*decorator.leading_lines, *_line_comment(decorator)])
             else:
-                kept.append(decorator.with_changes(leading_lines=[*moved, *decorator.leading_lines]) if moved
-                            else decorator)
+                kept.append(
+                    decorator.with_changes(leading_lines=[*moved, *decorator.leading_lines]) if moved else decorator
+                )
                 moved = []
         if len(kept) == len(node.decorators):
             return node
@@ -134,8 +146,9 @@ def _with_init(node: cst.ClassDef, lines: list[str]) -> cst.ClassDef:
     at = next((i for i, item in enumerate(body) if not isinstance(item, cst.SimpleStatementLine)), len(body))
     init = init.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if at else [])
     if at < len(body):
-        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False),
-                                                        *_without_blank(body[at].leading_lines)])
+        body[at] = body[at].with_changes(
+            leading_lines=[cst.EmptyLine(indent=False), *_without_blank(body[at].leading_lines)]
+        )
     return node.with_changes(body=node.body.with_changes(body=[*body[:at], init, *body[at:]]))
 
 

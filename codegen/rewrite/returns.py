@@ -68,8 +68,11 @@ class ReturnRewriter(cst.CSTTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,  # noqa: ANN201
-                                  updated: cst.SimpleStatementLine):
+    def leave_SimpleStatementLine(
+        self,
+        original: cst.SimpleStatementLine,  # noqa: ANN201
+        updated: cst.SimpleStatementLine,
+    ):
         if not updated.body or not isinstance(updated.body[-1], cst.Return):
             return updated
         *head, ret = updated.body
@@ -88,8 +91,9 @@ class ReturnRewriter(cst.CSTTransformer):
         self.taken.add(name)
         return name
 
-    def _bind(self, value: cst.BaseExpression | None) -> tuple[list[cst.BaseStatement], cst.BaseExpression | None,
-                                                              tuple[str, ...]]:
+    def _bind(
+        self, value: cst.BaseExpression | None
+    ) -> tuple[list[cst.BaseStatement], cst.BaseExpression | None, tuple[str, ...]]:
         if value is None or m.matches(value, m.Name("None")):
             return [], value, ()
         if isinstance(value, cst.Name):
@@ -113,8 +117,9 @@ class ReturnRewriter(cst.CSTTransformer):
             names.append(expr.value)
         return bindings, value.with_changes(elements=elements), tuple(names)
 
-    def _bind_whole(self, value: cst.BaseExpression) -> tuple[list[cst.BaseStatement], cst.BaseExpression,
-                                                               tuple[str, ...]]:
+    def _bind_whole(
+        self, value: cst.BaseExpression
+    ) -> tuple[list[cst.BaseStatement], cst.BaseExpression, tuple[str, ...]]:
         name = self._fresh()
         assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
         return [assign], cst.Name(name), (name,)

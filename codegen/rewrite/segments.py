@@ -81,13 +81,13 @@ def layout(source: str, tree: ast.Module) -> Layout:
     lines = _LINE.findall(source)
     groups = _groups(tree.body, lines)
     start = groups[0][0] if groups else len(lines) + 1
-    header = "".join(lines[:start - 1])
+    header = "".join(lines[: start - 1])
     units = []
     for _, last, nodes in groups:
         end = last + _owned_below(nodes[-1], lines, last)
-        units.append(Unit(text="".join(lines[start - 1:end]), nodes=tuple(nodes)))
+        units.append(Unit(text="".join(lines[start - 1 : end]), nodes=tuple(nodes)))
         start = end + 1
-    return Layout(header=header, units=tuple(units), footer="".join(lines[start - 1:]))
+    return Layout(header=header, units=tuple(units), footer="".join(lines[start - 1 :]))
 
 
 def _first_line(node: ast.stmt) -> int:
@@ -112,7 +112,7 @@ def _continued(node: ast.stmt, lines: list[str]) -> bool:
     line = lines[(node.end_lineno or node.lineno) - 1]
     if not line.rstrip("\r\n").endswith("\\"):
         return False
-    tail = line.encode()[node.end_col_offset or 0:].decode()
+    tail = line.encode()[node.end_col_offset or 0 :].decode()
     return "#" not in tail
 
 
@@ -138,7 +138,7 @@ def _last_block_indent(node: ast.stmt, lines: list[str]) -> str | None:
         return None
     first = suite[0]
     line = lines[_first_line(first) - 1]
-    indent = line[:len(line) - len(line.lstrip(_SPACE))]
+    indent = line[: len(line) - len(line.lstrip(_SPACE))]
     starts_line = bool(getattr(first, "decorator_list", ())) or first.col_offset == len(indent.encode())
     return indent if starts_line else None
 
@@ -150,7 +150,8 @@ def _last_suite(node: ast.stmt) -> list[ast.stmt]:
     if isinstance(node, (ast.Try, ast.TryStar)):
         return node.finalbody or node.orelse or (node.handlers[-1].body if node.handlers else node.body)
     orelse = getattr(node, "orelse", None)
-    if isinstance(node, ast.If) and len(orelse) == 1 and isinstance(orelse[0], ast.If) \
-            and orelse[0].col_offset == 0:  # ``elif`` (an ``if`` inside ``else:`` is indented)
+    if (
+        isinstance(node, ast.If) and len(orelse) == 1 and isinstance(orelse[0], ast.If) and orelse[0].col_offset == 0
+    ):  # ``elif`` (an ``if`` inside ``else:`` is indented)
         return _last_suite(orelse[0])
     return orelse or getattr(node, "body", [])

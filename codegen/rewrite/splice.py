@@ -34,12 +34,14 @@ def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Sp
     """The module ``source`` (``tree`` is its ``ast``) rewritten by ``plan``, as a libcst round trip would print it."""
     style = _style(source)
     if not source.endswith(("\n", "\r")):  # libcst parses as if the newline were there, and drops it at the end
-        return rewrite_source(source + style.newline, tree, plan, spelling, names)[:-len(style.newline)]
+        return rewrite_source(source + style.newline, tree, plan, spelling, names)[: -len(style.newline)]
     shape = layout(source, tree)
     rewriter = ModuleRewriter(plan, spelling, names, functions_by_qualname(tree))
     chosen = _to_parse(shape.units, plan, names)
-    body = [Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
-            for i, unit in enumerate(shape.units)]
+    body = [
+        Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
+        for i, unit in enumerate(shape.units)
+    ]
     return shape.header + finish_module(body, plan, spelling, names, style) + _footer(shape.footer, style)
 
 
@@ -87,8 +89,11 @@ def _footer(text: str, style: Style) -> str:
     if not text:
         return ""
     lines = cst.parse_module("pass" + style.newline + text).footer
-    return cst.Module(body=[], header=lines, default_indent=style.indent, default_newline=style.newline).code \
-        if lines else ""
+    return (
+        cst.Module(body=[], header=lines, default_indent=style.indent, default_newline=style.newline).code
+        if lines
+        else ""
+    )
 
 
 def _parse(unit: Unit, style: Style) -> cst.BaseStatement:
@@ -97,4 +102,3 @@ def _parse(unit: Unit, style: Style) -> cst.BaseStatement:
     if len(module.body) != 3 or module.footer:
         raise ValueError(f"libcst parsed {len(module.body) - 2} statements in a unit: {unit.text[:60]!r}")
     return module.body[2]
-

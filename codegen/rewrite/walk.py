@@ -27,11 +27,33 @@ def _fields(kind: type) -> tuple[str, ...]:
 
 # Nodes that hold no name and no statement: whitespace, punctuation, operators, literals.
 _LEAVES = (
-    cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comment,
-    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
-    cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Semicolon, cst.Colon, cst.AssignEqual, cst.ImportStar,
-    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
-    cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis,
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+    cst.Newline,
+    cst.Comment,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.Dot,
+    cst.Semicolon,
+    cst.Colon,
+    cst.AssignEqual,
+    cst.ImportStar,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+    cst.SimpleString,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.Ellipsis,
 )
 
 

@@ -76,8 +76,11 @@ class _Spelling(TorchairSpelling):
         if is_tensor(value):
             return [f"{record}({value.name}, {tag_text(stream)})"]
         torch = self.use("torch")
-        source = RECORD.replace("RECORD_DOC", _DOC).replace(
-            "RECORD_CALL", f"{record}(value, stream)").replace("TORCH", torch)
+        source = (
+            RECORD.replace("RECORD_DOC", _DOC)
+            .replace("RECORD_CALL", f"{record}(value, stream)")
+            .replace("TORCH", torch)
+        )
         return [f"{self.helper('_record_tagged_stream', source)}({value.name}, {tag_text(stream)})"]
 
     def define_event(self, event: EventRef) -> str | None:

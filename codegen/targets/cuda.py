@@ -21,6 +21,7 @@ from npudsl import codes
 
 __all__ = ["Cuda"]
 
+
 @attrs.define(eq=False)
 class _Spelling(NativeSpelling):
     device: str = "cuda"
@@ -41,7 +42,12 @@ class Cuda:
         for fn in ir.functions:
             if fn.core_limit is not None:
                 loc = fn.core_limit.loc
-                yield Diagnostic(path=ir.path, line=loc.line, col=loc.col, code=codes.CUDA_CORE_LIMIT,
-                                 message="core_limit has no CUDA counterpart; ignored",
-                                 hint="CUDA shares SMs between streams; the limit applies on NPU targets only",
-                                 severity=Severity.WARNING)
+                yield Diagnostic(
+                    path=ir.path,
+                    line=loc.line,
+                    col=loc.col,
+                    code=codes.CUDA_CORE_LIMIT,
+                    message="core_limit has no CUDA counterpart; ignored",
+                    hint="CUDA shares SMs between streams; the limit applies on NPU targets only",
+                    severity=Severity.WARNING,
+                )

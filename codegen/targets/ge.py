@@ -29,8 +29,8 @@ from npudsl._rules import is_shared_event
 
 __all__ = ["Ge"]
 
-_TOKENS = '''{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token of its last record, until waited for
-'''
+_TOKENS = """{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token of its last record, until waited for
+"""
 
 
 @attrs.define(eq=False)
@@ -70,7 +70,6 @@ class _Spelling(TorchairSpelling):
         return []  # GE plans the memory of the whole graph; nothing is reused early
 
 
-
 def _key(event: EventRef, waiter: str) -> str:
     """The table key of ``waiter``'s token: the event's tag, and the waiter's name when several wait."""
     return event.tag if len(event.waiters) < 2 else f"{event.tag}/{waiter.rsplit('.', 1)[-1]}"
@@ -90,8 +89,13 @@ class Ge:
             for spec in (*fn.waits, *fn.records):
                 for name in spec.names:
                     if is_shared_event(name):
-                        yield Diagnostic(path=ir.path, line=spec.loc.line, col=spec.loc.col, code=codes.GE_SHARED_EVENT,
-                                         message=f'the shared event "{name}" orders nothing on GE',
-                                         hint="GE still orders every data dependency; to order more, pass a "
-                                              "tensor between the two and let the data say it",
-                                         severity=Severity.WARNING)
+                        yield Diagnostic(
+                            path=ir.path,
+                            line=spec.loc.line,
+                            col=spec.loc.col,
+                            code=codes.GE_SHARED_EVENT,
+                            message=f'the shared event "{name}" orders nothing on GE',
+                            hint="GE still orders every data dependency; to order more, pass a "
+                            "tensor between the two and let the data say it",
+                            severity=Severity.WARNING,
+                        )

@@ -29,8 +29,10 @@ __all__ = ["RECORD_DOC", "NativeSpelling"]
 
 RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
-_COMMENT = ("# This module's streams and events, one per tag, made when the model is built, else on first use:\n"
-            "# importing the module touches no device.")
+_COMMENT = (
+    "# This module's streams and events, one per tag, made when the model is built, else on first use:\n"
+    "# importing the module touches no device."
+)
 _ORDER = ("_stream", "_EVENTS", "_SHARED_EVENTS", "_event", "_create_streams", "_record_stream", "_clone")
 
 _STREAM = '''_STREAMS: dict[str, DEVICE.Stream] = {}
@@ -52,10 +54,10 @@ _EVENT = '''def {name}(table: dict[str, DEVICE.Event], tag: str) -> DEVICE.Event
 
 # A shared event must be one object for every module that records or waits for it, whichever of them the
 # run transformed: the table is the namespace of a module of its own, registered by the first that needs it.
-_SHARED = '''# Shared events ("ns:name"): one per process, whichever module records or waits for them.
+_SHARED = """# Shared events ("ns:name"): one per process, whichever module records or waits for them.
 {name}: dict[str, DEVICE.Event] = SYS.modules.setdefault(
     "npudsl_shared_events", TYPES.ModuleType("npudsl_shared_events")).__dict__
-'''
+"""
 
 
 _CREATE = '''def {name}() -> None:
@@ -83,8 +85,9 @@ class NativeSpelling(Spelling):
     def stream(self, tag: str, priority: int | None = None) -> str:
         if tag not in self.made_streams or priority is not None:
             self.made_streams[tag] = priority or self.made_streams.get(tag, 0)
-        name = self.helper("_stream", _STREAM.replace("_STREAMS", self.names.global_name("_STREAMS"))
-                           .replace("DEVICE", self._device()))
+        name = self.helper(
+            "_stream", _STREAM.replace("_STREAMS", self.names.global_name("_STREAMS")).replace("DEVICE", self._device())
+        )
         return f"{name}({quote(tag)}{'' if priority is None else f', {priority}'})"
 
     def event(self, event: EventRef) -> str:
@@ -117,8 +120,11 @@ class NativeSpelling(Spelling):
         return [f"{self.record_helper()}({value.name}, {where})"]
 
     def record_helper(self) -> str:
-        source = RECORD.replace("RECORD_DOC", RECORD_DOC).replace(
-            "RECORD_CALL", "value.record_stream(stream)").replace("TORCH", self.torch)
+        source = (
+            RECORD.replace("RECORD_DOC", RECORD_DOC)
+            .replace("RECORD_CALL", "value.record_stream(stream)")
+            .replace("TORCH", self.torch)
+        )
         return self.helper("_record_stream", source)
 
     def clone(self, value: Value) -> str:
@@ -135,8 +141,11 @@ class NativeSpelling(Spelling):
     def _table(self, event: EventRef) -> str:
         if not event.shared:
             return self.helper("_EVENTS", f"{{name}}: dict[str, {self._device()}.Event] = {{}}\n")
-        source = _SHARED.replace("DEVICE", self._device()).replace("SYS", self.use("sys")).replace(
-            "TYPES", self.use("types"))
+        source = (
+            _SHARED.replace("DEVICE", self._device())
+            .replace("SYS", self.use("sys"))
+            .replace("TYPES", self.use("types"))
+        )
         return self.helper("_SHARED_EVENTS", source)
 
     def construct_lines(self) -> list[str]:

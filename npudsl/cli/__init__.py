@@ -39,12 +39,13 @@ _EXAMPLES = """examples:
 def _top_parser() -> argparse.ArgumentParser:
     listing = "\n".join(f"  {name:<10} {summary}" for name, (_, _, summary) in COMMANDS.items())
     parser = argparse.ArgumentParser(
-        prog="npudsl", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="npudsl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Declarative multi-stream scheduling for torch.compile on Ascend NPUs and CUDA GPUs.",
-        epilog=f"commands:\n{listing}\n\n{_EXAMPLES}\n\n{EXIT_CODES.format(extra='')}")
+        epilog=f"commands:\n{listing}\n\n{_EXAMPLES}\n\n{EXIT_CODES.format(extra='')}",
+    )
     parser.add_argument("--version", action="version", version=f"npudsl {__version__}")
-    parser.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND", help="one of: "
-                        + ", ".join(COMMANDS))
+    parser.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
     parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="...", help="the command's own arguments")
     return parser
 

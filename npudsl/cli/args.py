@@ -11,8 +11,20 @@ from npudsl.cli.config import CODE_PATTERN
 from npudsl.codes import NO_CALL_SITE, UNUSED_RECORD
 from npudsl.errors import NpudslError
 
-__all__ = ["EXIT_CODES", "EXIT_DIAGNOSTICS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "UsageError",
-           "add_filters", "add_jobs", "codes", "command_parser", "existing_paths", "positive_int"]
+__all__ = [
+    "EXIT_CODES",
+    "EXIT_DIAGNOSTICS",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "UsageError",
+    "add_filters",
+    "add_jobs",
+    "codes",
+    "command_parser",
+    "existing_paths",
+    "positive_int",
+]
 
 EXIT_OK, EXIT_DIAGNOSTICS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -47,25 +59,46 @@ def codes(text: str) -> tuple[str, ...]:
 
 def command_parser(name: str, *, description: str, examples: str, exit_extra: str = "") -> argparse.ArgumentParser:
     epilog = f"examples:\n{examples}\n\n{EXIT_CODES.format(extra=exit_extra)}"
-    return argparse.ArgumentParser(prog=f"npudsl {name}", description=textwrap.fill(description, 79), epilog=epilog,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return argparse.ArgumentParser(
+        prog=f"npudsl {name}",
+        description=textwrap.fill(description, 79),
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def add_jobs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", "-j", type=positive_int, metavar="N",
-                        help="worker processes (default: [tool.npudsl] jobs, else as many as the work is worth, "
-                             "at most one per CPU); e.g. --jobs 4")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=positive_int,
+        metavar="N",
+        help="worker processes (default: [tool.npudsl] jobs, else as many as the work is worth, "
+        "at most one per CPU); e.g. --jobs 4",
+    )
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--select", type=codes, metavar="CODES",
-                        help="report only warnings whose code starts with one of these (errors are always "
-                             f"reported); e.g. --select NPD5 or --select {NO_CALL_SITE},{UNUSED_RECORD}")
-    parser.add_argument("--ignore", type=codes, metavar="CODES",
-                        help=f"never report warnings with these codes or prefixes; e.g. --ignore {NO_CALL_SITE}")
-    parser.add_argument("--exclude", action="append", metavar="GLOB",
-                        help="skip files and folders matching GLOB (repeatable; replaces [tool.npudsl] exclude); "
-                             "e.g. --exclude 'legacy/*' --exclude '*_pb2.py'")
+    parser.add_argument(
+        "--select",
+        type=codes,
+        metavar="CODES",
+        help="report only warnings whose code starts with one of these (errors are always "
+        f"reported); e.g. --select NPD5 or --select {NO_CALL_SITE},{UNUSED_RECORD}",
+    )
+    parser.add_argument(
+        "--ignore",
+        type=codes,
+        metavar="CODES",
+        help=f"never report warnings with these codes or prefixes; e.g. --ignore {NO_CALL_SITE}",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip files and folders matching GLOB (repeatable; replaces [tool.npudsl] exclude); "
+        "e.g. --exclude 'legacy/*' --exclude '*_pb2.py'",
+    )
 
 
 def existing_paths(paths: list[str]) -> list[str]:

@@ -48,25 +48,44 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("check", description="Report multi-stream mistakes (unknown events, cycles, core "
-                            "limits, unsynchronized streams...) without writing anything: what transform would "
-                            "report, for the chosen device.", examples=_EXAMPLES)
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files and folders (every .py file below); '-' reads standard input")
+    parser = command_parser(
+        "check",
+        description="Report multi-stream mistakes (unknown events, cycles, core "
+        "limits, unsynchronized streams...) without writing anything: what transform would "
+        "report, for the chosen device.",
+        examples=_EXAMPLES,
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files and folders (every .py file below); '-' reads standard input"
+    )
     device = parser.add_mutually_exclusive_group()
-    device.add_argument("--device", metavar="NAME", help=f"a device profile: {', '.join(sorted(DEVICES))} "
-                        f"(default: [tool.npudsl] device, else {DEFAULT_DEVICE.name}); e.g. --device atlas-a3")
+    device.add_argument(
+        "--device",
+        metavar="NAME",
+        help=f"a device profile: {', '.join(sorted(DEVICES))} "
+        f"(default: [tool.npudsl] device, else {DEFAULT_DEVICE.name}); e.g. --device atlas-a3",
+    )
     device.add_argument("--cores", metavar="AIC,AIV", help="cube and vector core counts; e.g. --cores 24,48")
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="text (default), json (one object a line), sarif (SARIF 2.1.0), github "
-                             "(::error annotations); e.g. --format sarif")
-    parser.add_argument("--target", "-t", choices=sorted(TARGETS), metavar="T",
-                        help="the target whose own diagnostics to include (default: [tool.npudsl] target, else "
-                             "aclgraph); e.g. --target ge")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), json (one object a line), sarif (SARIF 2.1.0), github "
+        "(::error annotations); e.g. --format sarif",
+    )
+    parser.add_argument(
+        "--target",
+        "-t",
+        choices=sorted(TARGETS),
+        metavar="T",
+        help="the target whose own diagnostics to include (default: [tool.npudsl] target, else "
+        "aclgraph); e.g. --target ge",
+    )
     add_jobs(parser)
     add_filters(parser)
-    parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="with '-': the path to report; e.g. --stdin-filename pkg/model.py")
+    parser.add_argument(
+        "--stdin-filename", metavar="PATH", help="with '-': the path to report; e.g. --stdin-filename pkg/model.py"
+    )
     return parser
 
 
@@ -106,8 +125,9 @@ def run_check(args: argparse.Namespace) -> int:
             if index is not None:
                 import codegen.check.rules.pipeline  # noqa: F401  (libcst: only when some file names npudsl)
             task = functools.partial(_check_one, target=target, device=device)
-            reports = map_files(task, files, index=index, jobs=jobs_for(args, config), phase="checking",
-                                progress=progress)
+            reports = map_files(
+                task, files, index=index, jobs=jobs_for(args, config), phase="checking", progress=progress
+            )
     finally:
         if progress is not None:
             progress.close()
@@ -140,13 +160,17 @@ def _print(diagnostics: list[Diagnostic], form: str) -> None:
 def _finish(results: list[FileResult], diagnostics: list[Diagnostic], device: Device, silenced: int) -> int:
     internal = [r for r in results if r.internal_error]
     for report in internal:
-        print(f"{report.file.path}: internal error in npudsl (please report):\n{report.internal_error}",
-              file=sys.stderr)
+        print(
+            f"{report.file.path}: internal error in npudsl (please report):\n{report.internal_error}", file=sys.stderr
+        )
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     sys.stdout.flush()  # the diagnostics (stdout) before the summary (stderr), also through one pipe
     quiet = f", {silenced} silenced" if silenced else ""
-    print(f"npudsl check: {count(len(results), 'file')}, {count(errors, 'error')}, "
-          f"{count(len(diagnostics) - errors, 'warning')}{quiet} (device {device.describe()})", file=sys.stderr)
+    print(
+        f"npudsl check: {count(len(results), 'file')}, {count(errors, 'error')}, "
+        f"{count(len(diagnostics) - errors, 'warning')}{quiet} (device {device.describe()})",
+        file=sys.stderr,
+    )
     if internal:
         return EXIT_USAGE
     return EXIT_DIAGNOSTICS if errors else EXIT_OK

@@ -90,8 +90,9 @@ def _check_list(path: str, key: str, value: Any) -> tuple[str, ...]:
     if key != "exclude":
         bad = [v for v in value if not CODE_PATTERN.match(v)]
         if bad:
-            raise ConfigError(f"{path}: [tool.npudsl] {key}: {bad[0]!r} is not a code or prefix like NPD5 or "
-                              f"{codes.UNUSED_RECORD}")
+            raise ConfigError(
+                f"{path}: [tool.npudsl] {key}: {bad[0]!r} is not a code or prefix like NPD5 or {codes.UNUSED_RECORD}"
+            )
     return tuple(value)
 
 

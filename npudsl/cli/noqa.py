@@ -36,7 +36,7 @@ def _comments(source: str) -> Iterable[tuple[int, str]]:
             if token.type == tokenize.COMMENT:
                 yield token.start[0], token.string
     except (tokenize.TokenError, SyntaxError):  # a file that does not tokenize: read the lines as they are
-        yield from ((n, line[line.index("#"):]) for n, line in enumerate(source.splitlines(), 1) if "#" in line)
+        yield from ((n, line[line.index("#") :]) for n, line in enumerate(source.splitlines(), 1) if "#" in line)
 
 
 def noqa_lines(source: str) -> dict[int, Silenced]:

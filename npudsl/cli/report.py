@@ -56,7 +56,9 @@ def _escape(text: str, *, attribute: bool = False) -> str:
 
 def render_github(diagnostic: Diagnostic) -> str:
     kind = "error" if diagnostic.severity is Severity.ERROR else "warning"
-    where = (f"file={_escape(portable_path(diagnostic.path), attribute=True)},line={diagnostic.line},"
-             f"col={diagnostic.col},title={diagnostic.code}")
+    where = (
+        f"file={_escape(portable_path(diagnostic.path), attribute=True)},line={diagnostic.line},"
+        f"col={diagnostic.col},title={diagnostic.code}"
+    )
     hint = f" (hint: {diagnostic.hint})" if diagnostic.hint else ""
     return f"::{kind} {where}::{_escape(diagnostic.code + ' ' + diagnostic.message + hint)}"

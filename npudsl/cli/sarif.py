@@ -23,6 +23,7 @@ __all__ = ["sarif_log"]
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
+
 def _uri(path: str) -> str:
     chosen = portable_path(path)
     if chosen.startswith("/"):
@@ -33,9 +34,14 @@ def _uri(path: str) -> str:
 def _rule(code: str) -> dict[str, Any]:
     """The rule as ``npudsl.codes`` states it: its own title, fix, and default level."""
     row = codes.TABLE[code]
-    return {"id": code, "name": row.title, "shortDescription": {"text": f"{code}: {row.title}"},
-            "help": {"text": row.fix}, "defaultConfiguration": {"level": row.severity.value},
-            "properties": {"origin": row.origin}}
+    return {
+        "id": code,
+        "name": row.title,
+        "shortDescription": {"text": f"{code}: {row.title}"},
+        "help": {"text": row.fix},
+        "defaultConfiguration": {"level": row.severity.value},
+        "properties": {"origin": row.origin},
+    }
 
 
 def _result(diagnostic: Diagnostic, index: int) -> dict[str, Any]:
@@ -54,8 +60,15 @@ def sarif_log(diagnostics: Sequence[Diagnostic]) -> str:
     """The SARIF document (JSON text) for ``diagnostics``."""
     codes = sorted({d.code for d in diagnostics})
     index = {code: i for i, code in enumerate(codes)}
-    driver = {"name": "npudsl", "version": __version__, "semanticVersion": __version__,
-              "rules": [_rule(code) for code in codes]}
-    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints",
-           "results": [_result(d, index[d.code]) for d in diagnostics]}
+    driver = {
+        "name": "npudsl",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "rules": [_rule(code) for code in codes],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(d, index[d.code]) for d in diagnostics],
+    }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"

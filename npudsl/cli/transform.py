@@ -39,33 +39,56 @@ _EXAMPLES = """  npudsl transform model.py                    print the aclgraph
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("transform", description="Rewrite npudsl decorators into explicit stream, event and "
-                            "core-limit calls for a target. All PATHs are one run: a class decorated in one file "
-                            "is known at its call sites in another. A file with an error is never written.",
-                            examples=_EXAMPLES, exit_extra=" (or --check found files that would change)")
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files and folders (every .py file below); '-' reads standard input")
-    parser.add_argument("--target", "-t", choices=sorted(TARGETS), metavar="T",
-                        help=f"what the decorators become: {', '.join(sorted(TARGETS))} (default: [tool.npudsl] "
-                             "target, else aclgraph); e.g. --target ge")
+    parser = command_parser(
+        "transform",
+        description="Rewrite npudsl decorators into explicit stream, event and "
+        "core-limit calls for a target. All PATHs are one run: a class decorated in one file "
+        "is known at its call sites in another. A file with an error is never written.",
+        examples=_EXAMPLES,
+        exit_extra=" (or --check found files that would change)",
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files and folders (every .py file below); '-' reads standard input"
+    )
+    parser.add_argument(
+        "--target",
+        "-t",
+        choices=sorted(TARGETS),
+        metavar="T",
+        help=f"what the decorators become: {', '.join(sorted(TARGETS))} (default: [tool.npudsl] "
+        "target, else aclgraph); e.g. --target ge",
+    )
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("-o", "--output", metavar="OUT",
-                     help="write every result under the folder OUT, at its path relative to its PATH; e.g. -o out/")
+    out.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write every result under the folder OUT, at its path relative to its PATH; e.g. -o out/",
+    )
     out.add_argument("--in-place", "-i", action="store_true", help="rewrite the files that change, atomically")
     out.add_argument("--diff", action="store_true", help="print a unified diff (paths relative to here) instead")
-    parser.add_argument("--check", action="store_true", help="write nothing; name the files that would change, exit 1 "
-                        "if any; with -o OUT: the files under OUT that -o would change (generated code out of date)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; name the files that would change, exit 1 "
+        "if any; with -o OUT: the files under OUT that -o would change (generated code out of date)",
+    )
     add_jobs(parser)
     add_filters(parser)
-    parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="with '-': the path to report and to name the module by; e.g. --stdin-filename pkg/m.py")
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="with '-': the path to report and to name the module by; e.g. --stdin-filename pkg/m.py",
+    )
     return parser
 
 
 def _mode(args: argparse.Namespace) -> str:
     if args.check and (args.in_place or args.diff):
-        raise UsageError(f"--check writes nothing: it cannot go with {'--in-place' if args.in_place else '--diff'} "
-                         "(hint: --check alone, or --check -o OUT to compare with generated code under OUT)")
+        raise UsageError(
+            f"--check writes nothing: it cannot go with {'--in-place' if args.in_place else '--diff'} "
+            "(hint: --check alone, or --check -o OUT to compare with generated code under OUT)"
+        )
     if args.check and args.output:
         return "check_output"
     for mode in ("check", "output", "in_place", "diff"):
@@ -84,8 +107,9 @@ def _plan_outputs(files: list[SourceFile], out: str, *, writing: bool = True) ->
         destination = destinations[file.path] = output_path(file.path, file.root, out)
         other = taken.setdefault(os.path.abspath(destination), file.path)
         if other != file.path:
-            raise UsageError(f"-o {out}: {other} and {file.path} would both be written to {destination}; "
-                             "nothing was written")
+            raise UsageError(
+                f"-o {out}: {other} and {file.path} would both be written to {destination}; nothing was written"
+            )
     if writing:
         _check_writable(out)
     return destinations
@@ -143,8 +167,10 @@ def _print_diagnostics(results: list[FileResult], rules: Rules) -> int:
 def _internal(results: list[FileResult]) -> int:
     for result in results:
         if result.internal_error:
-            print(f"{result.file.path}: internal error in npudsl (please report):\n{result.internal_error}",
-                  file=sys.stderr)
+            print(
+                f"{result.file.path}: internal error in npudsl (please report):\n{result.internal_error}",
+                file=sys.stderr,
+            )
     return EXIT_USAGE
 
 
@@ -180,8 +206,10 @@ def _print_stdout(results: list[FileResult], changed: list[FileResult]) -> None:
         result = results[0]
         sys.stdout.write(result.code if result.code is not None else result.file.source or "")
     elif len(results) > 1 and changed:
-        print(f"npudsl: {count(len(changed), 'file')} would change; nothing written (use -o OUT, --in-place "
-              "or --diff)", file=sys.stderr)
+        print(
+            f"npudsl: {count(len(changed), 'file')} would change; nothing written (use -o OUT, --in-place or --diff)",
+            file=sys.stderr,
+        )
 
 
 _VERBS = {"output": "changed", "in_place": "rewritten", "stdout": "changed", "check_output": "out of date"}
@@ -194,5 +222,8 @@ def _summary(results: list[FileResult], mode: str, target: str, silenced: int, c
     warnings = sum(1 for r in results for d in r.diagnostics if d.severity.value == "warning") - silenced
     verb = _VERBS.get(mode, "would change") if mode != "stdout" or len(results) == 1 else "would change"
     quiet = f", {silenced} silenced" if silenced else ""
-    print(f"npudsl: {count(len(results), 'file')}, {changed} {verb}, {errors} with errors, "
-          f"{count(warnings, 'warning')}{quiet} (target {target})", file=sys.stderr)
+    print(
+        f"npudsl: {count(len(results), 'file')}, {changed} {verb}, {errors} with errors, "
+        f"{count(warnings, 'warning')}{quiet} (target {target})",
+        file=sys.stderr,
+    )

@@ -88,4 +88,3 @@ def portable_backend(memory: GraphMemory | None = None) -> Callable[..., Any]:
         return Replays(gm.forward, read_graph(gm, name), policy, _own_tensors(gm))
 
     return backend
-

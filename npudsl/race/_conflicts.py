@@ -48,11 +48,14 @@ def _message(first: Access, second: Access, timeline: Timeline) -> str:
     elif not first.write:
         what = f"is read on stream {one!r} at {at_first} and written in place on stream {two!r} at {at_second}"
     else:
-        what = (f"is {_verb(first)} on stream {one!r} at {at_first} and written in place on stream {two!r} "
-                f"at {at_second}")
+        what = (
+            f"is {_verb(first)} on stream {one!r} at {at_first} and written in place on stream {two!r} at {at_second}"
+        )
     risk = " (the write may land before the read is done)" if not first.write else ""
-    return (f"tensor {_named(first, second)} {what} with no wait in between{risk}: record an event on {one!r} "
-            f"after the {_role(first)} and wait for it on {two!r} before the {_role(second)}")
+    return (
+        f"tensor {_named(first, second)} {what} with no wait in between{risk}: record an event on {one!r} "
+        f"after the {_role(first)} and wait for it on {two!r} before the {_role(second)}"
+    )
 
 
 def _unordered(first: Access | None, second: Access, timeline: Timeline) -> bool:

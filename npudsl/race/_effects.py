@@ -139,8 +139,10 @@ def _layout(value: Any) -> str:
 def _key(node: torch.fx.Node, inputs: list[torch.fx.Node]) -> str:
     """The op and its arguments' layouts: nodes with one key have one effect (by argument position)."""
     position = {n: i for i, n in enumerate(inputs)}
-    shape = tree_map(lambda a: f"@{position[a]}:{_layout(example(a))}" if isinstance(a, torch.fx.Node) else a,
-                     (node.args, node.kwargs))
+    shape = tree_map(
+        lambda a: f"@{position[a]}:{_layout(example(a))}" if isinstance(a, torch.fx.Node) else a,
+        (node.args, node.kwargs),
+    )
     return f"{node.op}:{node.target!r}:{shape!r}"
 
 
@@ -154,14 +156,19 @@ def _run(node: torch.fx.Node, inputs: list[torch.fx.Node]) -> Effect:
             _CACHE.clear()
         _CACHE[key] = _record(node, inputs)
     reads, writes, alias, random = _CACHE[key]
-    return Effect(reads=tuple(inputs[i] for i in reads), writes=tuple(inputs[i] for i in writes),
-                  aliases=inputs[alias] if alias is not None else None, random=random)
+    return Effect(
+        reads=tuple(inputs[i] for i in reads),
+        writes=tuple(inputs[i] for i in writes),
+        aliases=inputs[alias] if alias is not None else None,
+        random=random,
+    )
 
 
 def _inputs(node: torch.fx.Node) -> list[torch.fx.Node]:
     found: list[torch.fx.Node] = []
-    tree_map(lambda a: found.append(a) if isinstance(a, torch.fx.Node) and a not in found else None,
-             (node.args, node.kwargs))
+    tree_map(
+        lambda a: found.append(a) if isinstance(a, torch.fx.Node) and a not in found else None, (node.args, node.kwargs)
+    )
     return found
 
 

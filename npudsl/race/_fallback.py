@@ -53,8 +53,13 @@ def by_schema(node: torch.fx.Node, inputs: list[torch.fx.Node]) -> dict[str, Any
     """The effect the registry's schemas give ``node``: ``reads``, ``writes``, ``aliases``, ``random``."""
     overloads = [o for o in _overloads(_name(node)) if _fits(o._schema, node)]
     schemas = [o._schema for o in overloads]
-    writes = [n for s in schemas for a in s.arguments if a.alias_info is not None and a.alias_info.is_write
-              for n in _nodes(_slots(s, node).get(a.name))]
+    writes = [
+        n
+        for s in schemas
+        for a in s.arguments
+        if a.alias_info is not None and a.alias_info.is_write
+        for n in _nodes(_slots(s, node).get(a.name))
+    ]
     writes += _nodes(node.kwargs.get("out")) if not schemas else []
     view = not writes and any(r.alias_info is not None for s in schemas for r in s.returns)
     first = inputs[0] if inputs and node.args and node.args[0] is inputs[0] else None

@@ -41,8 +41,12 @@ def _example(node: torch.fx.Node) -> Any:
 def _is_user_input(node: torch.fx.Node, mutated: set[torch.fx.Node]) -> bool:
     source = getattr(node.meta.get("grapharg"), "source", None)
     value = _example(node)
-    return isinstance(source, LocalSource) and isinstance(value, torch.Tensor) \
-        and not isinstance(value, torch.nn.Parameter) and node not in mutated
+    return (
+        isinstance(source, LocalSource)
+        and isinstance(value, torch.Tensor)
+        and not isinstance(value, torch.nn.Parameter)
+        and node not in mutated
+    )
 
 
 def _output_nodes(gm: torch.fx.GraphModule) -> list[Any]:

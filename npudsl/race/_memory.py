@@ -96,9 +96,14 @@ class Replays:
 
     def _capture(self, args: tuple[Any, ...], outs: tuple[Any, ...] | list[Any]) -> _Captured:
         taken = self.fixed | {a for a in map(_address, args) if a}
-        memory_outputs = () if self.policy.clone_outputs else tuple(
-            (i, origin) for i, (origin, out) in enumerate(zip(self.io.outputs, outs))
-            if origin is not None and type(out) is torch.Tensor and _address(out) not in taken | {0}
+        memory_outputs = (
+            ()
+            if self.policy.clone_outputs
+            else tuple(
+                (i, origin)
+                for i, (origin, out) in enumerate(zip(self.io.outputs, outs))
+                if origin is not None and type(out) is torch.Tensor and _address(out) not in taken | {0}
+            )
         )
         buffers = [] if self.policy.clone_inputs else self._buffers(args)
         return _Captured(memory_outputs=memory_outputs, memory=self.shared or _Memory(), buffers=buffers)
@@ -106,8 +111,13 @@ class Replays:
     def _buffers(self, args: tuple[Any, ...]) -> list[_Buffer]:
         passed_at = caller_location()
         return [
-            (i, weakref.ref(args[i]), _address(args[i]),
-             Origin(what=f"input '{name}'", made_at=passed_at, graph=self.io.name, is_input=True), self.calls)
+            (
+                i,
+                weakref.ref(args[i]),
+                _address(args[i]),
+                Origin(what=f"input '{name}'", made_at=passed_at, graph=self.io.name, is_input=True),
+                self.calls,
+            )
             for i, name in self.io.user_inputs
         ]
 

@@ -65,7 +65,9 @@ def _stand_in(value: Any) -> Any:
 def metas(node: torch.fx.Node, inputs: list[torch.fx.Node]) -> tuple[Any, Any, list[list[torch.Tensor]]]:
     """``node``'s args and kwargs on ``meta``, and per input node the meta tensors standing for it."""
     values = {n: _stand_in(example(n)) for n in inputs}
-    groups = [[v for v in (values[n] if isinstance(values[n], (tuple, list)) else [values[n]])
-               if isinstance(v, torch.Tensor)] for n in inputs]
+    groups = [
+        [v for v in (values[n] if isinstance(values[n], (tuple, list)) else [values[n]]) if isinstance(v, torch.Tensor)]
+        for n in inputs
+    ]
     args, kwargs = tree_map(lambda a: values[a] if isinstance(a, torch.fx.Node) else a, (node.args, node.kwargs))
     return args, kwargs, groups

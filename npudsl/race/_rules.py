@@ -38,8 +38,10 @@ def _next_allocation(
 def _crossing_reads(found: list[Access], timeline: Timeline) -> list[Access]:
     """Reads of memory made by an op (not a graph input) on a stream other than the maker's."""
     return [
-        access for access in found
-        if not access.write and access.memory.op not in ("placeholder", "get_attr")
+        access
+        for access in found
+        if not access.write
+        and access.memory.op not in ("placeholder", "get_attr")
         and timeline.stamps[access.memory].stream != timeline.stamps[access.node].stream
     ]
 

@@ -25,13 +25,30 @@ from npudsl.race._source import caller_location
 
 __all__ = ["Origin", "StaleTensor", "expire", "first_stale", "stale_error"]
 
-_DESCRIPTION = frozenset({
-    torch.Tensor.size, torch.Tensor.dim, torch.Tensor.stride, torch.Tensor.numel, torch.Tensor.is_contiguous,
-    torch.Tensor.element_size, torch.Tensor.__len__, torch.Tensor.__hash__,
-    *(getattr(torch.Tensor, name).__get__ for name in (
-        "shape", "dtype", "device", "ndim", "layout", "requires_grad", "is_cuda",
-    )),
-})
+_DESCRIPTION = frozenset(
+    {
+        torch.Tensor.size,
+        torch.Tensor.dim,
+        torch.Tensor.stride,
+        torch.Tensor.numel,
+        torch.Tensor.is_contiguous,
+        torch.Tensor.element_size,
+        torch.Tensor.__len__,
+        torch.Tensor.__hash__,
+        *(
+            getattr(torch.Tensor, name).__get__
+            for name in (
+                "shape",
+                "dtype",
+                "device",
+                "ndim",
+                "layout",
+                "requires_grad",
+                "is_cuda",
+            )
+        ),
+    }
+)
 _ATTRIBUTE = "_npudsl_expiry"
 _INPUT_FIXES = "pass the same tensor to every call, or keep clone_inputs=True (the default)"
 _FIXES = (

@@ -122,15 +122,21 @@ def _unrecorded(node: torch.fx.Node, event: str, stream: str) -> str:
 
     later = [user for user in node.graph.nodes if runtime_op(user) == "event_record" and user.args[0] == event]
     where = f" (it is recorded only later, at {location(later[0])})" if later else ""
-    head = f"stream {stream!r} waits for event {event!r} at {location(node)}, but no earlier op of this graph " \
-           f"records it{where}"
+    head = (
+        f"stream {stream!r} waits for event {event!r} at {location(node)}, but no earlier op of this graph "
+        f"records it{where}"
+    )
     broke = None if later else last_break()
     if broke is not None:
-        return (f"{head}: its fork is in an earlier captured graph, torch.compile broke the graph between the "
-                f"fork and this join at {broke}; {WHOLE}")
-    return (f"{head}; as in torchair, waiting for an event never recorded is an error: a decorated call's fork and "
-            f"its join must be in one captured graph ({WHOLE}); with runtime calls written by hand, "
-            f"call runtime.record({event!r}) on the producing stream before the wait")
+        return (
+            f"{head}: its fork is in an earlier captured graph, torch.compile broke the graph between the "
+            f"fork and this join at {broke}; {WHOLE}"
+        )
+    return (
+        f"{head}; as in torchair, waiting for an event never recorded is an error: a decorated call's fork and "
+        f"its join must be in one captured graph ({WHOLE}); with runtime calls written by hand, "
+        f"call runtime.record({event!r}) on the producing stream before the wait"
+    )
 
 
 def build(graph: torch.fx.Graph) -> Timeline:

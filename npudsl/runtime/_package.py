@@ -53,7 +53,7 @@ def _imported(stmt: ast.stmt, package: str) -> list[str]:
     if isinstance(stmt, ast.ImportFrom):
         base = package.split(".") if package else []
         if stmt.level:
-            base = base[:len(base) - stmt.level + 1] if stmt.level > 1 else base
+            base = base[: len(base) - stmt.level + 1] if stmt.level > 1 else base
             return [".".join([*base, stmt.module] if stmt.module else base)]
         return [stmt.module or ""]
     return []
@@ -78,8 +78,9 @@ def _order(items: dict[str, tuple[types.ModuleType, ast.Module]]) -> list[str]:
     return done
 
 
-def _bind_import(stmt: ast.ImportFrom | ast.Import, namespace: dict, package: str,
-                 made: dict[str, types.ModuleType]) -> bool:
+def _bind_import(
+    stmt: ast.ImportFrom | ast.Import, namespace: dict, package: str, made: dict[str, types.ModuleType]
+) -> bool:
     """Bind an import of a transformed module of the run from it; False when the import reads none."""
     targets = _imported(stmt, package)
     if not any(t in made for t in targets):
@@ -111,8 +112,16 @@ def build_modules(found: Iterable[tuple[types.ModuleType, str, str, str]], suffi
     return made
 
 
-def _execute(module: types.ModuleType, tree: ast.Module, original: str, _transformed: str, path: str, *,
-             suffix: str, made: dict[str, types.ModuleType]) -> types.ModuleType:
+def _execute(
+    module: types.ModuleType,
+    tree: ast.Module,
+    original: str,
+    _transformed: str,
+    path: str,
+    *,
+    suffix: str,
+    made: dict[str, types.ModuleType],
+) -> types.ModuleType:
     fresh = types.ModuleType(f"{module.__name__}{suffix}")
     sys.modules[fresh.__name__] = fresh  # dynamo reads a traced function's globals back by module name
     fresh.__dict__.update({k: v for k, v in vars(module).items() if k not in ("__name__", "__spec__", "__loader__")})
@@ -126,4 +135,3 @@ def _execute(module: types.ModuleType, tree: ast.Module, original: str, _transfo
             code = compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec")
             exec(code, fresh.__dict__)  # noqa: S102 - the user's definitions, as an import would run them
     return fresh
-

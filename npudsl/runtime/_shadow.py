@@ -25,8 +25,10 @@ def _with_class_cell(value: Any, owner: type) -> Any:
         return property(fget, fset, fdel, value.__doc__)
     if not isinstance(value, types.FunctionType) or "__class__" not in value.__code__.co_freevars:
         return value
-    cells = tuple(types.CellType(owner) if name == "__class__" else cell
-                  for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()))
+    cells = tuple(
+        types.CellType(owner) if name == "__class__" else cell
+        for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ())
+    )
     rebuilt = types.FunctionType(value.__code__, value.__globals__, value.__name__, value.__defaults__, cells)
     rebuilt.__kwdefaults__, rebuilt.__dict__ = value.__kwdefaults__, dict(value.__dict__)
     rebuilt.__qualname__, rebuilt.__doc__ = value.__qualname__, value.__doc__
@@ -60,7 +62,11 @@ def shadow_class(original: type, twins: dict[type, type]) -> type:
             return reduced
         return (copyreg.__dict__["_reconstructor"], (original, object, None), *reduced[2:])
 
-    members.update(__reduce_ex__=__reduce_ex__, __module__=original.__module__, __qualname__=original.__qualname__,
-                   __npudsl_original__=original)
+    members.update(
+        __reduce_ex__=__reduce_ex__,
+        __module__=original.__module__,
+        __qualname__=original.__qualname__,
+        __npudsl_original__=original,
+    )
     shadow = type(original)(original.__name__, (original,), members)
     return shadow

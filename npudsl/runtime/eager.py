@@ -69,8 +69,7 @@ def _cores(limit: CoreLimitSpec, fn: Callable[..., Any], args: tuple[Any, ...], 
         value = read_dotted(count, fn, args, kwargs) if isinstance(count, str) else count
         violation = _rules.check_cores(kind, value, dotted=False)
         if violation is not None:
-            raise NpudslError(f"{violation.code} core_limit {kind}={count!r} on {fn.__qualname__}: "
-                              f"{violation.message}")
+            raise NpudslError(f"{violation.code} core_limit {kind}={count!r} on {fn.__qualname__}: {violation.message}")
         counts.append(value)
     return counts
 

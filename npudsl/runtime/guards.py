@@ -61,9 +61,11 @@ def read_dotted(dotted: str, fn: Callable[..., Any], args: tuple[Any, ...], kwar
     try:
         value = _root(fn, first, args, kwargs)
     except NpudslError as error:
-        raise NpudslError(f"{where(fn)}: {codes.GUARD_ROOT} {dotted!r}: {error} (hint: root it at self, a "
-                          "parameter or a "
-                          "global of the module, as npudsl check says)") from None
+        raise NpudslError(
+            f"{where(fn)}: {codes.GUARD_ROOT} {dotted!r}: {error} (hint: root it at self, a "
+            "parameter or a "
+            "global of the module, as npudsl check says)"
+        ) from None
     for position, attribute in enumerate(rest, 1):
         if not hasattr(value, attribute):
             raise NpudslError(_missing(dotted, position, value, fn))
@@ -87,12 +89,13 @@ def _missing(dotted: str, position: int, value: Any, fn: Callable[..., Any]) -> 
     parts = dotted.split(".")
     attribute = parts[position]
     close = difflib.get_close_matches(attribute, [n for n in dir(value) if not n.startswith("__")], n=1)
-    fixed = ".".join([*parts[:position], close[0] if close else attribute, *parts[position + 1:]])
-    hint = f'did you mean "{fixed}"?' if close else \
-        f"define {attribute} on {type(value).__name__} before the call"
-    return (f"{where(fn)}: {codes.UNKNOWN_ATTRIBUTE} {dotted!r} on {fn.__qualname__}: {type(value).__name__} "
-            "has no attribute "
-            f"{attribute!r} (hint: {hint})")
+    fixed = ".".join([*parts[:position], close[0] if close else attribute, *parts[position + 1 :]])
+    hint = f'did you mean "{fixed}"?' if close else f"define {attribute} on {type(value).__name__} before the call"
+    return (
+        f"{where(fn)}: {codes.UNKNOWN_ATTRIBUTE} {dotted!r} on {fn.__qualname__}: {type(value).__name__} "
+        "has no attribute "
+        f"{attribute!r} (hint: {hint})"
+    )
 
 
 def _is_tensor(value: Any) -> bool:
@@ -106,9 +109,11 @@ def guard_holds(when: str | None, fn: Callable[..., Any], args: tuple[Any, ...],
         return True
     value = read_dotted(when, fn, args, kwargs)
     if _is_tensor(value):
-        raise NpudslError(f"{where(fn)}: {codes.TENSOR_GUARD} when={when!r} on {fn.__qualname__} is a tensor; "
-                          "a guard must be "
-                          "a Python bool, fixed for the call (hint: pass True/False, e.g. enabled=True, not "
-                          "torch.tensor(True); a flag computed on the device needs .item() before the call, "
-                          "which torch.compile cannot trace)")
+        raise NpudslError(
+            f"{where(fn)}: {codes.TENSOR_GUARD} when={when!r} on {fn.__qualname__} is a tensor; "
+            "a guard must be "
+            "a Python bool, fixed for the call (hint: pass True/False, e.g. enabled=True, not "
+            "torch.tensor(True); a flag computed on the device needs .item() before the call, "
+            "which torch.compile cannot trace)"
+        )
     return bool(value)

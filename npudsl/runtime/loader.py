@@ -67,8 +67,11 @@ def transformed_sources(roots: tuple[str, ...], target: str) -> list[tuple[str, 
     if errors or internal:
         detail = "\n".join(errors) or internal[0]
         raise NpudslError(f"cannot transform {', '.join(roots)} for target {target!r}:\n{detail}")
-    return [(os.path.realpath(r.file.path), r.file.source or "", r.code) for r in results
-            if r.changed and r.code is not None]
+    return [
+        (os.path.realpath(r.file.path), r.file.source or "", r.code)
+        for r in results
+        if r.changed and r.code is not None
+    ]
 
 
 def _loaded_by_file(model_modules: list[types.ModuleType]) -> dict[str, types.ModuleType]:
@@ -90,8 +93,11 @@ def _twins(roots: tuple[str, ...], target: str, model_modules: list[types.Module
     key = (roots, target, tuple(sorted(f"{module.__name__}@{id(module)}" for module in model_modules)))
     if key not in _CACHE:
         loaded = _loaded_by_file(model_modules)
-        found = [(loaded[path], original, code, path) for path, original, code in transformed_sources(roots, target)
-                 if path in loaded]
+        found = [
+            (loaded[path], original, code, path)
+            for path, original, code in transformed_sources(roots, target)
+            if path in loaded
+        ]
         made = build_modules(found, suffix=f"{_SUFFIX_MARK}_{target}")
         users = {module.__name__: module for module, _, _, _ in found}
         transformed = {cls: twin for name, module in made.items() for cls, twin in _classes(users[name], module)}

@@ -75,8 +75,10 @@ def _parameters(call: cst.Call) -> list[str] | None:
 def _wrapper(wrap: Wrap, call: cst.Call) -> cst.FunctionDef:
     names = _parameters(call) or []
     passed = [f"{n}={n}" if a.keyword is not None else n for n, a in zip(names, call.args)]
-    code = (f"def {wrap.name}(self{''.join(', ' + n for n in names)}):\n"
-            f"    return self.{wrap.attribute}({', '.join(passed)})\n")
+    code = (
+        f"def {wrap.name}(self{''.join(', ' + n for n in names)}):\n"
+        f"    return self.{wrap.attribute}({', '.join(passed)})\n"
+    )
     function = cst.ensure_type(cst.parse_statement(code), cst.FunctionDef)
     return function.with_changes(decorators=[_decorator(wrap.stream)])
 
@@ -171,23 +173,28 @@ class _Apply(cst.CSTTransformer):
 def _with_import(module: cst.Module) -> cst.Module:
     body = list(module.body)
     for i, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement,
-                                                                        m.SimpleStatementLine(body=[_NPUDSL_FROM])):
+        if isinstance(statement, cst.SimpleStatementLine) and m.matches(
+            statement, m.SimpleStatementLine(body=[_NPUDSL_FROM])
+        ):
             node = statement.body[0]
             assert isinstance(node, cst.ImportFrom)  # what _NPUDSL_FROM matches
             if isinstance(node.names, cst.ImportStar) or any(
-                    m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names):
+                m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names
+            ):
                 return module
-            names = sorted([*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],
-                           key=lambda a: cst.Module([]).code_for_node(a.name))
+            names = sorted(
+                [*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],
+                key=lambda a: cst.Module([]).code_for_node(a.name),
+            )
             names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
             body[i] = statement.with_changes(body=[node.with_changes(names=names)])
             return module.with_changes(body=body)
     return module.with_changes(body=_insert_import(body))
 
 
-def _insert_import(body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
-                   ) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
+def _insert_import(
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
+) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
     imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
     docstring = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
     at = 1 if body and m.matches(body[0], docstring) else 0
@@ -207,6 +214,9 @@ def apply_edits(source: str, edit: Edit) -> str:
     wrapper = MetadataWrapper(cst.parse_module(source))
     found = _calls(wrapper)
     calls = {found[(w.site.caller, w.site.line, w.attribute)][0]: w for w in edit.wraps}
-    lines: dict[cst.CSTNode, int] = {node: span.start.line for node, span in wrapper.resolve(PositionProvider).items()
-                                     if isinstance(node, cst.BaseStatement)}
+    lines: dict[cst.CSTNode, int] = {
+        node: span.start.line
+        for node, span in wrapper.resolve(PositionProvider).items()
+        if isinstance(node, cst.BaseStatement)
+    }
     return _with_import(wrapper.module.visit(_Apply(edit, calls, lines))).code

@@ -95,8 +95,13 @@ class Source:
         visitor = _Blocks()
         MetadataWrapper(cst.parse_module(source)).visit(visitor)
         tree = ast.parse(source)
-        functions = {f"{c.name}.{f.name}": f for c in tree.body if isinstance(c, ast.ClassDef)
-                     for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        functions = {
+            f"{c.name}.{f.name}": f
+            for c in tree.body
+            if isinstance(c, ast.ClassDef)
+            for f in c.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         return cls(tree=tree, blocks=visitor.blocks, functions=functions)
 
     def visible(self, method: str) -> bool:
@@ -120,8 +125,12 @@ class Source:
 
 
 def _movable(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
-        statement.body[0], (cst.Assign, cst.AnnAssign, cst.Expr)) and isinstance(statement.body[0].value, cst.Call)
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], (cst.Assign, cst.AnnAssign, cst.Expr))
+        and isinstance(statement.body[0].value, cst.Call)
+    )
 
 
 def _statement(first: int, last: int, node: cst.SimpleStatementLine, scope: Scope) -> Statement:
@@ -152,7 +161,12 @@ def _above(block: list[tuple[int, int, cst.BaseStatement]], at: int, scope: Scop
 def _stop(statement: Statement, moved: Statement) -> str | None:
     """Why ``moved`` may not pass ``statement`` on names alone (``None``: it may)."""
     if not statement.facts.visible:
-        return (f"line {statement.first} does something the graph cannot see (an attribute or item store, "
-                "a property, a call of code outside the model)")
-    return f"line {statement.first} binds or changes a name the call uses" if statement.facts.conflicts(
-        moved.facts) else None
+        return (
+            f"line {statement.first} does something the graph cannot see (an attribute or item store, "
+            "a property, a call of code outside the model)"
+        )
+    return (
+        f"line {statement.first} binds or changes a name the call uses"
+        if statement.facts.conflicts(moved.facts)
+        else None
+    )

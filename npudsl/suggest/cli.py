@@ -35,31 +35,64 @@ def _non_negative(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("suggest", examples=_EXAMPLES, exit_extra=" (the file cannot be captured)", description=(
-        "Capture an unannotated model with torch.compile (portable target, on the CPU), find the calls of its "
-        "methods and submodules that can run beside each other, and propose @on_stream decorators for the ones "
-        "whose predicted saving beats the synchronization they need. Prints a report, a unified diff (--diff) or "
-        "writes the file (--in-place); nothing worth proposing: no diff, exit 0."))
+    parser = command_parser(
+        "suggest",
+        examples=_EXAMPLES,
+        exit_extra=" (the file cannot be captured)",
+        description=(
+            "Capture an unannotated model with torch.compile (portable target, on the CPU), find the calls of its "
+            "methods and submodules that can run beside each other, and propose @on_stream decorators for the ones "
+            "whose predicted saving beats the synchronization they need. Prints a report, a unified diff (--diff) or "
+            "writes the file (--in-place); nothing worth proposing: no diff, exit 0."
+        ),
+    )
     parser.add_argument("file", metavar="FILE", help="a Python file defining the model")
-    parser.add_argument("--model", metavar="NAME", help="the model class, or a function that returns the model: a "
-                        "name in FILE, FILE.py:NAME or package.module:NAME (default: Model, else the last nn.Module "
-                        "class whose constructor needs no arguments); e.g. --model make.py:make_model")
-    parser.add_argument("--inputs", metavar="FUNC", help="the function returning the inputs: a name in FILE, "
-                        "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs")
-    parser.add_argument("--streams", type=positive_int, default=1, metavar="N",
-                        help="the most side streams to use (default: 1); e.g. --streams 2")
+    parser.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the model class, or a function that returns the model: a "
+        "name in FILE, FILE.py:NAME or package.module:NAME (default: Model, else the last nn.Module "
+        "class whose constructor needs no arguments); e.g. --model make.py:make_model",
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="FUNC",
+        help="the function returning the inputs: a name in FILE, "
+        "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs",
+    )
+    parser.add_argument(
+        "--streams",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="the most side streams to use (default: 1); e.g. --streams 2",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print the proposal as a unified diff (git apply-able)")
     mode.add_argument("--in-place", action="store_true", help="write the proposal into FILE (atomically)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="also write the predicted timeline: OUT.svg (a "
-                        "picture) or OUT.json (a Chrome trace); e.g. -o schedule.svg")
-    parser.add_argument("--sync-cost", type=_non_negative, metavar="US", default=None,
-                        help="what one sync (an event record and its wait) costs, in microseconds; a move must "
-                             "save more than its syncs cost (default: 0.001); e.g. --sync-cost 2")
-    parser.add_argument("--measured", action="store_true", help="time each op eagerly on this CPU instead of the "
-                        "cost model")
-    parser.add_argument("--explain", action="store_true", help="also list, on stderr, every call site considered "
-                        "and why it was or was not moved")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="also write the predicted timeline: OUT.svg (a "
+        "picture) or OUT.json (a Chrome trace); e.g. -o schedule.svg",
+    )
+    parser.add_argument(
+        "--sync-cost",
+        type=_non_negative,
+        metavar="US",
+        default=None,
+        help="what one sync (an event record and its wait) costs, in microseconds; a move must "
+        "save more than its syncs cost (default: 0.001); e.g. --sync-cost 2",
+    )
+    parser.add_argument(
+        "--measured", action="store_true", help="time each op eagerly on this CPU instead of the cost model"
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="also list, on stderr, every call site considered and why it was or was not moved",
+    )
     return parser
 
 
@@ -98,8 +131,14 @@ def run_suggest(args: argparse.Namespace) -> int:
     from npudsl.suggest.run import suggest
 
     try:
-        found = suggest(args.file, model=args.model, inputs=args.inputs, streams=args.streams,
-                        measured=args.measured, sync_cost=SYNC_COST if args.sync_cost is None else args.sync_cost)
+        found = suggest(
+            args.file,
+            model=args.model,
+            inputs=args.inputs,
+            streams=args.streams,
+            measured=args.measured,
+            sync_cost=SYNC_COST if args.sync_cost is None else args.sync_cost,
+        )
     except NpudslError as error:
         print(error, file=sys.stderr)  # path:line:col: message (the user's file), else what went wrong
         return EXIT_DIAGNOSTICS

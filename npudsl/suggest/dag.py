@@ -42,9 +42,9 @@ class Unit:
 
 def _statement_start(instance: Instance, reader: int, nodes: list[torch.fx.Node], defs: SourceDefs) -> int:
     """The first op of the caller's statement that holds op ``reader``: the join waits before the statement."""
-    statement = frames_of(nodes[reader], defs)[:instance.depth + 1]
+    statement = frames_of(nodes[reader], defs)[: instance.depth + 1]
     start = reader
-    while start - 1 > instance.nodes[-1] and frames_of(nodes[start - 1], defs)[:instance.depth + 1] == statement:
+    while start - 1 > instance.nodes[-1] and frames_of(nodes[start - 1], defs)[: instance.depth + 1] == statement:
         start -= 1
     return start
 
@@ -55,11 +55,16 @@ def results(instance: Instance, nodes: list[torch.fx.Node]) -> list[torch.fx.Nod
     return made + [w for node in made for w in writes(node) if w not in made]
 
 
-def _join(instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
-          ) -> int | None:
+def _join(
+    instance: Instance, nodes: list[torch.fx.Node], index: dict[torch.fx.Node, int], defs: SourceDefs
+) -> int | None:
     inside, last = set(instance.nodes), instance.nodes[-1]
-    readers = [index[user] for node in results(instance, nodes) for user in node.users
-               if index[user] not in inside and index[user] > last]
+    readers = [
+        index[user]
+        for node in results(instance, nodes)
+        for user in node.users
+        if index[user] not in inside and index[user] > last
+    ]
     return _statement_start(instance, min(readers), nodes, defs) if readers else None
 
 
@@ -94,12 +99,19 @@ def _on_streams(nodes: list[torch.fx.Node]) -> set[int]:
 
 
 def _parent(instance: Instance, earlier: list[Instance]) -> Instance | None:
-    return next((p for p in reversed(earlier) if p.depth == instance.depth - 1
-                 and p.nodes[0] <= instance.nodes[0] and instance.nodes[-1] <= p.nodes[-1]), None)
+    return next(
+        (
+            p
+            for p in reversed(earlier)
+            if p.depth == instance.depth - 1 and p.nodes[0] <= instance.nodes[0] and instance.nodes[-1] <= p.nodes[-1]
+        ),
+        None,
+    )
 
 
-def analyze(instances: list[Instance], nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float],
-            defs: SourceDefs) -> list[Unit]:
+def analyze(
+    instances: list[Instance], nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float], defs: SourceDefs
+) -> list[Unit]:
     """Each instance's facts (``instances`` in order of their first op)."""
     index = {node: i for i, node in enumerate(nodes)}
     units, placed = [], _on_streams(nodes)
@@ -108,6 +120,13 @@ def analyze(instances: list[Instance], nodes: list[torch.fx.Node], cost: Callabl
         problem = _race(instance, join, nodes, index) if join is not None else "nothing reads its result"
         if placed.intersection(instance.nodes):
             problem = "it is already on a side stream"
-        units.append(Unit(instance=instance, cost=sum(cost(nodes[i]) for i in instance.nodes), join=join,
-                          parent=_parent(instance, instances[:k]), problem=problem))
+        units.append(
+            Unit(
+                instance=instance,
+                cost=sum(cost(nodes[i]) for i in instance.nodes),
+                join=join,
+                parent=_parent(instance, instances[:k]),
+                problem=problem,
+            )
+        )
     return units

@@ -26,9 +26,27 @@ from npudsl.timeline.cost import name_of
 
 __all__ = ["collective", "conflict", "dependence", "foreign_writes", "opaque", "random"]
 
-_COLLECTIVES = frozenset({"all_reduce", "all_reduce_", "all_reduce_coalesced", "all_gather", "all_gather_into_tensor",
-                          "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "broadcast",
-                          "broadcast_", "barrier", "send", "recv", "isend", "irecv", "wait_tensor"})
+_COLLECTIVES = frozenset(
+    {
+        "all_reduce",
+        "all_reduce_",
+        "all_reduce_coalesced",
+        "all_gather",
+        "all_gather_into_tensor",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "all_to_all",
+        "all_to_all_single",
+        "broadcast",
+        "broadcast_",
+        "barrier",
+        "send",
+        "recv",
+        "isend",
+        "irecv",
+        "wait_tensor",
+    }
+)
 
 
 def _touches(node: torch.fx.Node) -> tuple[set[torch.fx.Node], set[torch.fx.Node]]:

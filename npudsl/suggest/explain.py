@@ -29,8 +29,11 @@ class Candidate:
 
 
 def _not_movable(units: tuple[Unit, ...]) -> str | None:
-    problems = [u.problem or ("nothing reads its result" if u.join is None else "its ops take no time")
-                for u in units if not u.movable]
+    problems = [
+        u.problem or ("nothing reads its result" if u.join is None else "its ops take no time")
+        for u in units
+        if not u.movable
+    ]
     return problems[0] if problems else None
 
 
@@ -43,14 +46,20 @@ def _too_small(search: Search, site: Site, units: tuple[Unit, ...], streams: int
     if best <= syncs * search.sync_cost and len({m.stream for m in search.moves}) >= streams:
         more = _best(search, site, units, streams + 1)
         if more > syncs * search.sync_cost:
-            return (f"no side stream left: the {streams} allowed are in use (with --streams {streams + 1} it "
-                    f"would save {more:.4g} us)")
+            return (
+                f"no side stream left: the {streams} allowed are in use (with --streams {streams + 1} it "
+                f"would save {more:.4g} us)"
+            )
     if best <= 1e-9:
-        return ("moving it gains nothing: what follows the call reads its result (a data dependency), no statement "
-                "above it may be passed (a data dependency, or an effect the move would reorder), or what could "
-                "run beside it already does")
-    return (f"too small for its syncs: at best it saves {best:.4g} us, its {syncs} syncs cost "
-            f"{syncs * search.sync_cost:.4g} us")
+        return (
+            "moving it gains nothing: what follows the call reads its result (a data dependency), no statement "
+            "above it may be passed (a data dependency, or an effect the move would reorder), or what could "
+            "run beside it already does"
+        )
+    return (
+        f"too small for its syncs: at best it saves {best:.4g} us, its {syncs} syncs cost "
+        f"{syncs * search.sync_cost:.4g} us"
+    )
 
 
 def _verdict(plan: Plan, site: Site, units: tuple[Unit, ...]) -> Candidate:

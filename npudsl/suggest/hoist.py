@@ -70,7 +70,7 @@ class _Graph:
         """Every op was traced through the model's own methods, which do nothing the graph cannot see."""
         for i in ops:
             methods = traced_methods(self.nodes[i], self.defs)
-            if methods is None or not all(self.source.visible(m) for m in methods[depth + 1:]):
+            if methods is None or not all(self.source.visible(m) for m in methods[depth + 1 :]):
                 return False
         return True
 
@@ -137,8 +137,15 @@ def _reach(unit: Unit, above: Above, graph: _Graph) -> tuple[list[int | None], s
     fork = None
     for k, statement in enumerate(above.passable[:known]):
         ops = owned.get(k, [])
-        why = _passes(unit, ops, graph) if ops else None if statement.facts.pure else (
-            "runs no op of the graph, yet is more than a binding: an effect the graph cannot see (global state...)")
+        why = (
+            _passes(unit, ops, graph)
+            if ops
+            else None
+            if statement.facts.pure
+            else (
+                "runs no op of the graph, yet is more than a binding: an effect the graph cannot see (global state...)"
+            )
+        )
         if why is not None:
             return forks, f"line {statement.first} {why}"
         fork = min(ops) if ops else fork
@@ -146,8 +153,13 @@ def _reach(unit: Unit, above: Above, graph: _Graph) -> tuple[list[int | None], s
     return forks, above.stop if known == len(above.passable) else None
 
 
-def options(sites: dict[Site, tuple[Unit, ...]], nodes: list[torch.fx.Node], defs: SourceDefs, source: Source,
-            declined: list[str] | None = None) -> dict[Site, tuple[Hoist, ...]]:
+def options(
+    sites: dict[Site, tuple[Unit, ...]],
+    nodes: list[torch.fx.Node],
+    defs: SourceDefs,
+    source: Source,
+    declined: list[str] | None = None,
+) -> dict[Site, tuple[Hoist, ...]]:
     """For each site, the places its statement may move up to that start some call earlier, nearest first.
 
     ``declined`` (when given) gets a line per site whose statement stops short for a reason worth telling:
@@ -161,14 +173,21 @@ def options(sites: dict[Site, tuple[Unit, ...]], nodes: list[torch.fx.Node], def
             continue
         reaches, whys = zip(*(_reach(unit, above, graph) for unit in units))
         if declined is not None:
-            declined += [f"{site.callee} (line {site.line}) not moved above: {why}"
-                         for why in dict.fromkeys(whys) if why]
+            declined += [
+                f"{site.callee} (line {site.line}) not moved above: {why}" for why in dict.fromkeys(whys) if why
+            ]
         hoists: dict[tuple[int, ...], Hoist] = {}
         for k in range(min(map(len, reaches))):
             forks = tuple(fork if (fork := reach[k]) is not None else u.fork for reach, u in zip(reaches, units))
             if forks != tuple(u.fork for u in units) and forks not in hoists:
-                hoists[forks] = Hoist(site=site, line=above.moved.first, before=above.passable[k].first,
-                                      after=above.after(k + 1), code=above.moved.code, forks=forks)
+                hoists[forks] = Hoist(
+                    site=site,
+                    line=above.moved.first,
+                    before=above.passable[k].first,
+                    after=above.after(k + 1),
+                    code=above.moved.code,
+                    forks=forks,
+                )
         if hoists:
             found[site] = tuple(hoists.values())
     return found

@@ -53,6 +53,7 @@ def edits(moves: tuple[Move, ...], units: list[Unit], defs: SourceDefs) -> Edit:
         for move in mine:
             attribute = attribute_of(move.site, move.units[0].instance.module)
             assert attribute is not None
-            wraps.append(Wrap(site=move.site, attribute=attribute, name=fresh_name(f"_{attribute}", taken),
-                              stream=move.stream))
+            wraps.append(
+                Wrap(site=move.site, attribute=attribute, name=fresh_name(f"_{attribute}", taken), stream=move.stream)
+            )
     return Edit(decorate=decorate, wraps=tuple(wraps), hoists=tuple(m.hoist for m in moves if m.hoist))

@@ -26,10 +26,45 @@ import attrs
 
 __all__ = ["Facts", "Scope", "facts", "function_visible"]
 
-_BUILTINS = frozenset({"len", "int", "float", "bool", "min", "max", "abs", "range", "tuple", "list", "dict",
-                       "isinstance", "enumerate", "zip", "round", "divmod", "slice"})
-_PYTHON_WRITES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                            "popitem", "discard", "reverse", "appendleft", "extendleft", "popleft"})
+_BUILTINS = frozenset(
+    {
+        "len",
+        "int",
+        "float",
+        "bool",
+        "min",
+        "max",
+        "abs",
+        "range",
+        "tuple",
+        "list",
+        "dict",
+        "isinstance",
+        "enumerate",
+        "zip",
+        "round",
+        "divmod",
+        "slice",
+    }
+)
+_PYTHON_WRITES = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "popitem",
+        "discard",
+        "reverse",
+        "appendleft",
+        "extendleft",
+        "popleft",
+    }
+)
 _MAYBE_WRITES = frozenset({"add", "sort"})  # a set's or list's change, or a tensor op that makes a new tensor
 _LIBRARIES = ("torch", "math")
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Delete, ast.Pass)
@@ -69,11 +104,18 @@ class Scope:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 bound.add(statement.name)
         arguments = function.args
-        local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                                 arguments.vararg, arguments.kwarg] if a is not None}
+        local = {
+            a.arg
+            for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            if a is not None
+        }
         local |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        return cls(locals=frozenset(local), libraries=frozenset(libraries), shadowed=frozenset(bound | local),
-                   properties=_properties(module))
+        return cls(
+            locals=frozenset(local),
+            libraries=frozenset(libraries),
+            shadowed=frozenset(bound | local),
+            properties=_properties(module),
+        )
 
 
 def _properties(module: ast.Module) -> frozenset[str]:
@@ -144,8 +186,9 @@ def facts(code: str, scope: Scope) -> Facts:
     reads: set[str] = set()
     writes: set[str] = set()
     visible = all(isinstance(s, _SIMPLE) for s in body) and all(_scan(s, scope, reads, writes) for s in body)
-    pure = all(isinstance(s, _PURE) for s in body) and not any(isinstance(n, ast.Call) for s in body
-                                                                 for n in ast.walk(s))
+    pure = all(isinstance(s, _PURE) for s in body) and not any(
+        isinstance(n, ast.Call) for s in body for n in ast.walk(s)
+    )
     return Facts(reads=frozenset(reads), writes=frozenset(writes), visible=visible, pure=pure)
 
 

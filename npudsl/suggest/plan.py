@@ -114,10 +114,17 @@ class Search:
         """Every way to move ``site``: each stream in use and a new one, each place its statement may move up to."""
         used = list(dict.fromkeys(m.stream for m in self.moves))
         fresh = stream_name(site, units[0].instance.module)
-        return [Move(site=site, stream=stream, units=units, hoist=hoist,
-                     gain=now - self.makespan((site, stream, units, hoist)))
-                for stream in used + ([_unique(fresh, used)] if len(used) < streams else [])
-                for hoist in (None, *self.hoists.get(site, ()))]  # nearest first: the smallest change wins ties
+        return [
+            Move(
+                site=site,
+                stream=stream,
+                units=units,
+                hoist=hoist,
+                gain=now - self.makespan((site, stream, units, hoist)),
+            )
+            for stream in used + ([_unique(fresh, used)] if len(used) < streams else [])
+            for hoist in (None, *self.hoists.get(site, ()))
+        ]  # nearest first: the smallest change wins ties
 
     def best(self, sites: dict[Site, tuple[Unit, ...]], streams: int) -> Move | None:
         now, found = self.makespan(), None
@@ -131,8 +138,9 @@ class Search:
         return found
 
 
-def _placement(tried: list[_Try], label: Callable[[Site, str], str] = lambda site, stream: stream
-               ) -> tuple[dict[Unit, tuple[str, str]], dict[Unit, tuple[int, int]]]:
+def _placement(
+    tried: list[_Try], label: Callable[[Site, str], str] = lambda site, stream: stream
+) -> tuple[dict[Unit, tuple[str, str]], dict[Unit, tuple[int, int]]]:
     """The units' streams and labels, and where the moved-up ones are issued."""
     moves = {u: (stream, label(site, stream)) for site, stream, units, _ in tried for u in units}
     early = {u: (fork, hoist.before) for _, _, units, hoist in tried if hoist for u, fork in zip(units, hoist.forks)}
@@ -141,13 +149,22 @@ def _placement(tried: list[_Try], label: Callable[[Site, str], str] = lambda sit
 
 def _unique(name: str, used: list[str]) -> str:
     taken = set(used) | {"default"}
-    return name if name not in taken else next(f"{name}_{k}" for k in range(2, len(taken) + 3)
-                                               if f"{name}_{k}" not in taken)
+    return (
+        name
+        if name not in taken
+        else next(f"{name}_{k}" for k in range(2, len(taken) + 3) if f"{name}_{k}" not in taken)
+    )
 
 
-def choose(units: list[Unit], nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float], *,
-           streams: int = 1, sync_cost: float = SYNC_COST,
-           hoists: Callable[[dict[Site, tuple[Unit, ...]]], dict[Site, tuple[Hoist, ...]]] | None = None) -> Plan:
+def choose(
+    units: list[Unit],
+    nodes: list[torch.fx.Node],
+    cost: Callable[[torch.fx.Node], float],
+    *,
+    streams: int = 1,
+    sync_cost: float = SYNC_COST,
+    hoists: Callable[[dict[Site, tuple[Unit, ...]]], dict[Site, tuple[Hoist, ...]]] | None = None,
+) -> Plan:
     """The moves worth their syncs, best first, and the predicted timeline with them; ``hoists`` gives, for the
     movable sites, the places each statement may move up to (see :func:`npudsl.suggest.hoist.options`)."""
     sites = sites_of(units)
@@ -155,8 +172,14 @@ def choose(units: list[Unit], nodes: list[torch.fx.Node], cost: Callable[[torch.
     while (move := search.best(sites, streams)) is not None:
         search.moves.append(move)
     tried = [(m.site, m.stream, m.units, m.hoist) for m in search.moves]
-    return Plan(moves=tuple(search.moves), schedule=predict(nodes, cost, *_placement(tried, _label)),
-                before=predict(nodes, cost, {}), sync_cost=sync_cost, search=search, streams=streams)
+    return Plan(
+        moves=tuple(search.moves),
+        schedule=predict(nodes, cost, *_placement(tried, _label)),
+        before=predict(nodes, cost, {}),
+        sync_cost=sync_cost,
+        search=search,
+        streams=streams,
+    )
 
 
 def _label(site: Site, stream: str) -> str:

@@ -42,8 +42,7 @@ class Suggestion:
         return self.splits.original(line)
 
 
-def _capture(path: str, source: str, model: str | None, inputs: str | None, measured: bool,
-             hardware: Hardware):
+def _capture(path: str, source: str, model: str | None, inputs: str | None, measured: bool, hardware: Hardware):
     from npudsl.timeline.capture import capture_graph, load_example, pick_model, resolve_inputs, single_process_group
     from npudsl.timeline.cost import measured_cost, model_cost
 
@@ -59,8 +58,16 @@ def _capture(path: str, source: str, model: str | None, inputs: str | None, meas
     return instance, gm, model_cost(hardware), hardware.describe()
 
 
-def suggest(path: str, *, model: str | None = None, inputs: str | None = None, streams: int = 1,
-            sync_cost: float = SYNC_COST, measured: bool = False, hardware: Hardware = NOMINAL) -> Suggestion:
+def suggest(
+    path: str,
+    *,
+    model: str | None = None,
+    inputs: str | None = None,
+    streams: int = 1,
+    sync_cost: float = SYNC_COST,
+    measured: bool = False,
+    hardware: Hardware = NOMINAL,
+) -> Suggestion:
     """The decorators worth adding to ``path``'s model; raises :class:`~npudsl.errors.NpudslError` on bad input."""
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
@@ -72,10 +79,25 @@ def suggest(path: str, *, model: str | None = None, inputs: str | None = None, s
     units = mappable(analyze(call_units(nodes, defs), nodes, cost, defs), cst.parse_module(split))
     facts = Source.parse(split)
     declined: list[str] = []
-    plan = choose(units, nodes, cost, streams=streams, sync_cost=sync_cost,
-                  hoists=lambda sites: options(sites, nodes, defs, facts, declined))
+    plan = choose(
+        units,
+        nodes,
+        cost,
+        streams=streams,
+        sync_cost=sync_cost,
+        hoists=lambda sites: options(sites, nodes, defs, facts, declined),
+    )
     edit = edits(plan.moves, units, defs)
     proposed = splits.undo(apply_edits(split, edit), {move.site.line for move in plan.moves if move.hoist})
-    return Suggestion(path=os.fspath(path), model=type(instance).__name__, plan=plan, units=tuple(units),
-                      edit=edit, source=source, proposed=proposed, note=note, splits=splits,
-                      declined=tuple(dict.fromkeys(declined)))
+    return Suggestion(
+        path=os.fspath(path),
+        model=type(instance).__name__,
+        plan=plan,
+        units=tuple(units),
+        edit=edit,
+        source=source,
+        proposed=proposed,
+        note=note,
+        splits=splits,
+        declined=tuple(dict.fromkeys(declined)),
+    )

@@ -64,8 +64,12 @@ class _Run:
             self.wait(stream, at, MAIN, f"{stream}.join")
 
 
-def predict(nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float],
-            moves: Mapping[Unit, tuple[str, str]], early: Mapping[Unit, tuple[int, int]] | None = None) -> Schedule:
+def predict(
+    nodes: list[torch.fx.Node],
+    cost: Callable[[torch.fx.Node], float],
+    moves: Mapping[Unit, tuple[str, str]],
+    early: Mapping[Unit, tuple[int, int]] | None = None,
+) -> Schedule:
     """The timeline when each unit of ``moves`` runs on its stream: ``unit -> (stream, label)``. A unit of
     ``early`` (its statement moved up) is issued before an earlier op: ``unit -> (op, line)``, where ``line``,
     the first line of the statement it now precedes, orders two units issued before one op."""
@@ -89,5 +93,10 @@ def predict(nodes: list[torch.fx.Node], cost: Callable[[torch.fx.Node], float],
             run.unit(starts[i], *moves[starts[i]], nodes)
         elif i not in inside:
             run.run(node, MAIN)
-    return Schedule(streams=tuple(run.clock), slots=tuple(run.slots), arrows=tuple(run.arrows),
-                    serial=sum(s.end - s.start for s in run.slots), regions=tuple(run.regions))
+    return Schedule(
+        streams=tuple(run.clock),
+        slots=tuple(run.slots),
+        arrows=tuple(run.arrows),
+        serial=sum(s.end - s.start for s in run.slots),
+        regions=tuple(run.regions),
+    )

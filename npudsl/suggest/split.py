@@ -25,8 +25,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 __all__ = ["Split", "Splits", "fresh_name", "split_calls"]
 
-_SELF_CALL = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()),
-                    args=[m.ZeroOrMore(m.Arg(value=m.Name(), keyword=None, star=""))])
+_SELF_CALL = m.Call(
+    func=m.Attribute(value=m.Name("self"), attr=m.Name()),
+    args=[m.ZeroOrMore(m.Arg(value=m.Name(), keyword=None, star=""))],
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -63,9 +65,9 @@ class Splits:
 def _join(text: str, split: Split) -> str:
     lines = text.splitlines(keepends=True)
     for i in range(len(lines) - 1):
-        indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
         if lines[i].strip() == split.call and lines[i + 1].strip() == split.rest:
-            lines[i:i + 2] = [indent + split.whole + "\n"]
+            lines[i : i + 2] = [indent + split.whole + "\n"]
             return "".join(lines)
     return text
 
@@ -104,8 +106,11 @@ class _Find(cst.CSTVisitor):
 
 
 def _buried_call(statement: cst.BaseSmallStatement) -> cst.Call | None:
-    if not m.matches(statement, m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.BinaryOperation())
-                     | m.Return(value=m.BinaryOperation())):
+    if not m.matches(
+        statement,
+        m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.BinaryOperation())
+        | m.Return(value=m.BinaryOperation()),
+    ):
         return None
     value = statement.value  # type: ignore[attr-defined]
     for call, other in ((value.right, value.left), (value.left, value.right)):
@@ -130,8 +135,8 @@ def split_calls(source: str) -> Splits:
         code = cst.Module([]).code_for_node
         name = fresh_name(f"{call.func.attr.value.lstrip('_')}_out", taken)  # type: ignore[attr-defined]
         rest = node.body[0].with_changes(value=node.body[0].value.deep_replace(call, cst.Name(name)))  # type: ignore
-        indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+        indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
         split = Split(line=line, call=f"{name} = {code(call)}", rest=code(rest), whole=lines[line - 1].strip())
-        lines[line - 1:line] = [f"{indent}{split.call}\n", f"{indent}{split.rest}\n"]
+        lines[line - 1 : line] = [f"{indent}{split.call}\n", f"{indent}{split.rest}\n"]
         splits.insert(0, split)
     return Splits(source="".join(lines), splits=tuple(splits))

@@ -38,8 +38,9 @@ class _Strip(cst.CSTTransformer):
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         return self._kept(updated)
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-                                  ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         body = [s for s in (_without_decorators(small) for small in updated.body) if s is not None]
         if not body:
             return cst.RemovalSentinel.REMOVE
@@ -47,8 +48,11 @@ class _Strip(cst.CSTTransformer):
 
 
 def _without_decorators(node: cst.BaseSmallStatement) -> cst.BaseSmallStatement | None:
-    if not isinstance(node, cst.ImportFrom) or not m.matches(node, _NPUDSL_FROM) \
-            or isinstance(node.names, cst.ImportStar):
+    if (
+        not isinstance(node, cst.ImportFrom)
+        or not m.matches(node, _NPUDSL_FROM)
+        or isinstance(node.names, cst.ImportStar)
+    ):
         return node
     names = [a for a in node.names if cst.Module([]).code_for_node(a.name) not in DECORATORS]
     if not names:

@@ -24,16 +24,25 @@ import torch.fx
 
 from npudsl.race._timeline import runtime_op
 
-__all__ = ["Instance", "Site", "SourceDefs", "attribute_of", "call_units", "compute_nodes", "frames_of",
-           "traced_methods"]
+__all__ = [
+    "Instance",
+    "Site",
+    "SourceDefs",
+    "attribute_of",
+    "call_units",
+    "compute_nodes",
+    "frames_of",
+    "traced_methods",
+]
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\w+)')
 _COMPUTE = ("call_function", "call_method", "call_module")
 _TORCH = os.path.dirname(os.path.abspath(torch.fx.__file__)).rsplit(os.sep, 1)[0] + os.sep
 # Installed packages (transformers' decorators, GradientCheckpointingLayer.__call__, ACT2FN...) are read like
 # torch: dynamo traced them into the graph, which shows their ops; see docs/suggest.md ("Library frames").
-_LIBRARIES = tuple(dict.fromkeys([_TORCH, *(os.path.abspath(sysconfig.get_paths()[key]) + os.sep
-                                            for key in ("purelib", "platlib"))]))
+_LIBRARIES = tuple(
+    dict.fromkeys([_TORCH, *(os.path.abspath(sysconfig.get_paths()[key]) + os.sep for key in ("purelib", "platlib"))])
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -65,9 +74,13 @@ class SourceDefs:
 
     @classmethod
     def read(cls, path: str, source: str) -> SourceDefs:
-        spans = [(f.lineno, f.end_lineno or f.lineno, f"{c.name}.{f.name}")
-                 for c in ast.parse(source).body if isinstance(c, ast.ClassDef)
-                 for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        spans = [
+            (f.lineno, f.end_lineno or f.lineno, f"{c.name}.{f.name}")
+            for c in ast.parse(source).body
+            if isinstance(c, ast.ClassDef)
+            for f in c.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
         return cls(path=os.path.abspath(path), spans=tuple(spans))
 
     def method_at(self, line: int) -> str | None:
@@ -156,6 +169,5 @@ def _runs(chains: list[tuple[int, tuple[tuple[Site, str], ...]]]) -> Iterator[In
 def call_units(nodes: list[torch.fx.Node], defs: SourceDefs) -> list[Instance]:
     """Every call unit instance of the graph, in order of their first op."""
     classes = {name.split(".")[0] for _, _, name in defs.spans}
-    chains = [(i, _chain(n, defs, classes)) for i, n in enumerate(nodes)
-              if n.op in _COMPUTE and runtime_op(n) is None]
+    chains = [(i, _chain(n, defs, classes)) for i, n in enumerate(nodes) if n.op in _COMPUTE and runtime_op(n) is None]
     return sorted(_runs(chains), key=lambda u: (u.nodes[0], u.depth))

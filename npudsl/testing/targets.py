@@ -37,8 +37,9 @@ class _RecordStream(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:  # noqa: N802 (ast's name)
         self.generic_visit(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "record_stream" and len(node.args) == 1:
-            call = ast.Call(func=ast.Name(_RECORD_STREAM, ast.Load()), args=[node.func.value, *node.args],
-                            keywords=node.keywords)
+            call = ast.Call(
+                func=ast.Name(_RECORD_STREAM, ast.Load()), args=[node.func.value, *node.args], keywords=node.keywords
+            )
             return ast.copy_location(call, node)
         return node
 
@@ -96,9 +97,17 @@ def _run(model: Any, inputs: tuple[Any, ...], backend: Any, eager_first: bool, c
     return outputs
 
 
-def trace_graph(source: str, target: str, build: Callable[[types.ModuleType], Any], inputs: tuple[Any, ...], *,
-                name: str = "generated", eager_first: bool = False, calls: int = 1,
-                data_edges: str | None = None) -> Trace:
+def trace_graph(
+    source: str,
+    target: str,
+    build: Callable[[types.ModuleType], Any],
+    inputs: tuple[Any, ...],
+    *,
+    name: str = "generated",
+    eager_first: bool = False,
+    calls: int = 1,
+    data_edges: str | None = None,
+) -> Trace:
     """Compile and run ``build(module)(*inputs)`` ``calls`` times; return the outputs and every graph.
 
     The module is ``<name>_<n>`` (file ``<<name>_<n>.py>``), a new ``n`` each time.
@@ -108,13 +117,15 @@ def trace_graph(source: str, target: str, build: Callable[[types.ModuleType], An
     """
     trace = Trace()
     with _module(source, target, name) as (module, trace.device):
-        backend = standins.checking_backend(target, data_edges=data_edges, seen=trace.dynamo.append,
-                                            aot_seen=trace.aot.append)
+        backend = standins.checking_backend(
+            target, data_edges=data_edges, seen=trace.dynamo.append, aot_seen=trace.aot.append
+        )
         trace.outputs = _run(build(module), inputs, backend, eager_first, calls)
     return trace
 
 
-def run_checked(source: str, target: str, build: Callable[[types.ModuleType], Any], inputs: tuple[Any, ...],
-                **options: Any) -> Any:
+def run_checked(
+    source: str, target: str, build: Callable[[types.ModuleType], Any], inputs: tuple[Any, ...], **options: Any
+) -> Any:
     """The outputs of ``build(module)(*inputs)``, compiled with the race checker (see :func:`trace_graph`)."""
     return trace_graph(source, target, build, inputs, **options).outputs

@@ -72,8 +72,9 @@ def _module(log: CallLog) -> types.ModuleType:
         created.add(tag)
         return _Event(tag)
 
-    scope = types.SimpleNamespace(npu_stream_switch=npu_stream_switch, limit_core_num=limit_core_num,
-                                  npu_wait_tensor=npu_wait_tensor)
+    scope = types.SimpleNamespace(
+        npu_stream_switch=npu_stream_switch, limit_core_num=limit_core_num, npu_wait_tensor=npu_wait_tensor
+    )
     ops = types.SimpleNamespace(
         npu_create_tagged_event=npu_create_tagged_event,
         npu_tagged_event_record=lambda event: log.add("npu_tagged_event_record", event.tag),

@@ -67,8 +67,9 @@ def _execute(spec: Any, module: types.ModuleType, path: str, source: str | None)
         exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the user's own model file
 
 
-def capture_graph(model: torch.nn.Module, inputs: tuple[Any, ...], *, path: str = "<model>"
-                  ) -> tuple[torch.fx.GraphModule, list[Any]]:
+def capture_graph(
+    model: torch.nn.Module, inputs: tuple[Any, ...], *, path: str = "<model>"
+) -> tuple[torch.fx.GraphModule, list[Any]]:
     """The FX graph ``torch.compile(fullgraph=True)`` captures for ``model(*inputs)``, and the graph's inputs.
 
     A model dynamo cannot capture whole (a ``print`` in ``forward``, say) raises
@@ -98,8 +99,10 @@ def _uncaptured(path: str, model: str, message: str) -> str:
     at, code = (f"{where[-1][0]}:{where[-1][1]}", f": {where[-1][2].strip()}") if where else (path, "")
     from npudsl.graph_breaks import WHOLE
 
-    return (f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
-            f"npudsl pictures and plans the whole graph: {WHOLE}")
+    return (
+        f"{at}: torch.compile cannot capture {model} as one graph ({message.splitlines()[0]}{code}); "
+        f"npudsl pictures and plans the whole graph: {WHOLE}"
+    )
 
 
 @contextlib.contextmanager

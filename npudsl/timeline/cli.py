@@ -37,25 +37,49 @@ def _positive(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = command_parser("schedule", examples=_EXAMPLES, exit_extra=" (a file cannot be pictured)", description=(
-        "Capture a model's graph with torch.compile (portable target, on the CPU) and draw which op runs on which "
-        "stream and when, with the predicted saving over one stream. The file defines the model (an nn.Module "
-        "class) and a function that returns its inputs."))
+    parser = command_parser(
+        "schedule",
+        examples=_EXAMPLES,
+        exit_extra=" (a file cannot be pictured)",
+        description=(
+            "Capture a model's graph with torch.compile (portable target, on the CPU) and draw which op runs on which "
+            "stream and when, with the predicted saving over one stream. The file defines the model (an nn.Module "
+            "class) and a function that returns its inputs."
+        ),
+    )
     parser.add_argument("files", nargs="+", metavar="FILE", help="Python files defining a model")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", metavar="OUT", help="write OUT.svg (a picture) or OUT.json (a Chrome Trace "
-                       "Event file); one FILE only; e.g. -o moe.svg (default: the SVG on standard output)")
+    where.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write OUT.svg (a picture) or OUT.json (a Chrome Trace "
+        "Event file); one FILE only; e.g. -o moe.svg (default: the SVG on standard output)",
+    )
     where.add_argument("-d", "--directory", metavar="DIR", help="write DIR/<file>.svg for every FILE; e.g. -d out/")
-    parser.add_argument("--model", metavar="NAME", help="the model class, or a function that returns the model: a "
-                        "name in FILE, FILE.py:NAME or package.module:NAME (default: the last nn.Module class of the "
-                        "file whose constructor needs no arguments); e.g. --model make.py:make_model")
-    parser.add_argument("--inputs", metavar="FUNC", help="the function returning the inputs: a name in FILE, "
-                        "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs")
-    parser.add_argument("--measured", action="store_true", help="time each op eagerly on this CPU instead of the "
-                        "cost model")
-    parser.add_argument("--link-bandwidth", type=_positive, metavar="GB/S", default=50.0,
-                        help="the link bandwidth that prices collectives, in GB/s (default: 50); e.g. "
-                             "--link-bandwidth 25")
+    parser.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the model class, or a function that returns the model: a "
+        "name in FILE, FILE.py:NAME or package.module:NAME (default: the last nn.Module class of the "
+        "file whose constructor needs no arguments); e.g. --model make.py:make_model",
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="FUNC",
+        help="the function returning the inputs: a name in FILE, "
+        "FILE.py:NAME or package.module:NAME (default: example_inputs); e.g. --inputs make_inputs",
+    )
+    parser.add_argument(
+        "--measured", action="store_true", help="time each op eagerly on this CPU instead of the cost model"
+    )
+    parser.add_argument(
+        "--link-bandwidth",
+        type=_positive,
+        metavar="GB/S",
+        default=50.0,
+        help="the link bandwidth that prices collectives, in GB/s (default: 50); e.g. --link-bandwidth 25",
+    )
     return parser
 
 
@@ -93,8 +117,13 @@ def _one(args: argparse.Namespace, path: str) -> None:
     from npudsl.timeline.draw import picture
     from npudsl.timeline.svg import time_unit
 
-    result = picture(path, model=args.model, inputs=args.inputs, measured=args.measured,
-                     hardware=Hardware(link_bandwidth=args.link_bandwidth * 1e9))
+    result = picture(
+        path,
+        model=args.model,
+        inputs=args.inputs,
+        measured=args.measured,
+        hardware=Hardware(link_bandwidth=args.link_bandwidth * 1e9),
+    )
     s = result.schedule
     out = _destination(args, path)
     text = result.trace if out and out.endswith(".json") else result.svg
@@ -104,9 +133,12 @@ def _one(args: argparse.Namespace, path: str) -> None:
     else:
         _write(out, text)
     per, unit = time_unit(max(s.serial, s.makespan, 1e-12))  # the picture's unit, so both say the same
-    print(f"{path}: {len(s.streams)} streams ({', '.join(s.streams)}), {s.makespan / per:.4g} {unit} vs "
-          f"{s.serial / per:.4g} {unit} on one stream: predicted saving {100 * s.saving:.1f}%"
-          + (f"; wrote {out}" if out else ""), file=sys.stderr)
+    print(
+        f"{path}: {len(s.streams)} streams ({', '.join(s.streams)}), {s.makespan / per:.4g} {unit} vs "
+        f"{s.serial / per:.4g} {unit} on one stream: predicted saving {100 * s.saving:.1f}%"
+        + (f"; wrote {out}" if out else ""),
+        file=sys.stderr,
+    )
 
 
 def run_schedule(args: argparse.Namespace) -> int:

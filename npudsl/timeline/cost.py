@@ -29,12 +29,38 @@ import torch.fx
 __all__ = ["NOMINAL", "Hardware", "measured_cost", "model_cost", "name_of"]
 
 _CONTRACTING = {"linear", "mm", "bmm", "matmul", "addmm", "baddbmm", "conv1d", "conv2d"}
-_FREE = {"getitem", "chunk", "split", "view", "reshape", "transpose", "permute", "unsqueeze", "squeeze",
-         "expand", "contiguous", "size", "t", "flatten", "unflatten", "detach", "wait_tensor"}
-_COLLECTIVE_FACTOR = {"all_reduce": 2.0, "all_reduce_": 2.0, "all_reduce_coalesced": 2.0,
-                      "all_gather_into_tensor": 1.0, "all_gather": 1.0, "reduce_scatter_tensor": 1.0,
-                      "reduce_scatter": 1.0, "all_to_all_single": 1.0, "all_to_all": 1.0, "broadcast": 1.0,
-                      "broadcast_": 1.0}
+_FREE = {
+    "getitem",
+    "chunk",
+    "split",
+    "view",
+    "reshape",
+    "transpose",
+    "permute",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "contiguous",
+    "size",
+    "t",
+    "flatten",
+    "unflatten",
+    "detach",
+    "wait_tensor",
+}
+_COLLECTIVE_FACTOR = {
+    "all_reduce": 2.0,
+    "all_reduce_": 2.0,
+    "all_reduce_coalesced": 2.0,
+    "all_gather_into_tensor": 1.0,
+    "all_gather": 1.0,
+    "reduce_scatter_tensor": 1.0,
+    "reduce_scatter": 1.0,
+    "all_to_all_single": 1.0,
+    "all_to_all": 1.0,
+    "broadcast": 1.0,
+    "broadcast_": 1.0,
+}
 
 
 @attrs.frozen(kw_only=True)
@@ -46,9 +72,11 @@ class Hardware:
     link_bandwidth: float = attrs.field(default=50e9, validator=attrs.validators.gt(0))  # bytes/s, per link
 
     def describe(self) -> str:
-        return (f"cost model: matmul-like ops at {self.flops / 1e12:g} TFLOP/s, other ops by bytes at "
-                f"{self.memory_bandwidth / 1e12:g} TB/s, collectives by bytes over a "
-                f"{self.link_bandwidth / 1e9:g} GB/s link")
+        return (
+            f"cost model: matmul-like ops at {self.flops / 1e12:g} TFLOP/s, other ops by bytes at "
+            f"{self.memory_bandwidth / 1e12:g} TB/s, collectives by bytes over a "
+            f"{self.link_bandwidth / 1e9:g} GB/s link"
+        )
 
 
 NOMINAL = Hardware()

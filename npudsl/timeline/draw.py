@@ -25,8 +25,14 @@ class Picture:
     title: str
 
 
-def picture(path: str, *, model: str | None = None, inputs: str | None = None, measured: bool = False,
-            hardware: Hardware = NOMINAL) -> Picture:
+def picture(
+    path: str,
+    *,
+    model: str | None = None,
+    inputs: str | None = None,
+    measured: bool = False,
+    hardware: Hardware = NOMINAL,
+) -> Picture:
     """The timeline of ``path``'s model; raises :class:`~npudsl.errors.NpudslError` on bad input.
 
     ``inputs`` names the function that makes the model's inputs: a name in ``path``
@@ -37,9 +43,14 @@ def picture(path: str, *, model: str | None = None, inputs: str | None = None, m
     instance = pick_model(module, model)
     with single_process_group(module):
         gm, example = capture_graph(instance, tuple(make_inputs()), path=path)
-        cost, note = (measured_cost(gm, example), _MEASURED) if measured else (model_cost(hardware),
-                                                                                hardware.describe())
+        cost, note = (
+            (measured_cost(gm, example), _MEASURED) if measured else (model_cost(hardware), hardware.describe())
+        )
     schedule = simulate(gm.graph, cost)
     title = f"{os.path.basename(path)}: {type(instance).__name__}"
-    return Picture(schedule=schedule, svg=render(schedule, title=title, note=note),
-                   trace=chrome_trace(schedule, title=title, note=note), title=title)
+    return Picture(
+        schedule=schedule,
+        svg=render(schedule, title=title, note=note),
+        trace=chrome_trace(schedule, title=title, note=note),
+        title=title,
+    )

@@ -19,10 +19,13 @@ import torch.fx
 __all__ = ["region_label"]
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line \d+, in (?P<function>\w+)')
-_NOT_USER = tuple(os.path.abspath(p) + os.sep for p in (
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # npudsl itself
-    *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
-))
+_NOT_USER = tuple(
+    os.path.abspath(p) + os.sep
+    for p in (
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # npudsl itself
+        *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+    )
+)
 
 
 def _functions(node: torch.fx.Node) -> list[str]:
@@ -32,8 +35,10 @@ def _functions(node: torch.fx.Node) -> list[str]:
 
 def _owners(node: torch.fx.Node) -> list[str]:
     stack = node.meta.get("nn_module_stack") or {}
-    return [owner.__name__ if isinstance(owner, type) else str(owner).rsplit(".", 1)[-1].strip("'>")
-            for _, owner in stack.values()]
+    return [
+        owner.__name__ if isinstance(owner, type) else str(owner).rsplit(".", 1)[-1].strip("'>")
+        for _, owner in stack.values()
+    ]
 
 
 def _below(outer: list[str], inner: list[str]) -> str | None:

@@ -57,8 +57,10 @@ def resolve_inputs(module: types.ModuleType, path: str, spec: str | None) -> Cal
     """The function that makes the inputs (default ``example_inputs`` in ``path``), returning a tuple."""
     found, where, name = _named(module, spec or "example_inputs", "--inputs")
     if not callable(found):
-        raise NpudslError(f"{position(where, 1)}: defines no function {name}(); the graph is captured on its "
-                          "inputs (pass --inputs FUNC, FILE.py:FUNC or package.module:FUNC)")
+        raise NpudslError(
+            f"{position(where, 1)}: defines no function {name}(); the graph is captured on its "
+            "inputs (pass --inputs FUNC, FILE.py:FUNC or package.module:FUNC)"
+        )
     hint = f"{name}() must return the model's inputs, a tuple of tensors"
     return lambda: tuple(run_user(where, f"making the inputs ({name}())", hint, found))
 
@@ -81,8 +83,14 @@ def _line(defined: Any) -> int:
 
 def _default(module: types.ModuleType) -> type:
     path = str(module.__file__)
-    classes = sorted((c for c in vars(module).values() if isinstance(c, type) and issubclass(c, torch.nn.Module)
-                      and c.__module__ == module.__name__), key=_line)
+    classes = sorted(
+        (
+            c
+            for c in vars(module).values()
+            if isinstance(c, type) and issubclass(c, torch.nn.Module) and c.__module__ == module.__name__
+        ),
+        key=_line,
+    )
     chosen = [c for c in classes if not _needs(c)][-1:]
     if not chosen:
         which = f"every nn.Module class needs arguments ({classes[-1].__name__})" if classes else "no nn.Module class"
@@ -92,8 +100,9 @@ def _default(module: types.ModuleType) -> type:
 
 def pick_model(module: types.ModuleType, spec: str | None = None) -> torch.nn.Module:
     """The model ``spec`` names (default: the file's last ``nn.Module`` class built without arguments), built."""
-    found, where, name = (_default(module), str(module.__file__), "") if spec is None else _named(module, spec,
-                                                                                                  "--model")
+    found, where, name = (
+        (_default(module), str(module.__file__), "") if spec is None else _named(module, spec, "--model")
+    )
     name = name or found.__name__
     if not callable(found):
         raise NpudslError(f"{position(where, 1)}: no class or function {name} for --model {spec}; {_MAKE}")
@@ -101,10 +110,12 @@ def pick_model(module: types.ModuleType, spec: str | None = None) -> torch.nn.Mo
         with contextlib.suppress(TypeError):
             where = inspect.getsourcefile(found) or where
         kind = "class" if isinstance(found, type) else "function"
-        raise NpudslError(f"{position(where, _line(found))}: {kind} {name} needs arguments "
-                          f"({', '.join(_needs(found))}); {_MAKE}")
+        raise NpudslError(
+            f"{position(where, _line(found))}: {kind} {name} needs arguments ({', '.join(_needs(found))}); {_MAKE}"
+        )
     model = run_user(where, f"building the model ({name}())", "the model must build on the CPU", found)
     if not isinstance(model, torch.nn.Module):
-        raise NpudslError(f"{position(where, _line(found))}: {name}() returned a {type(model).__name__}, "
-                          "not an nn.Module")
+        raise NpudslError(
+            f"{position(where, _line(found))}: {name}() returned a {type(model).__name__}, not an nn.Module"
+        )
     return model

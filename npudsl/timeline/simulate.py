@@ -139,5 +139,10 @@ def simulate(graph: torch.fx.Graph, cost: Callable[[torch.fx.Node], float]) -> S
     for node in graph.nodes:
         sim.visit(node)
     streams = tuple(sim.clock)
-    return Schedule(streams=streams, slots=tuple(sim.slots), arrows=tuple(sim.arrows),
-                    serial=sum(s.end - s.start for s in sim.slots), regions=tuple(sim.regions))
+    return Schedule(
+        streams=streams,
+        slots=tuple(sim.slots),
+        arrows=tuple(sim.arrows),
+        serial=sum(s.end - s.start for s in sim.slots),
+        regions=tuple(sim.regions),
+    )

@@ -34,10 +34,12 @@ def _complete(name: str, category: str, tid: int, start: float, end: float) -> d
 def _flow(arrow: Arrow, number: int, tids: dict[str, int]) -> list[dict[str, Any]]:
     source, target = tids[arrow.source], tids[arrow.target]
     common = {"name": f"event {arrow.event}", "cat": "event", "pid": _PID, "id": number}
-    return [_complete(f"record {arrow.event}", "event", source, arrow.at, arrow.at),
-            {**common, "ph": "s", "tid": source, "ts": arrow.at},
-            _complete(f"wait {arrow.event}", "event", target, arrow.until, arrow.until),
-            {**common, "ph": "f", "bp": "e", "tid": target, "ts": arrow.until}]
+    return [
+        _complete(f"record {arrow.event}", "event", source, arrow.at, arrow.at),
+        {**common, "ph": "s", "tid": source, "ts": arrow.at},
+        _complete(f"wait {arrow.event}", "event", target, arrow.until, arrow.until),
+        {**common, "ph": "f", "bp": "e", "tid": target, "ts": arrow.until},
+    ]
 
 
 def chrome_trace(schedule: Schedule, *, title: str, note: str = "") -> str:
@@ -48,6 +50,10 @@ def chrome_trace(schedule: Schedule, *, title: str, note: str = "") -> str:
     events += [_complete(s.label, "op", tids[s.stream], s.start, s.end) for s in schedule.slots]
     for number, arrow in enumerate((a for a in schedule.arrows if a.source != a.target), 1):
         events += _flow(arrow, number, tids)
-    other = {"predicted_us": schedule.makespan, "one_stream_us": schedule.serial,
-             "predicted_saving": round(schedule.saving, 6), "cost": note}
+    other = {
+        "predicted_us": schedule.makespan,
+        "one_stream_us": schedule.serial,
+        "predicted_saving": round(schedule.saving, 6),
+        "cost": note,
+    }
     return json.dumps({"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}, indent=1) + "\n"

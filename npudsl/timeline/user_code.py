@@ -49,6 +49,6 @@ def run_user(path: str, what: str, hint: str, call: Callable[[], _T]) -> _T:
     except Exception as exc:  # noqa: BLE001 - anything the user's code raises is reported, not re-raised
         text = (exc.msg if isinstance(exc, SyntaxError) else str(exc)).strip()
         reason = text.splitlines()[0] if text else ""
-        raise NpudslError(f"{_where(exc, path)}: {what} failed: {type(exc).__name__}"
-                          f"{': ' + reason if reason else ''}; {hint}") from None
-
+        raise NpudslError(
+            f"{_where(exc, path)}: {what} failed: {type(exc).__name__}{': ' + reason if reason else ''}; {hint}"
+        ) from None

@@ -19,4 +19,3 @@ def test_both_sides_capture_one_graph_with_stream_ops_and_the_checker_passes_it(
     assert len(graphs) == 2 and len(graphs[0].graph.nodes) == len(graphs[1].graph.nodes)
     assert any(runtime_op(n) == "stream_enter" for n in graphs[0].graph.nodes)
     assert _checker_alone(graphs[0]) > 0
-

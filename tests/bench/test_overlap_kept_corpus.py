@@ -42,10 +42,12 @@ def test_the_cost_model_prices_the_shapes_of_a_real_run() -> None:
     x, index = torch.ones(8, 4), torch.tensor([1, 0, 1, 1, 0, 0, 0, 1])
     with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         torch._dynamo.reset()
-        torch.compile(_WritesItsInput(), backend=recording_backend(seen, lambda gm, _: gm.forward),
-                      fullgraph=True)(x, index)
+        torch.compile(_WritesItsInput(), backend=recording_backend(seen, lambda gm, _: gm.forward), fullgraph=True)(
+            x, index
+        )
     (kept_x,) = [value for value in seen[0].inputs if value.shape == (8, 4)]
-    assert torch.equal(x, torch.full((8, 4), 2.0)) and torch.equal(kept_x, torch.ones(8, 4)), \
+    assert torch.equal(x, torch.full((8, 4), 2.0)) and torch.equal(kept_x, torch.ones(8, 4)), (
         "the inputs are kept as they were before the run"
+    )
     (mul,) = [slot for slot in schedule(seen[0]).slots if slot.label == "mul"]
     assert mul.end - mul.start == pytest.approx(1e6 * 2 * 4 * 4 * 4 / 1.6e12)  # 4 rows kept, read and written

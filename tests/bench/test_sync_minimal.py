@@ -25,8 +25,14 @@ from bench.sync_sources import TARGETS, Row, rows
 from npudsl import runtime
 from npudsl.errors import StreamRaceError
 
-FAST = [("seed000", "example"), ("core_split", "example"), ("distributed_overlap", "example"),
-        ("vllm_native_shared_expert", "corpus"), ("same_stream_chain", "corpus"), ("vllm_fused_moe", "corpus")]
+FAST = [
+    ("seed000", "example"),
+    ("core_split", "example"),
+    ("distributed_overlap", "example"),
+    ("vllm_native_shared_expert", "corpus"),
+    ("same_stream_chain", "corpus"),
+    ("vllm_fused_moe", "corpus"),
+]
 
 
 @pytest.mark.parametrize(("name", "kind"), FAST, ids=[name for name, _ in FAST])
@@ -109,8 +115,10 @@ def test_a_block_that_waits_for_nothing_belongs_in_the_earlier_block() -> None:
             return a + b + c
 
     whys = [d.why for d in drops(capture(Split(), (torch.randn(4),))[0]) if d.call.startswith("stream_enter")]
-    assert whys == ["its block overlaps the enclosing stream",
-                    "it waits for nothing: its work can go into the earlier block of its stream"]
+    assert whys == [
+        "its block overlaps the enclosing stream",
+        "it waits for nothing: its work can go into the earlier block of its stream",
+    ]
 
 
 def test_a_fork_under_a_core_limit_is_one_ge_edge() -> None:

@@ -27,8 +27,11 @@ from npudsl.errors import StreamRaceError
 
 def _premise_rows() -> list[Row]:
     """The rows whose hand version has calls only the caller premise needs."""
-    return [row for row in rows() if (module := hand_module(row)) is not None
-            and "from_caller()" in inspect.getsource(module)]
+    return [
+        row
+        for row in rows()
+        if (module := hand_module(row)) is not None and "from_caller()" in inspect.getsource(module)
+    ]
 
 
 PREMISE_ROWS = _premise_rows()
@@ -75,8 +78,16 @@ def test_a_side_read_of_a_caller_made_input_needs_its_fork_and_record_stream() -
 
 def test_nine_hand_versions_depend_on_the_premise() -> None:
     assert [row.name for row in PREMISE_ROWS] == [
-        "core_split", "seed000", "vllm_fused_moe", "vllm_mla", "cann_v32_indexer", "omni_decode_six_streams",
-        "omni_config_streams", "sglang_many_callers", "ge_mla_waits"]
+        "core_split",
+        "seed000",
+        "vllm_fused_moe",
+        "vllm_mla",
+        "cann_v32_indexer",
+        "omni_decode_six_streams",
+        "omni_config_streams",
+        "sglang_many_callers",
+        "ge_mla_waits",
+    ]
 
 
 @pytest.mark.parametrize("row", PREMISE_ROWS, ids=[row.name for row in PREMISE_ROWS])
@@ -94,8 +105,13 @@ def test_core_split_under_both_premises(capsys: pytest.CaptureFixture[str]) -> N
     assert caller is not None and alone is not None
     assert (caller.equal, caller.droppable, alone.equal, alone.droppable) == (True, [], True, [])
     assert [d.call for d in caller.drops] == [
-        "event_record('fork')", "stream_enter('side', 0)", "event_wait('fork')",
-        "record_stream(clone, 'side')", "event_record('side_done')", "event_wait('side_done')"]
+        "event_record('fork')",
+        "stream_enter('side', 0)",
+        "event_wait('fork')",
+        "record_stream(clone, 'side')",
+        "event_record('side_done')",
+        "event_wait('side_done')",
+    ]
     assert len(alone.drops) == 3 and caller.counts["ge"] == 2 and alone.counts["ge"] == 1
     assert sync_minimal.main(["--only", "core_split", "--graph-inputs"]) == 0
     assert "6/3 2.00x" in capsys.readouterr().out

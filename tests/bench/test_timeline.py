@@ -42,8 +42,14 @@ def test_a_file_without_example_inputs_is_refused(tmp_path: Path) -> None:
         picture(path)
 
 
-@pytest.mark.parametrize("name,streams", [("seed000", ["default", "1", "2"]), ("core_split", ["default", "side"]),
-                                          ("distributed_overlap", ["default", "comm"])])
+@pytest.mark.parametrize(
+    "name,streams",
+    [
+        ("seed000", ["default", "1", "2"]),
+        ("core_split", ["default", "side"]),
+        ("distributed_overlap", ["default", "comm"]),
+    ],
+)
 def test_every_example_is_pictured(name: str, streams: list[str]) -> None:
     """The distributed example is captured in a one-rank gloo group that the tool opens and closes."""
     import torch.distributed as dist

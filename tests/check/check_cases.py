@@ -81,5 +81,6 @@ def diagnostics(case: Path) -> list[Diagnostic]:
 
 
 def actual(case: Path) -> list[Expected]:
-    return sorted(Expected(_relative(case, Path(d.path)), d.line, d.col, d.code, d.severity.value)
-                  for d in diagnostics(case))
+    return sorted(
+        Expected(_relative(case, Path(d.path)), d.line, d.col, d.code, d.severity.value) for d in diagnostics(case)
+    )

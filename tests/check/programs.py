@@ -15,7 +15,8 @@ _AIV = (8, 16, 32, 49)
 
 def _events() -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(_EVENTS), min_size=1, max_size=2, unique=True).map(
-        lambda names: ", ".join(f'"{n}"' for n in names))
+        lambda names: ", ".join(f'"{n}"' for n in names)
+    )
 
 
 @st.composite
@@ -46,9 +47,14 @@ def _forward(draw: st.DrawFn, names: list[str]) -> str:
     body = []
     for i, name in enumerate(draw(st.lists(st.sampled_from(names), max_size=4))):
         form = draw(st.sampled_from(["bound", "bare", "nested", "returned"]))
-        body.append({"bound": f"        v{i} = self.{name}(x)", "bare": f"        self.{name}(x)",
-                     "nested": f"        v{i} = torch.relu(self.{name}(x))",
-                     "returned": f"        return self.{name}(x)"}[form])
+        body.append(
+            {
+                "bound": f"        v{i} = self.{name}(x)",
+                "bare": f"        self.{name}(x)",
+                "nested": f"        v{i} = torch.relu(self.{name}(x))",
+                "returned": f"        return self.{name}(x)",
+            }[form]
+        )
         if form == "returned":
             break
     else:
@@ -59,8 +65,13 @@ def _forward(draw: st.DrawFn, names: list[str]) -> str:
 @st.composite
 def decorated_modules(draw: st.DrawFn) -> str:
     """A module with one or two classes of decorated methods and a forward that calls some of them."""
-    parts = ["import torch", "from torch import nn", "",
-             "from npudsl import after, core_limit, keep_output, on_stream, records", ""]
+    parts = [
+        "import torch",
+        "from torch import nn",
+        "",
+        "from npudsl import after, core_limit, keep_output, on_stream, records",
+        "",
+    ]
     for c in range(draw(st.integers(1, 2))):
         names = [f"m{i}" for i in range(draw(st.integers(1, 4)))]
         parts += ["", f"class Block{c}(nn.Module):", "    on = True", ""]

@@ -34,8 +34,10 @@ def test_clean_file_exits_0_and_prints_nothing(capsys: pytest.CaptureFixture[str
 def test_warnings_alone_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(WARNS))
     assert code == 0
-    assert lines == [f'{WARNS}:11:6: NPD505 warning: Block.work records event "extra", but no function in class '
-                     'Block waits for it (hint: add @after("extra") where that work is needed, or drop the record)']
+    assert lines == [
+        f'{WARNS}:11:6: NPD505 warning: Block.work records event "extra", but no function in class '
+        'Block waits for it (hint: add @after("extra") where that work is needed, or drop the record)'
+    ]
 
 
 def test_errors_exit_1_with_the_cycle_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,8 +102,9 @@ def test_missing_path_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path
 def test_syntax_error_position(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = _check(capsys, str(CASES / "npd001_syntax_unicode_bad.py"))
     assert code == 1
-    assert lines[0].startswith(f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 error: "
-                               "syntax error: unmatched ')'")
+    assert lines[0].startswith(
+        f"{CASES / 'npd001_syntax_unicode_bad.py'}:5:20: NPD001 error: syntax error: unmatched ')'"
+    )
 
 
 def test_non_utf8_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,8 +118,10 @@ def test_unreadable_file_is_a_clear_error(capsys: pytest.CaptureFixture[str], tm
     (tmp_path / "gone.py").symlink_to(tmp_path / "missing-target.py")
     code, lines, _ = _check(capsys, str(tmp_path))
     assert code == 1
-    assert lines == [f"{tmp_path / 'gone.py'}:1:1: NPD002 error: cannot read file: No such file or directory "
-                     "(hint: check the path and its permissions)"]
+    assert lines == [
+        f"{tmp_path / 'gone.py'}:1:1: NPD002 error: cannot read file: No such file or directory "
+        "(hint: check the path and its permissions)"
+    ]
 
 
 def test_check_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -126,8 +131,9 @@ def test_check_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert os.listdir(tmp_path) == ["model.py"] and (tmp_path / "model.py").read_bytes() == source
 
 
-def test_internal_error_exits_2_and_says_so(capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_exits_2_and_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(*args: object, **kwargs: object) -> tuple[()]:
         raise RuntimeError("a bug in a rule")
 

@@ -23,8 +23,14 @@ from npudsl.devices import DEFAULT_DEVICE
 
 torch_nn = pytest.importorskip("torch.nn")
 ROOT = os.path.dirname(torch_nn.__file__)
-DECORATORS = ('@npudsl.on_stream("side")', '@npudsl.records("done")', '@npudsl.after("done")',
-              "@npudsl.core_limit(8, 16)", "@npudsl.keep_output", '@npudsl.on_stream("copy", sync="manual")')
+DECORATORS = (
+    '@npudsl.on_stream("side")',
+    '@npudsl.records("done")',
+    '@npudsl.after("done")',
+    "@npudsl.core_limit(8, 16)",
+    "@npudsl.keep_output",
+    '@npudsl.on_stream("copy", sync="manual")',
+)
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +55,14 @@ def test_naming_npudsl_alone_changes_nothing(corpus: list[SourceFile]) -> None:
     sources = [(f"corpus{i}", (f.source or "") + "\nimport npudsl\n") for i, f in enumerate(corpus)]
     index = build_index(sources)
     for (module, source), file in zip(sources, corpus):
-        code, found = transform_with_index(source, path=file.path, module_name=module, index=index,
-                                           target="aclgraph")
+        code, found = transform_with_index(source, path=file.path, module_name=module, index=index, target="aclgraph")
         assert (code, found) == (source, ()), file.path
-        assert check_source(source, path=file.path, module_name=module, index=index, target="aclgraph",
-                            device=DEFAULT_DEVICE) == ()
+        assert (
+            check_source(
+                source, path=file.path, module_name=module, index=index, target="aclgraph", device=DEFAULT_DEVICE
+            )
+            == ()
+        )
 
 
 def decorate(source: str, pick: Callable[[int], str]) -> str:
@@ -80,15 +89,19 @@ def _top_level_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFu
 
 
 def test_decorated_torch_never_breaks(corpus: list[SourceFile]) -> None:
-    sources = [(f"corpus{i}", decorate(f.source or "", lambda k, i=i: DECORATORS[(i + k) % len(DECORATORS)]))
-               for i, f in enumerate(corpus)]
+    sources = [
+        (f"corpus{i}", decorate(f.source or "", lambda k, i=i: DECORATORS[(i + k) % len(DECORATORS)]))
+        for i, f in enumerate(corpus)
+    ]
     index = build_index(sources)
     clean = 0
     for (module, source), file in zip(sources, corpus):
-        found = check_source(source, path=file.path, module_name=module, index=index, target="aclgraph",
-                             device=DEFAULT_DEVICE)
-        code, diagnostics = transform_with_index(source, path=file.path, module_name=module, index=index,
-                                                 target="aclgraph")
+        found = check_source(
+            source, path=file.path, module_name=module, index=index, target="aclgraph", device=DEFAULT_DEVICE
+        )
+        code, diagnostics = transform_with_index(
+            source, path=file.path, module_name=module, index=index, target="aclgraph"
+        )
         last = len(source.splitlines()) + 1
         assert all(1 <= d.line <= last and d.col >= 1 for d in found + diagnostics), file.path
         if any(d.severity is Severity.ERROR for d in diagnostics):
@@ -96,7 +109,8 @@ def test_decorated_torch_never_breaks(corpus: list[SourceFile]) -> None:
             continue
         clean += 1
         ast.parse(code)
-        again = transform_with_index(code, path=file.path, module_name=module, index=build_index([(module, code)]),
-                                     target="aclgraph")[0]
+        again = transform_with_index(
+            code, path=file.path, module_name=module, index=build_index([(module, code)]), target="aclgraph"
+        )[0]
         assert again == code, f"{file.path}: transforming the output changed it"
     assert clean > 20

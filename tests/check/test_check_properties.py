@@ -27,14 +27,14 @@ FAST = settings(max_examples=30, deadline=None, suppress_health_check=list(Healt
 
 def _check(source: str) -> tuple[Diagnostic, ...]:
     index = build_index([("generated", source)])
-    return check_source(source, path="generated.py", module_name="generated", index=index, target="aclgraph",
-                        device=DEFAULT_DEVICE)
+    return check_source(
+        source, path="generated.py", module_name="generated", index=index, target="aclgraph", device=DEFAULT_DEVICE
+    )
 
 
 def _transform(source: str) -> tuple[str, tuple[Diagnostic, ...]]:
     index = build_index([("generated", source)])
-    return transform_with_index(source, path="generated.py", module_name="generated", index=index,
-                                target="aclgraph")
+    return transform_with_index(source, path="generated.py", module_name="generated", index=index, target="aclgraph")
 
 
 def _assert_positions(source: str, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -110,16 +110,21 @@ def _ir(source: str) -> ModuleIR:
 def test_unknown_events_match_a_naive_oracle(source: str) -> None:
     ir = _ir(source)
     recorded = {(fn.owner, n) for fn in ir.functions for spec in fn.records for n in spec.names}
-    wanted = Counter(spec.loc.line for fn in ir.functions for spec in fn.waits for n in spec.names
-                     if (fn.owner, n) not in recorded)
+    wanted = Counter(
+        spec.loc.line for fn in ir.functions for spec in fn.waits for n in spec.names if (fn.owner, n) not in recorded
+    )
     assert Counter(d.line for d in _check(source) if d.code == "NPD201") == wanted
 
 
 def _cyclic_groups(ir: ModuleIR) -> int:
     """Strongly connected groups with a cycle, by transitive closure (slow and obviously right)."""
     fns = list(ir.functions)
-    reach = {(i, j) for i, a in enumerate(fns) for j, b in enumerate(fns) if a.owner == b.owner
-             and {n for s in a.waits for n in s.names} & {n for s in b.records for n in s.names}}
+    reach = {
+        (i, j)
+        for i, a in enumerate(fns)
+        for j, b in enumerate(fns)
+        if a.owner == b.owner and {n for s in a.waits for n in s.names} & {n for s in b.records for n in s.names}
+    }
     for k in range(len(fns)):
         reach |= {(i, j) for i in range(len(fns)) for j in range(len(fns)) if (i, k) in reach and (k, j) in reach}
     cyclic = [i for i in range(len(fns)) if (i, i) in reach]

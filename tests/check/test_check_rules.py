@@ -29,8 +29,10 @@ def test_a_rule_takes_its_code_from_the_table_of_checks() -> None:
         Rule(code="NPD401", find=lambda ctx: ())  # in no table row
     with pytest.raises(ValueError, match="NPD590"):
         Rule(code="NPD590", find=lambda ctx: ())  # a target's code, not a rule's
-    assert (Rule(code="NPD505", find=lambda ctx: ()).severity, Rule(code="NPD201", find=lambda ctx: ()).severity) \
-        == (Severity.WARNING, Severity.ERROR)
+    assert (Rule(code="NPD505", find=lambda ctx: ()).severity, Rule(code="NPD201", find=lambda ctx: ()).severity) == (
+        Severity.WARNING,
+        Severity.ERROR,
+    )
 
 
 def test_docs_explain_every_code_and_device() -> None:
@@ -54,11 +56,16 @@ def _ring(size: int) -> ModuleIR:
     """``f0`` waits for what ``f1`` records, ..., ``f<size-1>`` waits for what ``f0`` records."""
     loc = Loc(line=1, col=1)
     functions = tuple(
-        StreamFunction(owner="Ring", name=f"f{i}", loc=loc,
-                       stream=Stream(tag=f"s{i % 3}", priority=0, sync="manual", when=None, loc=loc),
-                       waits=(Events(names=(f"e{(i + 1) % size}",), when=None, loc=Loc(line=i + 1, col=6)),),
-                       records=(Events(names=(f"e{i}",), when=None, loc=loc),))
-        for i in range(size))
+        StreamFunction(
+            owner="Ring",
+            name=f"f{i}",
+            loc=loc,
+            stream=Stream(tag=f"s{i % 3}", priority=0, sync="manual", when=None, loc=loc),
+            waits=(Events(names=(f"e{(i + 1) % size}",), when=None, loc=Loc(line=i + 1, col=6)),),
+            records=(Events(names=(f"e{i}",), when=None, loc=loc),),
+        )
+        for i in range(size)
+    )
     return ModuleIR(path="ring.py", module_name="ring", functions=functions)
 
 
@@ -83,6 +90,10 @@ def test_validate_defaults_to_the_default_device() -> None:
 
 def test_findings_become_positioned_diagnostics() -> None:
     rule = Rule(code="NPD505", find=lambda ctx: [Finding(loc=Loc(line=7, col=9), message="m", hint="h")])
-    ctx = Context(ir=ModuleIR(path="p.py", module_name="p", functions=()), index=build_index([]),
-                  target="aclgraph", device=DEFAULT_DEVICE)
+    ctx = Context(
+        ir=ModuleIR(path="p.py", module_name="p", functions=()),
+        index=build_index([]),
+        target="aclgraph",
+        device=DEFAULT_DEVICE,
+    )
     assert [d.format() for d in rule.run(ctx)] == ["p.py:7:9: NPD505 m (hint: h)"]

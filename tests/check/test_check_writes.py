@@ -38,8 +38,9 @@ def test_output_folder_gets_no_file_with_errors(tmp_path: Path, capsys: pytest.C
     capsys.readouterr()
 
 
-def test_core_limit_beyond_the_default_device_is_never_written(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_core_limit_beyond_the_default_device_is_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = _copy(tmp_path, CASES / "npd301_core_range_bad.py")
     before = (folder / "npd301_core_range_bad.py").read_bytes()
     assert main(["transform", str(folder), "--in-place", "--jobs", "1"]) == 1
@@ -47,8 +48,9 @@ def test_core_limit_beyond_the_default_device_is_never_written(tmp_path: Path,
     assert "NPD301" in capsys.readouterr().err
 
 
-def test_interrupted_in_place_write_keeps_the_original(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_interrupted_in_place_write_keeps_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = _copy(tmp_path, GOOD)
     before = (folder / GOOD.name).read_bytes()
 

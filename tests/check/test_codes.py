@@ -25,11 +25,16 @@ _CODE = re.compile(r"NPD\d{3}")
 _OK_LINE = re.compile(r"^# ok: (.*)$", re.MULTILINE)
 # Codes whose cases cannot be case files: (test file, bad test, ok test), each of which names the code.
 ELSEWHERE = {
-    codes.NOT_REGULAR: ("tests/cli/test_in_place_files.py", "test_a_fifo_named_py_is_skipped_with_a_warning",
-                        "test_a_fifo_named_py_is_skipped_with_a_warning"),  # a FIFO beside a regular file
-    codes.TENSOR_GUARD: ("tests/runtime/test_guard_errors.py",
-                         "test_a_tensor_for_a_bool_guard_names_the_guard_and_its_position",
-                         "test_a_python_bool_guard_still_runs"),
+    codes.NOT_REGULAR: (
+        "tests/cli/test_in_place_files.py",
+        "test_a_fifo_named_py_is_skipped_with_a_warning",
+        "test_a_fifo_named_py_is_skipped_with_a_warning",
+    ),  # a FIFO beside a regular file
+    codes.TENSOR_GUARD: (
+        "tests/runtime/test_guard_errors.py",
+        "test_a_tensor_for_a_bool_guard_names_the_guard_and_its_position",
+        "test_a_python_bool_guard_still_runs",
+    ),
 }
 
 
@@ -42,8 +47,11 @@ def _ok_codes(case: Path) -> set[str]:
 
 def _test_functions(path: str) -> dict[str, str]:
     source = (ROOT / path).read_text(encoding="utf-8")
-    return {node.name: ast.get_source_segment(source, node) or "" for node in ast.parse(source).body
-            if isinstance(node, ast.FunctionDef)}
+    return {
+        node.name: ast.get_source_segment(source, node) or ""
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef)
+    }
 
 
 def test_every_code_has_a_bad_and_an_ok_case() -> None:
@@ -60,17 +68,25 @@ def test_every_code_has_a_bad_and_an_ok_case() -> None:
 def _docstrings(tree: ast.Module) -> set[int]:
     scopes = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
     owners = [tree, *(n for n in ast.walk(tree) if isinstance(n, scopes))]
-    return {id(o.body[0].value) for o in owners
-            if o.body and isinstance(o.body[0], ast.Expr) and isinstance(o.body[0].value, ast.Constant)}
+    return {
+        id(o.body[0].value)
+        for o in owners
+        if o.body and isinstance(o.body[0], ast.Expr) and isinstance(o.body[0].value, ast.Constant)
+    }
 
 
 def _spelled_codes(path: Path) -> list[str]:
     """``line: 'text'`` for each string (f-string parts too) of ``path`` that spells a code; docstrings are prose."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _docstrings(tree)
-    return [f"{node.lineno}: {node.value!r}" for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
-            and _CODE.search(node.value)]
+    return [
+        f"{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and _CODE.search(node.value)
+    ]
 
 
 def test_no_code_is_spelled_outside_the_table() -> None:
@@ -106,8 +122,10 @@ def test_a_diagnostic_takes_its_severity_from_the_table() -> None:
 
 
 def test_sarif_describes_each_code_by_its_own_row() -> None:
-    found = [Diagnostic(path="m.py", line=1, col=1, code=code, message="m")
-             for code in (codes.UNKNOWN_EVENT, codes.EVENT_TWO_STREAMS, codes.NO_CALL_SITE)]
+    found = [
+        Diagnostic(path="m.py", line=1, col=1, code=code, message="m")
+        for code in (codes.UNKNOWN_EVENT, codes.EVENT_TWO_STREAMS, codes.NO_CALL_SITE)
+    ]
     rules = json.loads(sarif_log(found))["runs"][0]["tool"]["driver"]["rules"]
     assert [(r["id"], r["shortDescription"]["text"], r["defaultConfiguration"]["level"]) for r in rules] == [
         ("NPD201", "NPD201: unknown event", "error"),

@@ -18,14 +18,31 @@ def _env(extra: dict[str, str] | None) -> dict[str, str]:
     return {**env, **(extra or {})}
 
 
-def python(*args: str, cwd: Path | str | None = None, stdin: str | None = None, env: dict[str, str] | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, text=True,
-                          env=_env(env), timeout=timeout, check=False)
+def python(
+    *args: str,
+    cwd: Path | str | None = None,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=_env(env),
+        timeout=timeout,
+        check=False,
+    )
 
 
-def npudsl(*args: str, cwd: Path | str | None = None, stdin: str | None = None, env: dict[str, str] | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def npudsl(
+    *args: str,
+    cwd: Path | str | None = None,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """``python -m npudsl ARGS`` (standard input closed unless given)."""
-    return python("-m", "npudsl", *args, cwd=cwd, stdin=stdin if stdin is not None else "", env=env,
-                  timeout=timeout)
+    return python("-m", "npudsl", *args, cwd=cwd, stdin=stdin if stdin is not None else "", env=env, timeout=timeout)

@@ -19,11 +19,19 @@ WARN = Diagnostic(path="m.py", line=3, col=5, code="NPD505", message="w", severi
 ERROR = Diagnostic(path="m.py", line=3, col=5, code="NPD201", message="e")
 
 
-@pytest.mark.parametrize("line,silenced", [
-    ("x = 1  # noqa", True), ("x = 1  # noqa: NPD505", True), ("x = 1  # NOQA:NPD505,NPD506", True),
-    ("x = 1  # noqa: NPD506", False), ("x = 1  # noqa: E501", False), ('x = "# noqa"', False), ("x = 1", False),
-    ("x = 1  # type: ignore  # noqa: E501 NPD505", True),
-])
+@pytest.mark.parametrize(
+    "line,silenced",
+    [
+        ("x = 1  # noqa", True),
+        ("x = 1  # noqa: NPD505", True),
+        ("x = 1  # NOQA:NPD505,NPD506", True),
+        ("x = 1  # noqa: NPD506", False),
+        ("x = 1  # noqa: E501", False),
+        ('x = "# noqa"', False),
+        ("x = 1", False),
+        ("x = 1  # type: ignore  # noqa: E501 NPD505", True),
+    ],
+)
 def test_noqa_on_the_diagnostics_line(line: str, silenced: bool) -> None:
     source = f"import npudsl\n\n{line}\n"
     kept, quiet = Rules().keep([WARN], source)
@@ -38,8 +46,16 @@ def test_noqa_in_a_file_that_does_not_tokenize() -> None:
     assert noqa_lines("def f(:  # noqa: NPD001\n") == {1: frozenset({"NPD001"})}
 
 
-@pytest.mark.parametrize("select,ignore,shown", [((), (), True), (("NPD5",), (), True), (("NPD2",), (), False),
-                                                 ((), ("NPD50",), False), (("NPD5",), ("NPD505",), False)])
+@pytest.mark.parametrize(
+    "select,ignore,shown",
+    [
+        ((), (), True),
+        (("NPD5",), (), True),
+        (("NPD2",), (), False),
+        ((), ("NPD50",), False),
+        (("NPD5",), ("NPD505",), False),
+    ],
+)
 def test_select_and_ignore_by_prefix(select: tuple[str, ...], ignore: tuple[str, ...], shown: bool) -> None:
     assert bool(Rules(select=select, ignore=ignore).keep([WARN], None)[0]) is shown
 
@@ -63,8 +79,10 @@ def test_sarif_log_is_valid_sarif_2_1_0(tmp_path: Path) -> None:
     results = log["runs"][0]["results"]
     assert [r["level"] for r in results] == ["error"] * 3 + ["warning"]
     where = results[3]["locations"][0]["physicalLocation"]
-    assert where == {"artifactLocation": {"uri": "npd505_unused_record_bad.py"},
-                     "region": {"startLine": 11, "startColumn": 6}}
+    assert where == {
+        "artifactLocation": {"uri": "npd505_unused_record_bad.py"},
+        "region": {"startLine": 11, "startColumn": 6},
+    }
     rules = log["runs"][0]["tool"]["driver"]["rules"]
     assert [rules[r["ruleIndex"]]["id"] for r in results] == [r["ruleId"] for r in results]
 

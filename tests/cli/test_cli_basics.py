@@ -27,10 +27,19 @@ for argv in json.loads(sys.argv[1]):
     print("TORCH" if "torch" in sys.modules else "NO-TORCH", code, file=sys.stderr)
 """
 _TORCH_FREE = [
-    ["--help"], ["transform", "--help"], ["check", "-h"], ["schedule", "-h"], ["transform"], ["frobnicate"],
-    ["schedule", "/no/such/model.py"], ["schedule", "-o", "x.png", str(SEED)], ["schedule", str(SEED), str(SEED)],
+    ["--help"],
+    ["transform", "--help"],
+    ["check", "-h"],
+    ["schedule", "-h"],
+    ["transform"],
+    ["frobnicate"],
+    ["schedule", "/no/such/model.py"],
+    ["schedule", "-o", "x.png", str(SEED)],
+    ["schedule", str(SEED), str(SEED)],
     ["transform", str(SEED), "--jobs", "0"],
-    ["check", str(SEED), "--jobs", "-1"], ["transform", str(SEED), "--check"], ["check", str(REPO / "examples")],
+    ["check", str(SEED), "--jobs", "-1"],
+    ["transform", str(SEED), "--check"],
+    ["check", str(REPO / "examples")],
 ]
 
 
@@ -62,8 +71,9 @@ def test_every_flag_has_help_and_every_command_lists_examples_and_exit_codes(com
             assert "e.g." in action.help, f"{command} {action.option_strings}: no example"
 
 
-@pytest.mark.parametrize("argv", [["transform", "--jobs", "0", "X"], ["check", "X", "--jobs", "0"],
-                                  ["transform", "X", "--select", "E501"]])
+@pytest.mark.parametrize(
+    "argv", [["transform", "--jobs", "0", "X"], ["check", "X", "--jobs", "0"], ["transform", "X", "--select", "E501"]]
+)
 def test_bad_option_values_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([a.replace("X", str(SEED)) for a in argv]) == 2
     assert "error:" in capsys.readouterr().err
@@ -104,8 +114,10 @@ def test_check_flag_names_the_files_that_would_change(tmp_path: Path) -> None:
 
 def test_summaries_are_grammatical(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["transform", str(WARNS), "--check"]) == 1
-    assert capsys.readouterr().err.splitlines()[-1] == \
-        "npudsl: 1 file, 1 would change, 0 with errors, 1 warning (target aclgraph)"
+    assert (
+        capsys.readouterr().err.splitlines()[-1]
+        == "npudsl: 1 file, 1 would change, 0 with errors, 1 warning (target aclgraph)"
+    )
     assert main(["check", str(WARNS), str(SEED)]) == 0
     assert capsys.readouterr().err.splitlines()[-1].startswith("npudsl check: 2 files, 0 errors, 1 warning (")
 
@@ -120,8 +132,9 @@ def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
     leader, follower = pty.openpty()
     full = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm", **env}
     full.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
-    process = subprocess.Popen([sys.executable, "-m", "npudsl", *args], stdout=follower, stderr=follower,
-                               stdin=subprocess.DEVNULL, env=full)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "npudsl", *args], stdout=follower, stderr=follower, stdin=subprocess.DEVNULL, env=full
+    )
     os.close(follower)
     chunks = []
     while True:

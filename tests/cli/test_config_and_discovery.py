@@ -45,12 +45,19 @@ def test_flags_win_over_the_configuration(tmp_path: Path, capsys: pytest.Capture
     assert "target cuda" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("table,message", [('colour = "red"', "has no key 'colour'"), ("jobs = 0", "jobs must be"),
-                                           ('select = ["E501"]', "'E501' is not a code"),
-                                           ('target = "tpu"', "unknown target 'tpu'"),
-                                           ('device = "x"\ncores = "1,1"', "both device and cores")])
-def test_a_bad_table_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str,
-                                      message: str) -> None:
+@pytest.mark.parametrize(
+    "table,message",
+    [
+        ('colour = "red"', "has no key 'colour'"),
+        ("jobs = 0", "jobs must be"),
+        ('select = ["E501"]', "'E501' is not a code"),
+        ('target = "tpu"', "unknown target 'tpu'"),
+        ('device = "x"\ncores = "1,1"', "both device and cores"),
+    ],
+)
+def test_a_bad_table_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, message: str
+) -> None:
     package = _project(tmp_path, table)
     (package / "m.py").write_text("x = 1\n")
     assert main(["check", str(package)]) == 2
@@ -85,8 +92,21 @@ def _found(*roots: Path, excludes: Excludes = Excludes()) -> list[str]:
 def test_walks_skip_gitignored_virtualenv_build_and_hidden_folders(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("generated/\n*_pb2.py\n/top_only.py\n!keep_pb2.py\n")
-    files = ["a.py", "generated/g.py", "x_pb2.py", "keep_pb2.py", "top_only.py", "sub/top_only.py", "env1/lib/v.py",
-             "build/b.py", "dist/d.py", ".hidden/h.py", "node_modules/n.py", "pkg.egg-info/e.py", "sub/s.py"]
+    files = [
+        "a.py",
+        "generated/g.py",
+        "x_pb2.py",
+        "keep_pb2.py",
+        "top_only.py",
+        "sub/top_only.py",
+        "env1/lib/v.py",
+        "build/b.py",
+        "dist/d.py",
+        ".hidden/h.py",
+        "node_modules/n.py",
+        "pkg.egg-info/e.py",
+        "sub/s.py",
+    ]
     for name in files:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x = 1\n")

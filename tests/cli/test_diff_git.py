@@ -24,8 +24,9 @@ def repo(tmp_path: Path) -> Path:
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     (tmp_path / "src" / "pkg" / "model.py").write_text(SEED, encoding="utf-8")
     (tmp_path / "src" / "tail.py").write_text(SEED.rstrip("\n"), encoding="utf-8")  # no final newline
-    (tmp_path / "src" / "page.py").write_text(SEED.replace("import torch\n", "import torch\n\x0c\n", 1),
-                                              encoding="utf-8")  # a form feed: a line break for str.splitlines
+    (tmp_path / "src" / "page.py").write_text(
+        SEED.replace("import torch\n", "import torch\n\x0c\n", 1), encoding="utf-8"
+    )  # a form feed: a line break for str.splitlines
     assert _git(tmp_path, "init", "-q").returncode == 0
     return tmp_path
 

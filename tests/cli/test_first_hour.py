@@ -49,14 +49,24 @@ def test_check_with_a_writing_mode_is_a_usage_error_with_a_hint(tmp_path: Path, 
     src = _copy_example(tmp_path)
     done = npudsl("transform", str(src), "--check", other, cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr == (f"npudsl: error: --check writes nothing: it cannot go with {other} (hint: --check alone, "
-                           "or --check -o OUT to compare with generated code under OUT)\n")
+    assert done.stderr == (
+        f"npudsl: error: --check writes nothing: it cannot go with {other} (hint: --check alone, "
+        "or --check -o OUT to compare with generated code under OUT)\n"
+    )
 
 
 def _merged(*args: str, cwd: Path) -> list[str]:
     """The lines of stdout and stderr as one pipe shows them (both to the same pipe)."""
-    done = subprocess.run([sys.executable, "-m", "npudsl", *args], cwd=cwd, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, env=_env(None), timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "npudsl", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=_env(None),
+        timeout=120,
+        check=False,
+    )
     return done.stdout.splitlines()
 
 
@@ -70,8 +80,10 @@ def test_check_prints_the_summary_after_the_diagnostics_through_one_pipe(tmp_pat
 def test_transform_check_prints_the_summary_last_through_one_pipe(tmp_path: Path) -> None:
     _copy_example(tmp_path)
     lines = _merged("transform", "src", "--check", cwd=tmp_path)
-    assert lines == ["would change: src/moe_decoder.py",
-                     "npudsl: 1 file, 1 would change, 0 with errors, 0 warnings (target aclgraph)"]
+    assert lines == [
+        "would change: src/moe_decoder.py",
+        "npudsl: 1 file, 1 would change, 0 with errors, 0 warnings (target aclgraph)",
+    ]
 
 
 def test_code_python_refuses_only_when_compiling_is_reported_and_never_written(tmp_path: Path) -> None:
@@ -80,7 +92,8 @@ def test_code_python_refuses_only_when_compiling_is_reported_and_never_written(t
     assert done.returncode == 1
     assert done.stderr.splitlines()[1] == (
         "bad.py:5:13: NPD001 error: Python refuses this code when it compiles it: duplicate argument 'x' in "
-        "function definition (hint: fix it as Python says; the module would fail on import)")
+        "function definition (hint: fix it as Python says; the module would fail on import)"
+    )
     assert not (tmp_path / "out" / "bad.py").exists()
 
 

@@ -49,15 +49,22 @@ def _plain_tree(root: Path) -> Path:
 
 def test_a_plain_tree_imports_neither_torch_nor_libcst(tmp_path: Path) -> None:
     src = _plain_tree(tmp_path)
-    runs = [["check", str(src)], ["transform", str(src), "--check"], ["transform", str(src), "-o", str(tmp_path / "o")],
-            ["transform", str(src), "--diff"]]
+    runs = [
+        ["check", str(src)],
+        ["transform", str(src), "--check"],
+        ["transform", str(src), "-o", str(tmp_path / "o")],
+        ["transform", str(src), "--diff"],
+    ]
     assert _verdicts(*runs) == [["0", "False", "False"]] * 4
     assert (tmp_path / "o" / "m1.py").read_text() == (src / "m1.py").read_text()
 
 
 def test_a_decorated_file_needs_libcst_and_still_never_torch(tmp_path: Path) -> None:
-    runs = [["check", str(SEED)], ["transform", str(SEED), "-o", str(tmp_path), "--target", "ge"],
-            ["transform", str(SEED), "--jobs", "2", "--target", "npugraph_ex"]]
+    runs = [
+        ["check", str(SEED)],
+        ["transform", str(SEED), "-o", str(tmp_path), "--target", "ge"],
+        ["transform", str(SEED), "--jobs", "2", "--target", "npugraph_ex"],
+    ]
     assert _verdicts(*runs) == [["0", "False", "True"]] * 3
 
 

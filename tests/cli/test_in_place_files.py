@@ -36,8 +36,7 @@ def test_a_symlink_is_written_through(model: Path, tmp_path: Path, capsys: pytes
     assert os.listdir(tmp_path / "real") == ["model.py"]  # no temporary file left beside the target
 
 
-def test_hard_links_keep_sharing_the_new_text(model: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_hard_links_keep_sharing_the_new_text(model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = tmp_path / "other.py"
     os.link(model, other)
     inode = model.stat().st_ino

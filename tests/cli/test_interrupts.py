@@ -51,8 +51,14 @@ def _start(tmp_path: Path, slow: str, *args: str) -> subprocess.Popen[str]:
     wrapper = tmp_path / "wrapper.py"
     wrapper.write_text(_WRAPPER, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, str(wrapper), slow, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, str(wrapper), slow, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def _children(pid: int) -> set[int]:

@@ -33,8 +33,9 @@ def test_a_folder_and_a_file_inside_it_mapping_to_one_output(tmp_path: Path) -> 
     (tmp_path / "dir" / "sub").mkdir(parents=True)
     (tmp_path / "dir" / "file.py").write_text(SEED, encoding="utf-8")
     (tmp_path / "dir" / "sub" / "file.py").write_text(SEED, encoding="utf-8")
-    result = npudsl("transform", str(tmp_path / "dir" / "sub" / "file.py"), str(tmp_path / "dir"),
-                    "-o", str(tmp_path / "out"))
+    result = npudsl(
+        "transform", str(tmp_path / "dir" / "sub" / "file.py"), str(tmp_path / "dir"), "-o", str(tmp_path / "out")
+    )
     assert result.returncode == 2 and "would both be written to" in result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -60,8 +61,9 @@ def test_output_into_a_read_only_folder(tmp_path: Path) -> None:
     assert result.returncode == 2 and "permission denied" in result.stderr.lower()
 
 
-def test_a_temporary_file_that_cannot_be_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_temporary_file_that_cannot_be_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def full(*args: object, **kwargs: object) -> tuple[int, str]:
         raise OSError(28, "No space left on device")
 

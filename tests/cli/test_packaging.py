@@ -23,8 +23,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     source = tmp_path_factory.mktemp("src") / "npudsl"
     shutil.copytree(REPO, source, ignore=_LEFT_OUT)
     out = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
-                            "-q", "-w", str(out)], capture_output=True, text=True, check=False)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert build.returncode == 0, build.stderr
     return zipfile.ZipFile(next(out.glob("npudsl-*.whl")))
 

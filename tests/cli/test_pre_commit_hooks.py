@@ -32,8 +32,9 @@ _BIN = os.path.dirname(sys.executable)
 def _hooks(args: dict[str, list[str]]) -> str:
     """A .pre-commit-config.yaml with our hooks as local system hooks, ``args`` by hook id."""
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    local = [{**hook, "language": "system", **({"args": args[hook["id"]]} if hook["id"] in args else {})}
-             for hook in hooks]
+    local = [
+        {**hook, "language": "system", **({"args": args[hook["id"]]} if hook["id"] in args else {})} for hook in hooks
+    ]
     return yaml.safe_dump({"repos": [{"repo": "local", "hooks": local}]})
 
 
@@ -52,10 +53,22 @@ def _repo(tmp_path: Path, args: dict[str, list[str]]) -> Path:
 
 def _run(repo: Path, hook: str) -> subprocess.CompletedProcess[str]:
     _git(repo, "add", "-A")
-    env = {**os.environ, "PATH": _BIN + os.pathsep + os.environ.get("PATH", ""),
-           "PRE_COMMIT_HOME": str(repo.parent / "cache"), "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never"],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False)
+    env = {
+        **os.environ,
+        "PATH": _BIN + os.pathsep + os.environ.get("PATH", ""),
+        "PRE_COMMIT_HOME": str(repo.parent / "cache"),
+        "PYTHONPATH": str(REPO),
+        "NO_COLOR": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_check_hook_passes_clean_code_and_fails_on_an_error(tmp_path: Path) -> None:
@@ -73,8 +86,13 @@ def test_transform_hook_compares_a_committed_generated_tree(tmp_path: Path) -> N
     repo = _repo(tmp_path, {"npudsl-transform-check": ["src", "-o", "generated"]})
     missing = _run(repo, "npudsl-transform-check")
     assert missing.returncode == 1 and "missing: generated/moe_decoder.py" in missing.stdout
-    subprocess.run([sys.executable, "-m", "npudsl", "transform", "src", "-o", "generated"], cwd=repo, check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    subprocess.run(
+        [sys.executable, "-m", "npudsl", "transform", "src", "-o", "generated"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert _run(repo, "npudsl-transform-check").returncode == 0
     model = repo / "src" / "moe_decoder.py"
     model.write_text(model.read_text().replace('"shared"', '"expert"'))
@@ -86,6 +104,11 @@ def test_transform_hook_on_sources_kept_transformed_in_place(tmp_path: Path) -> 
     repo = _repo(tmp_path, {"npudsl-transform-check": ["src"]})
     annotated = _run(repo, "npudsl-transform-check")
     assert annotated.returncode == 1 and "would change: src/moe_decoder.py" in annotated.stdout
-    subprocess.run([sys.executable, "-m", "npudsl", "transform", "src", "--in-place"], cwd=repo, check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    subprocess.run(
+        [sys.executable, "-m", "npudsl", "transform", "src", "--in-place"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert _run(repo, "npudsl-transform-check").returncode == 0

@@ -41,7 +41,12 @@ def test_a_run_reports_indexing_then_transforming(tmp_path: Path) -> None:
         (tmp_path / f"m{i}.py").write_text((REPO / "examples" / "seed000.py").read_text(encoding="utf-8"))
     (tmp_path / "plain.py").write_text("x = 1\n")
     seen: list[tuple[str, int, int]] = []
-    run(read_sources((str(p), str(tmp_path)) for p in sorted(tmp_path.iterdir())), target="aclgraph", jobs=1,
-        progress=lambda *step: seen.append(step))
-    assert seen == [("indexing", 1, 3), ("indexing", 2, 3), ("indexing", 3, 3)] + \
-        [("transforming", i, 4) for i in range(1, 5)]
+    run(
+        read_sources((str(p), str(tmp_path)) for p in sorted(tmp_path.iterdir())),
+        target="aclgraph",
+        jobs=1,
+        progress=lambda *step: seen.append(step),
+    )
+    assert seen == [("indexing", 1, 3), ("indexing", 2, 3), ("indexing", 3, 3)] + [
+        ("transforming", i, 4) for i in range(1, 5)
+    ]

@@ -74,8 +74,9 @@ def test_chrome_trace_has_one_thread_per_stream(tmp_path: Path, capsys: pytest.C
     assert all(starts[i]["ts"] <= ends[i]["ts"] for i in starts)
 
 
-def test_inputs_from_another_file_so_the_model_needs_no_edits(tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_inputs_from_another_file_so_the_model_needs_no_edits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "net.py").write_text(_PLAIN_MODEL, encoding="utf-8")
     (tmp_path / "inputs.py").write_text("import torch\n\n\ndef make():\n    return (torch.randn(4, 16),)\n")
     argv = ["schedule", str(tmp_path / "net.py"), "--inputs", f"{tmp_path / 'inputs.py'}:make"]

@@ -13,7 +13,7 @@ from npudsl.cli import main
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "examples" / "seed000.py"
 PLAIN = "import torch\n\n\ndef f(x):  # npudsl-free\n    return x  +  1\n"
-BROKEN = 'from npudsl import on_stream\n\n\n@on_stream(1)\ndef f(x):\n    return x\n'
+BROKEN = "from npudsl import on_stream\n\n\n@on_stream(1)\ndef f(x):\n    return x\n"
 
 
 @pytest.fixture
@@ -82,8 +82,16 @@ def test_plain_files_are_untouched_byte_for_byte(tmp_path: Path, capsys: pytest.
     assert capsys.readouterr().out == PLAIN
 
 
-@pytest.mark.parametrize("argv", [["transform"], ["transform", "x.py", "--target", "tpu"], ["frobnicate"],
-                                  ["transform", "/no/such/file.py"], ["transform", "a.py", "--in-place", "--diff"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["transform"],
+        ["transform", "x.py", "--target", "tpu"],
+        ["frobnicate"],
+        ["transform", "/no/such/file.py"],
+        ["transform", "a.py", "--in-place", "--diff"],
+    ],
+)
 def test_usage_errors_exit_2(argv: list[str]) -> None:
     assert main(argv) == 2
 

@@ -38,9 +38,7 @@ def _format(path: Path, problems: list) -> str:
 
 
 @pytest.mark.parametrize("target, path", _goldens())
-def test_golden_calls_real_apis(
-    target: str, path: Path, npu_table: ApiTable, cuda_table: ApiTable
-) -> None:
+def test_golden_calls_real_apis(target: str, path: Path, npu_table: ApiTable, cuda_table: ApiTable) -> None:
     code = path.read_text(encoding="utf-8")
     table = cuda_table if target == "cuda" else npu_table
     problems = verify_source(code, table)

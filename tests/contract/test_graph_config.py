@@ -35,30 +35,36 @@ def test_defaults_spell_out_every_setting() -> None:
     }
 
 
-@pytest.mark.parametrize("kwargs, path, value", [
-    ({"mempool": POOL}, "aclgraph_config.use_custom_pool", POOL),  # mode 1
-    ({"mempool": POOL}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),  # mode 1 turns mode 2 off
-    ({"reuse_within_graph": False}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),  # mode 2 off
-    ({"reuse_within_graph": True}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", False),
-    ({"mempool": POOL, "reuse_within_graph": False}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),
-    ({"clone_inputs": False}, "debug.aclgraph.clone_input", False),  # mode 3 off
-    ({"clone_outputs": True}, "debug.aclgraph.enable_output_clone", True),
-    ({"mempool": POOL, "share_inputs_across_graphs": True}, "debug.aclgraph.clone_input", True),
-])
+@pytest.mark.parametrize(
+    "kwargs, path, value",
+    [
+        ({"mempool": POOL}, "aclgraph_config.use_custom_pool", POOL),  # mode 1
+        ({"mempool": POOL}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),  # mode 1 turns mode 2 off
+        ({"reuse_within_graph": False}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),  # mode 2 off
+        ({"reuse_within_graph": True}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", False),
+        ({"mempool": POOL, "reuse_within_graph": False}, "debug.aclgraph.disable_mempool_reuse_in_same_fx", True),
+        ({"clone_inputs": False}, "debug.aclgraph.clone_input", False),  # mode 3 off
+        ({"clone_outputs": True}, "debug.aclgraph.enable_output_clone", True),
+        ({"mempool": POOL, "share_inputs_across_graphs": True}, "debug.aclgraph.clone_input", True),
+    ],
+)
 def test_seed_table(kwargs: dict, path: str, value: object) -> None:
     settings = _as_dict(aclgraph_options(**kwargs))
     assert settings[path] == value
     assert settings["mode"] == "reduce-overhead"
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"mempool": POOL, "reuse_within_graph": True}, "contradicts"),
-    ({"share_inputs_across_graphs": True}, "needs mempool"),
-    ({"mempool": POOL, "share_inputs_across_graphs": True, "clone_inputs": False}, "needs clone_inputs"),
-    ({"mempool": 3}, "graph_pool_handle"),
-    ({"clone_inputs": 1}, "True or False"),
-    ({"reuse_within_graph": "no"}, "True or False"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"mempool": POOL, "reuse_within_graph": True}, "contradicts"),
+        ({"share_inputs_across_graphs": True}, "needs mempool"),
+        ({"mempool": POOL, "share_inputs_across_graphs": True, "clone_inputs": False}, "needs clone_inputs"),
+        ({"mempool": 3}, "graph_pool_handle"),
+        ({"clone_inputs": 1}, "True or False"),
+        ({"reuse_within_graph": "no"}, "True or False"),
+    ],
+)
 def test_contradictions_raise(kwargs: dict, fragment: str) -> None:
     with pytest.raises(GraphConfigError, match=fragment) as err:
         aclgraph_options(**kwargs)
@@ -84,9 +90,13 @@ def test_values_are_allowed_by_real_options(npu_table: ApiTable) -> None:
 
 def _fake_config() -> types.SimpleNamespace:
     aclgraph = types.SimpleNamespace(
-        disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False)
-    return types.SimpleNamespace(mode="max-autotune", aclgraph_config=types.SimpleNamespace(use_custom_pool=None),
-                                 debug=types.SimpleNamespace(aclgraph=aclgraph))
+        disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False
+    )
+    return types.SimpleNamespace(
+        mode="max-autotune",
+        aclgraph_config=types.SimpleNamespace(use_custom_pool=None),
+        debug=types.SimpleNamespace(aclgraph=aclgraph),
+    )
 
 
 def test_build_compiler_config_sets_every_path() -> None:

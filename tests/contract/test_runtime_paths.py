@@ -58,7 +58,7 @@ def _params(table: ApiTable, name: str) -> tuple[str, ...]:
 @pytest.mark.parametrize("target, name", [(t, n) for t, names in PINNED.items() for n in names])
 def test_pinned_api_exists_with_its_parameters(npu_table: ApiTable, target: str, name: str) -> None:
     wanted = PINNED[target][name]
-    assert _params(npu_table, name)[:len(wanted)] == wanted
+    assert _params(npu_table, name)[: len(wanted)] == wanted
 
 
 def test_every_torchair_call_the_generator_spells_is_pinned() -> None:
@@ -66,8 +66,7 @@ def test_every_torchair_call_the_generator_spells_is_pinned() -> None:
     tagged-event records and waits call torchair's custom ops (``torch.ops.air``) by tag: their schemas are
     the stand-ins', which test_standins_wheel pins to the wheel's ``lib.define`` text."""
     sources = [(ROOT / "codegen/targets" / f"{t}.py").read_text(encoding="utf-8") for t in ("aclgraph", "ge")]
-    spelled = {f"torchair.{s}" for text in sources
-               for s in re.findall(r"\.((?:scope|ops)\.(?!air\b)[a-z_]+)\b", text)}
+    spelled = {f"torchair.{s}" for text in sources for s in re.findall(r"\.((?:scope|ops)\.(?!air\b)[a-z_]+)\b", text)}
     assert spelled == {*PINNED["aclgraph"], *PINNED["ge"]}
     ops = {op for text in sources for op in re.findall(r"\.ops\.air\.([a-z_]+)\(", text)}
     assert ops == {"tagged_event_record", "tagged_event_wait"}
@@ -76,8 +75,11 @@ def test_every_torchair_call_the_generator_spells_is_pinned() -> None:
 
 @pytest.mark.parametrize("target", list(PINNED))
 def test_every_npu_api_in_the_goldens_is_pinned(npu_table: ApiTable, target: str) -> None:
-    called = {r.name for path in sorted((GOLDEN / target).glob("**/*.py"))
-              for r in api_references(path.read_text(encoding="utf-8"), npu_table)}
+    called = {
+        r.name
+        for path in sorted((GOLDEN / target).glob("**/*.py"))
+        for r in api_references(path.read_text(encoding="utf-8"), npu_table)
+    }
     assert called, f"no golden file of {target} calls torch-npu"
     modules = {n for n in called if npu_table.entries[n].kind is ApiKind.MODULE}  # import torchair, vars(torch.npu)
     methods = {n for n in called if n.rsplit(".", 1)[0] in ("torch.npu.Stream", "torch.npu.Event")}
@@ -111,8 +113,11 @@ def _npugraph_ex_config(text: str) -> dict[str, tuple[object, list | None]]:
 def test_npugraph_ex_memory_options_are_real_options(wheel: WheelSource) -> None:
     real = _npugraph_ex_config(wheel.read(_NPUGRAPH_EX_CONFIG))
     assert {name: real[name][0] for name in NPUGRAPH_EX_DEFAULTS} == NPUGRAPH_EX_DEFAULTS
-    for kwargs in ({}, {"mempool": (0, 1), "clone_outputs": True},
-                   {"reuse_within_graph": False, "clone_inputs": False}):
+    for kwargs in (
+        {},
+        {"mempool": (0, 1), "clone_outputs": True},
+        {"reuse_within_graph": False, "clone_inputs": False},
+    ):
         for name, value in npugraph_ex_options(**kwargs).items():
             choices = real[name][1]
             assert choices is None or value in choices, (name, value, choices)
@@ -128,6 +133,8 @@ def test_npugraph_ex_options_are_set_by_name(wheel: WheelSource) -> None:
 
 @pytest.mark.parametrize("mode", ["reduce-overhead", "max-autotune"])
 def test_torchair_modes_npudsl_compile_sets(npu_table: ApiTable, mode: str) -> None:
-    code = ("import torchair\nconfig = torchair.CompilerConfig()\n"
-            f'config.mode = "{mode}"\nbackend = torchair.get_npu_backend(compiler_config=config)\n')
+    code = (
+        "import torchair\nconfig = torchair.CompilerConfig()\n"
+        f'config.mode = "{mode}"\nbackend = torchair.get_npu_backend(compiler_config=config)\n'
+    )
     assert verify_source(code, npu_table) == []

@@ -71,15 +71,21 @@ def test_signature_as_in_the_wheel(wheel: WheelSource, path: str, name: str, sta
 
 def _options(group: object) -> list[tuple[str, str]]:
     """``self.<name> = OptionValue(<default>, <choices>)`` lines as the wheel spells them."""
-    return [(name, f"self.{name} = OptionValue({value.default!r}, {value.choices!r})".replace("'", '"'))
-            for name, value in vars(group).items() if isinstance(value, Option)]
+    return [
+        (name, f"self.{name} = OptionValue({value.default!r}, {value.choices!r})".replace("'", '"'))
+        for name, value in vars(group).items()
+        if isinstance(value, Option)
+    ]
 
 
-@pytest.mark.parametrize("path, group", [
-    (_TORCHAIR + "configs/compiler_config.py", standins.CompilerConfig()),
-    (_TORCHAIR + "configs/debug_config.py", standins.CompilerConfig().debug.aclgraph),
-    ("torch_npu/dynamo/npugraph_ex/configs/compiler_config.py", standins.NpuGraphExConfig()),
-])
+@pytest.mark.parametrize(
+    "path, group",
+    [
+        (_TORCHAIR + "configs/compiler_config.py", standins.CompilerConfig()),
+        (_TORCHAIR + "configs/debug_config.py", standins.CompilerConfig().debug.aclgraph),
+        ("torch_npu/dynamo/npugraph_ex/configs/compiler_config.py", standins.NpuGraphExConfig()),
+    ],
+)
 def test_config_options_and_defaults_as_in_the_wheel(wheel: WheelSource, path: str, group: object) -> None:
     text = wheel.read(path)
     assert [line for _, line in _options(group) if line not in text] == []

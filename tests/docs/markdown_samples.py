@@ -72,7 +72,7 @@ def samples_of(page: Path) -> list[Sample]:
         indent, end = len(opening[1]), index + 1
         while end < len(lines) and lines[end].strip() != "```":
             end += 1
-        body = "\n".join(line[indent:] for line in lines[index + 1:end]) + "\n"
+        body = "\n".join(line[indent:] for line in lines[index + 1 : end]) + "\n"
         kind, argument = _directive(lines[index - 1] if index else "")
         found.append(Sample(page, index + 1, opening[2], body, kind, argument))
         index = end + 1

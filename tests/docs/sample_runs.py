@@ -33,8 +33,16 @@ def run_command(command: str, cwd: Path) -> str:
     assert words[0] == "npudsl", f"samples run npudsl only: {command!r}"
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR",)}
     env.update(PYTHONPATH=str(REPO), NO_COLOR="1")
-    done = subprocess.run([sys.executable, "-m", "npudsl", *words[1:]], cwd=cwd, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "npudsl", *words[1:]],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=300,
+        check=False,
+    )
     return done.stdout
 
 

@@ -49,13 +49,15 @@ def test_excerpts_are_pieces_of_what_the_command_prints(sample: Sample, tmp_path
 @pytest.mark.parametrize("sample", _of("check"), ids=lambda s: s.name)
 def test_check_samples_report_the_codes_their_comments_name(sample: Sample, tmp_path: Path) -> None:
     (tmp_path / "sample.py").write_text(sample.text, encoding="utf-8")
-    claimed = {n: set(re.findall(r"NPD\d{3}", line.partition("#")[2]))
-               for n, line in enumerate(sample.text.splitlines(), 1) if re.search(r"#.*NPD\d{3}", line)}
+    claimed = {
+        n: set(re.findall(r"NPD\d{3}", line.partition("#")[2]))
+        for n, line in enumerate(sample.text.splitlines(), 1)
+        if re.search(r"#.*NPD\d{3}", line)
+    }
     assert diagnostic_codes(run_command("npudsl check sample.py", tmp_path), "sample.py") == claimed
 
 
-@pytest.mark.parametrize("sample", [s for s in _of("plain", "check") if s.lang == "python"],
-                         ids=lambda s: s.name)
+@pytest.mark.parametrize("sample", [s for s in _of("plain", "check") if s.lang == "python"], ids=lambda s: s.name)
 def test_python_samples_parse(sample: Sample) -> None:
     ast.parse(textwrap.dedent(sample.text))
 
@@ -107,6 +109,6 @@ def test_cli_reference_lists_every_command_in_its_synopsis_and_a_section() -> No
 
 def test_readme_says_how_long_each_of_its_two_commands_takes() -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("How long they take here"):text.index("## Using it")]
+    section = text[text.index("How long they take here") : text.index("## Using it")]
     for command in ("make demo", "make test"):
         assert re.search(rf"`{command}` (took|adds) [^;]*\d+ (s|min)\b", section), command

@@ -67,8 +67,15 @@ LAYOUT = layout() if DOC.exists() else {}
 
 
 def test_the_table_names_every_stage() -> None:
-    assert {"codegen/driver", "codegen/index", "codegen/frontend", "codegen/check", "codegen/lower",
-            "codegen/rewrite", "codegen/targets"} <= set(LAYOUT)
+    assert {
+        "codegen/driver",
+        "codegen/index",
+        "codegen/frontend",
+        "codegen/check",
+        "codegen/lower",
+        "codegen/rewrite",
+        "codegen/targets",
+    } <= set(LAYOUT)
 
 
 @pytest.mark.parametrize("folder", sorted(LAYOUT))
@@ -97,6 +104,9 @@ def test_each_folder_holds_the_modules_the_table_lists(folder: str) -> None:
 
 
 def test_no_module_lives_outside_the_folders_listed() -> None:
-    stray = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "codegen").rglob("*.py")
-                   if p.parent.relative_to(ROOT).as_posix() not in LAYOUT and p != ROOT / "codegen" / "__init__.py")
+    stray = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "codegen").rglob("*.py")
+        if p.parent.relative_to(ROOT).as_posix() not in LAYOUT and p != ROOT / "codegen" / "__init__.py"
+    )
     assert not stray, f"modules in no folder of docs/architecture.md's table: {stray}"

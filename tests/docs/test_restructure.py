@@ -24,35 +24,53 @@ spec.loader.exec_module(restructure)
 RENAMER = restructure.Renamer(restructure.MODULES, restructure.FOLDERS)
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    ("from codegen.ir import ModuleIR", "from codegen.frontend.ir import ModuleIR"),
-    ("import codegen.run", "import codegen.driver.run"),
-    ('mock.patch("codegen.run._transform_one")', 'mock.patch("codegen.driver.run._transform_one")'),
-    ("from codegen.checks.base import Rule", "from codegen.check.rules.base import Rule"),
-    ("from codegen.index import RunIndex", "from codegen.index.index import RunIndex"),
-    ('"codegen.flow.analyze"', '"codegen.lower.flow.analyze"'),
-    ("see codegen/lower.py and codegen/flow/ge.py", "see codegen/lower/lower.py and codegen/lower/flow/ge.py"),
-    ("`codegen/checks/*.py`", "`codegen/check/rules/*.py`"),
-    ("from codegen import naming, scan, targets",
-     "from codegen import targets\nfrom codegen.index import scan\nfrom codegen.lower import naming"),
-    ("    from codegen import (\n        pyast,\n        bindings as b,\n    )",
-     "    from codegen.driver import pyast\n    from codegen.frontend.names import bindings as b"),
-    ("from codegen import pyast  # noqa: E402", "from codegen.driver import pyast  # noqa: E402"),
-    ("from npudsl import codes, report", "from npudsl import codes\nfrom npudsl.cli import report"),
-    ("from npudsl.cli_args import EXIT_OK", "from npudsl.cli.args import EXIT_OK"),
-    ('"npudsl.transform_cli"', '"npudsl.cli.transform"'),
-    ("npudsl/check_cli.py", "npudsl/cli/check.py"),
-    ("npudsl/cli.py", "npudsl/cli/__init__.py"),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("from codegen.ir import ModuleIR", "from codegen.frontend.ir import ModuleIR"),
+        ("import codegen.run", "import codegen.driver.run"),
+        ('mock.patch("codegen.run._transform_one")', 'mock.patch("codegen.driver.run._transform_one")'),
+        ("from codegen.checks.base import Rule", "from codegen.check.rules.base import Rule"),
+        ("from codegen.index import RunIndex", "from codegen.index.index import RunIndex"),
+        ('"codegen.flow.analyze"', '"codegen.lower.flow.analyze"'),
+        ("see codegen/lower.py and codegen/flow/ge.py", "see codegen/lower/lower.py and codegen/lower/flow/ge.py"),
+        ("`codegen/checks/*.py`", "`codegen/check/rules/*.py`"),
+        (
+            "from codegen import naming, scan, targets",
+            "from codegen import targets\nfrom codegen.index import scan\nfrom codegen.lower import naming",
+        ),
+        (
+            "    from codegen import (\n        pyast,\n        bindings as b,\n    )",
+            "    from codegen.driver import pyast\n    from codegen.frontend.names import bindings as b",
+        ),
+        ("from codegen import pyast  # noqa: E402", "from codegen.driver import pyast  # noqa: E402"),
+        ("from npudsl import codes, report", "from npudsl import codes\nfrom npudsl.cli import report"),
+        ("from npudsl.cli_args import EXIT_OK", "from npudsl.cli.args import EXIT_OK"),
+        ('"npudsl.transform_cli"', '"npudsl.cli.transform"'),
+        ("npudsl/check_cli.py", "npudsl/cli/check.py"),
+        ("npudsl/cli.py", "npudsl/cli/__init__.py"),
+    ],
+)
 def test_each_spelling_of_a_moved_module_is_renamed(before: str, after: str) -> None:
     assert RENAMER.text(before) == after
 
 
-@pytest.mark.parametrize("kept", [
-    "from codegen.targets.ge import Ge", "from codegen import targets", "x.codegen.run", "codegen/lower",
-    "codegen/flow.py", "codegen/targets/ge.py", "from codegen.rewrite.splice import rewrite_source",
-    "npudsl.cli:main", "from npudsl import cli", "from npudsl import on_stream, after", "npudsl/runtime/eager.py",
-])
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "from codegen.targets.ge import Ge",
+        "from codegen import targets",
+        "x.codegen.run",
+        "codegen/lower",
+        "codegen/flow.py",
+        "codegen/targets/ge.py",
+        "from codegen.rewrite.splice import rewrite_source",
+        "npudsl.cli:main",
+        "from npudsl import cli",
+        "from npudsl import on_stream, after",
+        "npudsl/runtime/eager.py",
+    ],
+)
 def test_what_names_no_moved_module_is_kept(kept: str) -> None:
     assert RENAMER.text(kept) == kept
 
@@ -70,17 +88,26 @@ def test_this_tree_is_restructured() -> None:
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True, capture_output=True
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_run_moves_and_rewrites_and_a_second_run_does_nothing(tmp_path: Path) -> None:
-    files = {"codegen/__init__.py": "", "codegen/index.py": "X = 1\n", "codegen/lower.py": "Y = 2\n",
-             "codegen/flow/ge.py": "from codegen.index import X\n", "codegen/checks/__init__.py": "",
-             "user.py": "from codegen import lower\nimport codegen.flow.ge\n", "notes.md": "see `codegen/index.py`\n",
-             "tests/golden/case/in.py": "from codegen.index import X\n", "npudsl/__init__.py": "",
-             "npudsl/cli.py": "from npudsl import report\n", "npudsl/report.py": "R = 3\n"}
+    files = {
+        "codegen/__init__.py": "",
+        "codegen/index.py": "X = 1\n",
+        "codegen/lower.py": "Y = 2\n",
+        "codegen/flow/ge.py": "from codegen.index import X\n",
+        "codegen/checks/__init__.py": "",
+        "user.py": "from codegen import lower\nimport codegen.flow.ge\n",
+        "notes.md": "see `codegen/index.py`\n",
+        "tests/golden/case/in.py": "from codegen.index import X\n",
+        "npudsl/__init__.py": "",
+        "npudsl/cli.py": "from npudsl import report\n",
+        "npudsl/report.py": "R = 3\n",
+    }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)

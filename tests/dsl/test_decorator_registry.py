@@ -21,7 +21,7 @@ from npudsl import decorators
 from npudsl.schedule import DECORATOR_FIELDS, REPEATABLE, Schedule
 
 _MODEL_FIELDS = ("stream", "waits", "records", "core_limit", "keep_output")
-ALL_DECORATORS = '''
+ALL_DECORATORS = """
 from npudsl import after, core_limit, keep_output, on_stream, records
 
 class M:
@@ -33,7 +33,7 @@ class M:
     @keep_output(when="self.f")
     def f(self, x):
         return x
-'''
+"""
 
 
 def test_the_registry_is_the_public_decorators_and_the_model_fields() -> None:

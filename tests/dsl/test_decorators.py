@@ -10,22 +10,25 @@ from npudsl import DecoratorError, after, core_limit, keep_output, on_stream, re
 from npudsl.schedule import CoreLimitSpec, EventSpec, KeepOutputSpec, Schedule, StreamSpec
 
 
-@pytest.mark.parametrize("make,code", [
-    (lambda: on_stream(1), "NPD102"),
-    (lambda: on_stream(""), "NPD102"),
-    (lambda: on_stream("a b"), "NPD102"),
-    (lambda: on_stream("s", -1), "NPD105"),
-    (lambda: on_stream("s", sync="later"), "NPD106"),
-    (lambda: on_stream("s", when="self.x()"), "NPD104"),
-    (lambda: on_stream("s", when=True), "NPD104"),
-    (lambda: after(), "NPD109"),
-    (lambda: after("not an identifier"), "NPD103"),
-    (lambda: records(3), "NPD103"),
-    (lambda: core_limit(0, 8), "NPD105"),
-    (lambda: core_limit(8, -16), "NPD105"),
-    (lambda: core_limit(True, 8), "NPD105"),
-    (lambda: keep_output(clone="yes"), "NPD105"),
-])
+@pytest.mark.parametrize(
+    "make,code",
+    [
+        (lambda: on_stream(1), "NPD102"),
+        (lambda: on_stream(""), "NPD102"),
+        (lambda: on_stream("a b"), "NPD102"),
+        (lambda: on_stream("s", -1), "NPD105"),
+        (lambda: on_stream("s", sync="later"), "NPD106"),
+        (lambda: on_stream("s", when="self.x()"), "NPD104"),
+        (lambda: on_stream("s", when=True), "NPD104"),
+        (lambda: after(), "NPD109"),
+        (lambda: after("not an identifier"), "NPD103"),
+        (lambda: records(3), "NPD103"),
+        (lambda: core_limit(0, 8), "NPD105"),
+        (lambda: core_limit(8, -16), "NPD105"),
+        (lambda: core_limit(True, 8), "NPD105"),
+        (lambda: keep_output(clone="yes"), "NPD105"),
+    ],
+)
 def test_bad_arguments_fail_at_decoration_time(make, code: str) -> None:
     with pytest.raises(DecoratorError, match=code):
         make()
@@ -37,9 +40,13 @@ def test_metadata_is_the_same_whatever_the_order() -> None:
 
     a = on_stream("s", sync="manual")(after("go")(records("done")(core_limit(4, 8)(keep_output(body)))))
     b = keep_output(core_limit(4, 8)(records("done")(after("go")(on_stream("s", sync="manual")(body)))))
-    expected = Schedule(stream=StreamSpec(tag="s", sync="manual"), waits=(EventSpec(events=("go",)),),
-                        records=(EventSpec(events=("done",)),), core_limit=CoreLimitSpec(aicore=4, vector=8),
-                        keep_output=KeepOutputSpec())
+    expected = Schedule(
+        stream=StreamSpec(tag="s", sync="manual"),
+        waits=(EventSpec(events=("go",)),),
+        records=(EventSpec(events=("done",)),),
+        core_limit=CoreLimitSpec(aicore=4, vector=8),
+        keep_output=KeepOutputSpec(),
+    )
     assert a.__npudsl__ == b.__npudsl__ == expected
     assert a.__wrapped__ is body and b.__wrapped__ is body
 
@@ -53,9 +60,14 @@ def lambda_free(x):
     return x
 
 
-@pytest.mark.parametrize("decorate", [lambda f: on_stream("s")(on_stream("t")(f)),
-                                      lambda f: core_limit(1, 1)(core_limit(2, 2)(f)),
-                                      lambda f: keep_output(keep_output(f))])
+@pytest.mark.parametrize(
+    "decorate",
+    [
+        lambda f: on_stream("s")(on_stream("t")(f)),
+        lambda f: core_limit(1, 1)(core_limit(2, 2)(f)),
+        lambda f: keep_output(keep_output(f)),
+    ],
+)
 def test_a_decorator_twice_is_an_error(decorate) -> None:
     with pytest.raises(DecoratorError, match="NPD107"):
         decorate(lambda_free)
@@ -117,6 +129,7 @@ def test_class_and_forward_decorators_merge_and_twice_is_an_error() -> None:
 
     assert Expert.__npudsl__ == Schedule(stream=StreamSpec(tag="expert"), core_limit=CoreLimitSpec(aicore=4, vector=8))
     with pytest.raises(DecoratorError, match="NPD107"):
+
         @on_stream("expert")
         class Twice(nn.Module):
             @on_stream("other")

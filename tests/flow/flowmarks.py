@@ -30,8 +30,9 @@ def _sites(fn: ast.FunctionDef, streams: dict[str, str]) -> tuple[dict[ast.stmt,
         reads = set().union(*(data_reads(a) for a in other)) if other else set()
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
         bound = frozenset(n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name))
-        sites[stmt] = SiteView(index=len(names), names=bound, bare=bare, reads=frozenset(reads),
-                               guarded=func.attr.startswith("guarded"))
+        sites[stmt] = SiteView(
+            index=len(names), names=bound, bare=bare, reads=frozenset(reads), guarded=func.attr.startswith("guarded")
+        )
         names.append(func.attr)
     return sites, names
 

@@ -12,7 +12,7 @@ import pytest
 
 from flowmarks import marked
 
-STREAMS = {'side': 's', 'other': 'o', 'guarded_side': 's', 'q': 'q', 'w': 'w', 'score': 'q', 's1': 's', 's2': 's'}
+STREAMS = {"side": "s", "other": "o", "guarded_side": "s", "q": "q", "w": "w", "score": "q", "s1": "s", "s2": "s"}
 
 CASES = {
     "join_before_first_use_on_each_path": (

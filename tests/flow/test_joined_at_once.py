@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codegen.driver.api import transform_source
 
-SOURCE = '''\
+SOURCE = """\
 from torch import nn
 from npudsl import on_stream
 
@@ -34,7 +34,7 @@ class Block(nn.Module):
             return out
         r = self.routed(x)
         return r + out
-'''
+"""
 
 
 def test_a_join_right_after_an_if_test_leaves_the_call_on_its_callers_stream() -> None:

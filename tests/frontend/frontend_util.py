@@ -31,8 +31,9 @@ def transform(source: str, target: str = "aclgraph", module: str = "m") -> tuple
 def check(source: str, module: str = "m") -> tuple[Diagnostic, ...]:
     source = _source(source)
     index = build_index([(module, source)])
-    return check_source(source, path=f"{module}.py", module_name=module, index=index, target="aclgraph",
-                        device=DEFAULT_DEVICE)
+    return check_source(
+        source, path=f"{module}.py", module_name=module, index=index, target="aclgraph", device=DEFAULT_DEVICE
+    )
 
 
 def codes(diagnostics: tuple[Diagnostic, ...]) -> list[str]:

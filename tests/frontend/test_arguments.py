@@ -8,7 +8,7 @@ import pytest
 
 from frontend_util import check, cli, codes, load, transform, write_tree
 
-_BLOCK = '''
+_BLOCK = """
 from torch import nn
 
 from npudsl import core_limit, on_stream
@@ -25,15 +25,32 @@ class M(nn.Module):
         y = self.f(x)
         z = x + 1
         return y + z
-'''
+"""
 
 
 def _module(stream: str = '"side"', cores: str = "8, 16", prelude: str = "") -> str:
     return _BLOCK.format(stream=stream, cores=cores, prelude=prelude)
 
 
-@pytest.mark.parametrize("argument", ["{[]: 1}", "{{}}", "[[]]", "{1: [2]}", "-{1}", "f(x)", "*args", "...",
-                                      "b'bytes'", "1.5", "(1, 2)", "'a' 'b' if x else 'c'", "x.y", "lambda: 1"])
+@pytest.mark.parametrize(
+    "argument",
+    [
+        "{[]: 1}",
+        "{{}}",
+        "[[]]",
+        "{1: [2]}",
+        "-{1}",
+        "f(x)",
+        "*args",
+        "...",
+        "b'bytes'",
+        "1.5",
+        "(1, 2)",
+        "'a' 'b' if x else 'c'",
+        "x.y",
+        "lambda: 1",
+    ],
+)
 def test_any_bad_argument_is_a_positioned_diagnostic(argument: str) -> None:
     source = _module(stream=argument)
     line = source.splitlines().index(f"    @on_stream({argument})") - source.startswith("\n") + 1
@@ -56,8 +73,11 @@ def test_one_bad_file_never_stops_the_others(tmp_path: Path) -> None:
 
 
 def test_module_level_constants_are_read() -> None:
-    source = _module(stream="STREAM_SHARED, PRIORITY", cores="aicore=CUBE, vector=16",
-                     prelude='STREAM_SHARED = "shared"\nPRIORITY: int = 0\nCUBE = 8\n')
+    source = _module(
+        stream="STREAM_SHARED, PRIORITY",
+        cores="aicore=CUBE, vector=16",
+        prelude='STREAM_SHARED = "shared"\nPRIORITY: int = 0\nCUBE = 8\n',
+    )
     code, diagnostics = transform(source)
     assert [d for d in diagnostics if d.severity.value == "error"] == []
     assert 'torchair.scope.npu_stream_switch("shared", 0)' in code
@@ -65,15 +85,18 @@ def test_module_level_constants_are_read() -> None:
     assert 'STREAM_SHARED = "shared"' in code  # the user's constant stays
 
 
-@pytest.mark.parametrize("prelude,why", [
-    ('TAG = "a"\nTAG = "b"\n', "bound more than once (lines 5, 6)"),
-    ('if True:\n    TAG = "a"\n', "inside a block"),
-    ('TAG = "a".upper()\n', "to an expression, not to a literal"),
-    ("from config import TAG\n", "but not as TAG = <literal>"),
-    ('TAG = "a"\n\n\ndef f():\n    global TAG\n    TAG = "b"\n', "a function rebinds it (global)"),
-    ('TAG = "a"\nfrom config import *\nfrom npudsl import core_limit, on_stream\n', "a star import may rebind it"),
-    ("", "is not bound at module level"),
-])
+@pytest.mark.parametrize(
+    "prelude,why",
+    [
+        ('TAG = "a"\nTAG = "b"\n', "bound more than once (lines 5, 6)"),
+        ('if True:\n    TAG = "a"\n', "inside a block"),
+        ('TAG = "a".upper()\n', "to an expression, not to a literal"),
+        ("from config import TAG\n", "but not as TAG = <literal>"),
+        ('TAG = "a"\n\n\ndef f():\n    global TAG\n    TAG = "b"\n', "a function rebinds it (global)"),
+        ('TAG = "a"\nfrom config import *\nfrom npudsl import core_limit, on_stream\n', "a star import may rebind it"),
+        ("", "is not bound at module level"),
+    ],
+)
 def test_constants_that_cannot_be_read_with_certainty(prelude: str, why: str) -> None:
     source = _module(stream="TAG", prelude=prelude)
     diagnostics = [d for d in transform(source)[1] if d.severity.value == "error"]

@@ -6,7 +6,7 @@ import pytest
 
 from frontend_util import check, codes, load, transform
 
-_SOURCE = '''
+_SOURCE = """
 import torch
 from torch import nn
 
@@ -31,7 +31,7 @@ class Model(nn.Module):
         y = self.expert(x)
         z = x * 2
         return y + z
-'''
+"""
 
 
 def test_class_level_decorators_are_kept_when_forward_has_its_own() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from codegen.driver.run import SourceFile, run
 from frontend_util import check, cli, codes, transform
 
-_BLOCK = '''
+_BLOCK = """
 from torch import nn
 
 from npudsl import on_stream
@@ -23,7 +23,7 @@ class M(nn.Module):
         y = self.f(x)
         z = x + 1
         return y + z
-'''
+"""
 
 BOM = b"\xef\xbb\xbf"
 
@@ -69,12 +69,16 @@ def _long_module(lines: int) -> tuple[str, int]:
     while sum(b.count("\n") for b in blocks) < lines:
         i = len(blocks)
         if i % 100:
-            blocks.append(f"\n\ndef helper_{i}(x, y=None):\n    a = x + {i}\n    if y is not None:\n"
-                          "        a = a * y\n    for k in range(3):\n        a = a - k\n    return a\n")
+            blocks.append(
+                f"\n\ndef helper_{i}(x, y=None):\n    a = x + {i}\n    if y is not None:\n"
+                "        a = a * y\n    for k in range(3):\n        a = a - k\n    return a\n"
+            )
         else:
             decorated += 1
-            blocks.append("\n" + _BLOCK.split("\n\n\n", 1)[1].replace("class M", f"class M{i}").format(
-                expression=f"helper_{i - 1}(x)"))
+            blocks.append(
+                "\n"
+                + _BLOCK.split("\n\n\n", 1)[1].replace("class M", f"class M{i}").format(expression=f"helper_{i - 1}(x)")
+            )
     return "".join(blocks), decorated
 
 

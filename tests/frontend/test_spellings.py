@@ -13,7 +13,7 @@ import npudsl
 from codegen.check.diagnostics import Severity
 from frontend_util import check, codes, transform
 
-_CLASS = '''
+_CLASS = """
 
 class M(nn.Module):
     @{spelled}("side")
@@ -24,7 +24,7 @@ class M(nn.Module):
         y = self.f(x)
         z = x + 1
         return y + z
-'''
+"""
 
 # (imports, how the decorator is spelled): npudsl's on_stream each time
 OURS = {
@@ -35,11 +35,16 @@ OURS = {
     "from_submodule": ("from npudsl.decorators import on_stream", "on_stream"),
     "submodule_alias": ("from npudsl import decorators", "decorators.on_stream"),
     "star": ("from npudsl import *", "on_stream"),
-    "type_checking": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from npudsl import on_stream",
-                      "on_stream"),
+    "type_checking": (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from npudsl import on_stream",
+        "on_stream",
+    ),
     "under_if": ("USE = True\nif USE:\n    from npudsl import on_stream", "on_stream"),
-    "import_guard": ("try:\n    from npudsl import on_stream\nexcept ImportError:\n"
-                     "    def on_stream(*args, **kwargs):\n        return lambda fn: fn", "on_stream"),
+    "import_guard": (
+        "try:\n    from npudsl import on_stream\nexcept ImportError:\n"
+        "    def on_stream(*args, **kwargs):\n        return lambda fn: fn",
+        "on_stream",
+    ),
     "assigned_alias": ("import npudsl\nstream = npudsl.on_stream", "stream"),
     "shadowed_after_use": ("from npudsl import on_stream", "on_stream"),  # + a def on_stream after the class
 }
@@ -49,20 +54,30 @@ NOT_OURS = {
     "other_library": ("import npudsl\nfrom otherlib import on_stream", "on_stream"),
     "own_function": ("import npudsl\n\n\ndef on_stream(tag):\n    return lambda fn: fn", "on_stream"),
     "import_in_function": ("def setup():\n    from npudsl import on_stream", "on_stream"),
-    "shadowing_function": ("from npudsl import on_stream\n\n\ndef on_stream(tag):\n    return lambda fn: fn",
-                           "on_stream"),
-    "shadowing_class": ("from npudsl import on_stream\n\n\nclass on_stream:\n    def __init__(self, tag):\n"
-                        "        pass\n\n    def __call__(self, fn):\n        return fn", "on_stream"),
+    "shadowing_function": (
+        "from npudsl import on_stream\n\n\ndef on_stream(tag):\n    return lambda fn: fn",
+        "on_stream",
+    ),
+    "shadowing_class": (
+        "from npudsl import on_stream\n\n\nclass on_stream:\n    def __init__(self, tag):\n"
+        "        pass\n\n    def __call__(self, fn):\n        return fn",
+        "on_stream",
+    ),
     "other_module_attribute": ("import npudsl\nimport otherlib as n", "n.on_stream"),
 }
 
 UNSURE = {
-    "type_checking_fallback": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from npudsl import on_stream\n"
-                               "else:\n    def on_stream(*args, **kwargs):\n        return lambda fn: fn", "on_stream"),
+    "type_checking_fallback": (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from npudsl import on_stream\n"
+        "else:\n    def on_stream(*args, **kwargs):\n        return lambda fn: fn",
+        "on_stream",
+    ),
     "star_after": ("from npudsl import on_stream\nfrom otherlib import *", "on_stream"),
     "star_only": ("import npudsl\nfrom otherlib import *", "on_stream"),
-    "global_rebinding": ("from npudsl import on_stream\n\n\ndef patch():\n    global on_stream\n"
-                         "    on_stream = None", "on_stream"),
+    "global_rebinding": (
+        "from npudsl import on_stream\n\n\ndef patch():\n    global on_stream\n    on_stream = None",
+        "on_stream",
+    ),
 }
 
 
@@ -107,7 +122,8 @@ def test_what_cannot_be_resolved_is_a_positioned_error(name: str) -> None:
 
 def test_one_spelling_with_two_meanings_is_an_error() -> None:
     source = _module("from npudsl import on_stream", "on_stream") + (
-        "\n\ndef on_stream(tag):\n    return lambda fn: fn\n\n\n@on_stream('x')\ndef mine(x):\n    return x\n")
+        "\n\ndef on_stream(tag):\n    return lambda fn: fn\n\n\n@on_stream('x')\ndef mine(x):\n    return x\n"
+    )
     code, diagnostics = transform(source)
     assert code == source
     assert codes(diagnostics) == ["6:6 NPD110"]
@@ -119,7 +135,8 @@ def test_a_local_of_the_same_name_is_not_npudsl() -> None:
     source = _module("from npudsl import on_stream", "on_stream").replace(
         "        y = self.f(x)\n",
         "        def on_stream(fn):\n            return fn\n\n        @on_stream\n        def g(v):\n"
-        "            return v\n\n        y = self.f(g(x))\n")
+        "            return v\n\n        y = self.f(g(x))\n",
+    )
     code, diagnostics = transform(source)
     assert _errors(diagnostics) == []
     assert "        @on_stream\n        def g(v):" in code
@@ -128,8 +145,10 @@ def test_a_local_of_the_same_name_is_not_npudsl() -> None:
 
 def test_keyword_arguments_follow_the_signatures() -> None:
     source = _module("from npudsl import core_limit, on_stream as S", "S").replace(
-        '    @S("side")\n', '    @S(tag="side", priority=0, when="self.on", sync="auto")\n'
-                           '    @core_limit(aicore=8, vector=16, when="self.on")\n')
+        '    @S("side")\n',
+        '    @S(tag="side", priority=0, when="self.on", sync="auto")\n'
+        '    @core_limit(aicore=8, vector=16, when="self.on")\n',
+    )
     code, diagnostics = transform(source)
     assert _errors(diagnostics) == []
     assert 'torchair.scope.npu_stream_switch("side", 0) if self.on else nullcontext()' in code
@@ -145,8 +164,10 @@ def test_star_import_binds_what_npudsl_exports() -> None:
 def test_compile_reads_an_aliased_keyword_spelling(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     path = tmp_path / "aliased_model.py"
-    path.write_text("import torch\n" + _module("from npudsl import on_stream as S", "S").replace(
-        '@S("side")', '@S(tag="side")'), encoding="utf-8")
+    path.write_text(
+        "import torch\n" + _module("from npudsl import on_stream as S", "S").replace('@S("side")', '@S(tag="side")'),
+        encoding="utf-8",
+    )
     spec = importlib.util.spec_from_file_location("aliased_model", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -163,8 +184,9 @@ def test_compile_reads_an_aliased_keyword_spelling(tmp_path: Path) -> None:
 
 def test_the_rewriter_strips_by_the_resolvers_spelling() -> None:
     source = _module("import npudsl as n\nfrom npudsl import records", "n.on_stream").replace(
-        '    @n.on_stream("side")\n', '    @n.on_stream("side", sync="manual")\n    @records("done")\n'
-                                     '    @property.getter\n')
+        '    @n.on_stream("side")\n',
+        '    @n.on_stream("side", sync="manual")\n    @records("done")\n    @property.getter\n',
+    )
     code, _ = transform(source)
     tree = ast.parse(code)
     decorators = [ast.unparse(d) for node in ast.walk(tree) for d in getattr(node, "decorator_list", ())]

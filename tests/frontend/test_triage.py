@@ -14,7 +14,7 @@ from codegen.driver.workers import WORK_PER_WORKER, auto_jobs
 from frontend_util import write_tree
 from npudsl.cli.noqa import Rules
 
-_LAYERS = '''
+_LAYERS = """
 from torch import nn
 
 from npudsl import on_stream
@@ -30,8 +30,8 @@ class Block(nn.Module):
     @on_stream("side")
     def branch(self, x):
         return x + 1
-'''
-_CALLER = '''
+"""
+_CALLER = """
 from torch import nn
 
 from layers import SharedExpert
@@ -44,7 +44,7 @@ class Model(nn.Module):
 
     def forward(self, x):
         return self.shared(x) + x
-'''
+"""
 _SPELLER = "def use(block, x):\n    return block.branch(x)\n"  # names a stream method: the checks may report on it
 _PLAIN = "import torch\n\n\ndef f(x):  # noqa: E501 names npu but never the package\n    return torch.relu(x)\n"
 
@@ -105,8 +105,9 @@ _WARN = Diagnostic(path="m.py", line=1, col=1, code="NPD505", message="unused", 
 
 
 @pytest.mark.parametrize("diagnostics", [(), (_ERROR,)])
-def test_noqa_never_tokenizes_a_file_without_a_warning(monkeypatch: pytest.MonkeyPatch,
-                                                       diagnostics: tuple[Diagnostic, ...]) -> None:
+def test_noqa_never_tokenizes_a_file_without_a_warning(
+    monkeypatch: pytest.MonkeyPatch, diagnostics: tuple[Diagnostic, ...]
+) -> None:
     monkeypatch.setattr(tokenize, "generate_tokens", pytest.fail)
     assert Rules().keep(diagnostics, "x = 1  # noqa\n") == (diagnostics, 0)
 

@@ -13,7 +13,7 @@ from npudsl.cli import main
 
 pytest.importorskip("transformers")
 
-MAKE = '''import torch
+MAKE = """import torch
 from transformers import Qwen2MoeConfig, Qwen2MoeModel
 
 
@@ -27,7 +27,7 @@ def make_model():
 
 def example_inputs():
     return (torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(0)),)
-'''
+"""
 
 
 def test_suggest_reads_the_installed_file_and_explains_every_call_site(tmp_path: Path, capsys) -> None:
@@ -35,14 +35,31 @@ def test_suggest_reads_the_installed_file_and_explains_every_call_site(tmp_path:
     before = installed.read_text()
     make = tmp_path / "make_qwen2_moe.py"
     make.write_text(MAKE)
-    assert main(["suggest", str(installed), "--model", f"{make}:make_model", "--inputs", f"{make}:example_inputs",
-                 "--explain", "--diff"]) == 0
+    assert (
+        main(
+            [
+                "suggest",
+                str(installed),
+                "--model",
+                f"{make}:make_model",
+                "--inputs",
+                f"{make}:example_inputs",
+                "--explain",
+                "--diff",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert '+@on_stream("shared_expert")\n class Qwen2MoeMLP(nn.Module):\n' in out
-    assert ("  moved Qwen2MoeMLP.forward (line 343 of Qwen2MoeSparseMoeBlock.forward, 1 call): moved to stream "
-            "'shared_expert': saves ") in err
-    assert ("  kept  Qwen2MoeSparseMoeBlock.forward (line 396 of Qwen2MoeDecoderLayer.forward, 1 call): it is "
-            "inside, or holds, Qwen2MoeMLP.forward, already on stream 'shared_expert' (streams do not nest)") in err
+    assert (
+        "  moved Qwen2MoeMLP.forward (line 343 of Qwen2MoeSparseMoeBlock.forward, 1 call): moved to stream "
+        "'shared_expert': saves "
+    ) in err
+    assert (
+        "  kept  Qwen2MoeSparseMoeBlock.forward (line 396 of Qwen2MoeDecoderLayer.forward, 1 call): it is "
+        "inside, or holds, Qwen2MoeMLP.forward, already on stream 'shared_expert' (streams do not nest)"
+    ) in err
     assert err.endswith("predicted saving 11.3%\n")
     assert installed.read_text() == before
 
@@ -52,5 +69,7 @@ def test_the_class_itself_needs_a_config_which_the_error_says_at_its_line(capsys
     assert main(["suggest", installed, "--model", "Qwen2MoeModel", "--inputs", "torch:randn"]) == 1
     err = capsys.readouterr().err
     line = Path(installed).read_text().splitlines().index("class Qwen2MoeModel(Qwen2MoePreTrainedModel):") + 1
-    assert err == (f"{installed}:{line}:1: class Qwen2MoeModel needs arguments (config); pass --model "
-                   "FILE.py:make_model (or package.module:make_model), a function that returns the model\n")
+    assert err == (
+        f"{installed}:{line}:1: class Qwen2MoeModel needs arguments (config); pass --model "
+        "FILE.py:make_model (or package.module:make_model), a function that returns the model\n"
+    )

@@ -27,10 +27,14 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, objec
         original = standalone(arch, root)
         (root / "suggested").mkdir()
         (root / "hand").mkdir()
-        suggested = (root / "suggested" / original.name)
+        suggested = root / "suggested" / original.name
         suggested.write_text(original.read_text())
-        found[name] = dict(original=original, suggestion=apply_suggestion(suggested), suggested=suggested,
-                           hand=hand_annotated(arch, original, root / "hand"))
+        found[name] = dict(
+            original=original,
+            suggestion=apply_suggestion(suggested),
+            suggested=suggested,
+            hand=hand_annotated(arch, original, root / "hand"),
+        )
     return found
 
 

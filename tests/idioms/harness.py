@@ -25,8 +25,9 @@ def _undecorated(source: str) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if hasattr(node, "decorator_list"):
-            node.decorator_list = [d for d in node.decorator_list
-                                   if getattr(getattr(d, "func", d), "id", None) not in DECORATORS]
+            node.decorator_list = [
+                d for d in node.decorator_list if getattr(getattr(d, "func", d), "id", None) not in DECORATORS
+            ]
     tree.body = [n for n in tree.body if not (isinstance(n, ast.ImportFrom) and n.module == "npudsl")]
     return ast.unparse(tree)
 

@@ -8,7 +8,7 @@ import pytest
 
 from idioms.harness import check_idiom, generated
 
-LLAMA4_FEED_FORWARD = '''
+LLAMA4_FEED_FORWARD = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -57,9 +57,9 @@ class Model(nn.Module):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
-KWARGS = '''
+KWARGS = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -78,9 +78,9 @@ class Model(nn.Module):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
-OVERRIDE_AND_DECORATORS = '''
+OVERRIDE_AND_DECORATORS = """
 import functools
 
 import torch
@@ -120,16 +120,22 @@ class Model(Base):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 def _signatures(code: str) -> dict[str, str]:
-    return {f"{getattr(n, 'name', '')}": ast.unparse(n.args) for n in ast.walk(ast.parse(code))
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        f"{getattr(n, 'name', '')}": ast.unparse(n.args)
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
-@pytest.mark.parametrize("source", [LLAMA4_FEED_FORWARD, KWARGS, OVERRIDE_AND_DECORATORS],
-                         ids=["llama4_feed_forward", "user_kwargs", "override_and_decorators"])
+@pytest.mark.parametrize(
+    "source",
+    [LLAMA4_FEED_FORWARD, KWARGS, OVERRIDE_AND_DECORATORS],
+    ids=["llama4_feed_forward", "user_kwargs", "override_and_decorators"],
+)
 def test_real_idioms_are_race_free_exact_and_keep_their_signatures(source: str) -> None:
     code = check_idiom(source, fullgraph="compiler.disable" not in source)
     assert "join" not in _signatures(code).values().__str__()

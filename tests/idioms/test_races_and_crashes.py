@@ -6,7 +6,7 @@ import pytest
 
 from idioms.harness import check_idiom
 
-_MODEL = '''
+_MODEL = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -36,7 +36,7 @@ class Model(nn.Module):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''  # noqa: E501 (a program kept as written)
+"""  # noqa: E501 (a program kept as written)
 
 CASES = {
     # the caller writes in place a tensor the side call reads
@@ -59,7 +59,7 @@ def test_idiom_is_race_free_and_exact(case: str) -> None:
     assert "runtime.stream(" in code  # the call still runs on its stream
 
 
-FLIPPED_GUARD = '''
+FLIPPED_GUARD = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -84,7 +84,7 @@ class Model(nn.Module):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 def test_a_guard_the_body_flips_is_read_once_at_the_call() -> None:
@@ -92,7 +92,7 @@ def test_a_guard_the_body_flips_is_read_once_at_the_call() -> None:
     assert "branch_forked = self.multistream" in code and code.count("self.multistream") == 3  # init, body, call
 
 
-STAGED = '''
+STAGED = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -123,7 +123,7 @@ class Model(nn.Module):
 
 def inputs():
     return (torch.randn(4, 8),)
-'''
+"""
 
 
 @pytest.mark.parametrize("body, kept", [("self.count.add_(1)", False), ("self.stash = w + 1", True)])
@@ -132,6 +132,6 @@ def test_state_the_side_stream_writes_in_place_is_not_kept_alive(body: str, kept
     stream reads them: a buffer the body only adds to in place was made when the model was built (nothing of the
     side stream's to keep); a tensor the body stores on the object was made by the side stream."""
     code = check_idiom(STAGED.replace("BODY", body))
-    assert 'runtime.record_stream(a, runtime.current_stream())' in code
+    assert "runtime.record_stream(a, runtime.current_stream())" in code
     assert ("runtime.record_stream(self.stash" in code) is kept
     assert "runtime.record_stream(self.count" not in code

@@ -48,43 +48,98 @@ def _plain(prefix: str, found: dict[str, str]) -> dict[str, Spelling]:
 
 
 HAND: dict[str, Spelling] = {
-    **_plain("view", {
-        "T": "h.T.add_(1)", "mT": "h.mT.mul_(2)", "mH": "h.mH.sub_(1)", "H": "h.H.add_(1)",
-        "ravel": "h.ravel().add_(1)", "view": "h.view(-1).add_(1)", "flatten": "h.flatten().add_(1)",
-        "reshape": "h.reshape(12).add_(1)", "atleast_2d": "torch.atleast_2d(h).add_(1)",
-        "atleast_3d": "torch.atleast_3d(h).add_(1)", "hsplit": "torch.hsplit(h, 2)[0].add_(1)",
-        "vsplit": "torch.vsplit(h, 3)[1].mul_(2)", "chunk": "h.chunk(2, dim=1)[1].mul_(2)",
-        "unbind": "h.unbind(0)[0].zero_()", "narrow": "h.narrow(1, 0, 2).add_(1)",
-        "diagonal": "h.diagonal().add_(1)", "unsqueeze": "h.unsqueeze(0).add_(1)",
-        "permute": "h.permute(1, 0).add_(1)", "swapaxes": "h.swapaxes(0, 1).add_(1)",
-        "broadcast_to": "torch.broadcast_to(h, (3, 4)).add_(1)", "expand_as": "h.expand_as(h).add_(1)",
-        "data": "h.data.add_(1)", "data_item": "h.data[0] = 1.0", "detach": "h.detach().zero_()",
-        "index": "h[0].add_(1)", "slice": "h[:, 1:].mul_(2)", "step": "h[..., ::2].zero_()",
-        "view_as": "h.view_as(h).add_(1)", "unflatten": "h.unflatten(1, (2, 2)).add_(1)",
-        "movedim": "h.movedim(0, 1).add_(1)", "select": "h.select(0, 1).fill_(3)",
-        "split": "h.split(2, dim=1)[0].add_(1)", "as_strided": "h.as_strided((2,), (1,)).add_(1)",
-        "to_same_dtype": "h.to(torch.float32).add_(1)", "contiguous": "h.contiguous().add_(1)",
-        "float": "h.float().add_(1)", "real": "h.real.add_(1)",
-    }),
-    **_plain("store", {
-        "item": "h[0] = 0.0", "column_add": "h[:, 1] += 1", "mask": "h[x > 0] = 0.0",
-        "masked_fill_": "h.masked_fill_(x > 0, 0.0)", "iadd": "h += 1", "imul": "h *= x", "isub": "h -= x",
-        "itruediv": "h /= 2", "copy_": "h.copy_(x)", "init_zeros_": "torch.nn.init.zeros_(h)",
-    }),
-    **_plain("call", {
-        "F_relu_positional": "F.relu(h, True)", "F_relu_": "F.relu_(h)", "F_leaky_relu": "F.leaky_relu(h, 0.1, True)",
-        "F_elu_": "F.elu_(h)", "F_hardtanh_": "F.hardtanh_(h)", "F_dropout": "F.dropout(h, 0.5, True, True)",
-        "F_threshold_": "F.threshold_(h, 0.0, 1.0)", "torch_relu_": "torch.relu_(h)",
-        "foreach_add_": "torch._foreach_add_([h, other], 1.0)", "foreach_mul_": "torch._foreach_mul_([other, h], 2.0)",
-        "foreach_zero_": "torch._foreach_zero_([h])", "out_add": "torch.add(x, 1, out=h)",
-        "out_mul": "torch.mul(x, x, out=h)",
-    }),
-    **_modules(ReLU="nn.ReLU(inplace=True)", ReLU6="nn.ReLU6(inplace=True)", LeakyReLU="nn.LeakyReLU(inplace=True)",
-               ELU="nn.ELU(inplace=True)", CELU="nn.CELU(inplace=True)", SELU="nn.SELU(inplace=True)",
-               Hardtanh="nn.Hardtanh(inplace=True)", SiLU="nn.SiLU(inplace=True)", Mish="nn.Mish(inplace=True)",
-               Hardswish="nn.Hardswish(inplace=True)", Hardsigmoid="nn.Hardsigmoid(inplace=True)",
-               Threshold="nn.Threshold(0.1, 0.0, inplace=True)", Dropout="nn.Dropout(inplace=True)",
-               Dropout1d="nn.Dropout1d(inplace=True)", RReLU="nn.RReLU(inplace=True)"),
+    **_plain(
+        "view",
+        {
+            "T": "h.T.add_(1)",
+            "mT": "h.mT.mul_(2)",
+            "mH": "h.mH.sub_(1)",
+            "H": "h.H.add_(1)",
+            "ravel": "h.ravel().add_(1)",
+            "view": "h.view(-1).add_(1)",
+            "flatten": "h.flatten().add_(1)",
+            "reshape": "h.reshape(12).add_(1)",
+            "atleast_2d": "torch.atleast_2d(h).add_(1)",
+            "atleast_3d": "torch.atleast_3d(h).add_(1)",
+            "hsplit": "torch.hsplit(h, 2)[0].add_(1)",
+            "vsplit": "torch.vsplit(h, 3)[1].mul_(2)",
+            "chunk": "h.chunk(2, dim=1)[1].mul_(2)",
+            "unbind": "h.unbind(0)[0].zero_()",
+            "narrow": "h.narrow(1, 0, 2).add_(1)",
+            "diagonal": "h.diagonal().add_(1)",
+            "unsqueeze": "h.unsqueeze(0).add_(1)",
+            "permute": "h.permute(1, 0).add_(1)",
+            "swapaxes": "h.swapaxes(0, 1).add_(1)",
+            "broadcast_to": "torch.broadcast_to(h, (3, 4)).add_(1)",
+            "expand_as": "h.expand_as(h).add_(1)",
+            "data": "h.data.add_(1)",
+            "data_item": "h.data[0] = 1.0",
+            "detach": "h.detach().zero_()",
+            "index": "h[0].add_(1)",
+            "slice": "h[:, 1:].mul_(2)",
+            "step": "h[..., ::2].zero_()",
+            "view_as": "h.view_as(h).add_(1)",
+            "unflatten": "h.unflatten(1, (2, 2)).add_(1)",
+            "movedim": "h.movedim(0, 1).add_(1)",
+            "select": "h.select(0, 1).fill_(3)",
+            "split": "h.split(2, dim=1)[0].add_(1)",
+            "as_strided": "h.as_strided((2,), (1,)).add_(1)",
+            "to_same_dtype": "h.to(torch.float32).add_(1)",
+            "contiguous": "h.contiguous().add_(1)",
+            "float": "h.float().add_(1)",
+            "real": "h.real.add_(1)",
+        },
+    ),
+    **_plain(
+        "store",
+        {
+            "item": "h[0] = 0.0",
+            "column_add": "h[:, 1] += 1",
+            "mask": "h[x > 0] = 0.0",
+            "masked_fill_": "h.masked_fill_(x > 0, 0.0)",
+            "iadd": "h += 1",
+            "imul": "h *= x",
+            "isub": "h -= x",
+            "itruediv": "h /= 2",
+            "copy_": "h.copy_(x)",
+            "init_zeros_": "torch.nn.init.zeros_(h)",
+        },
+    ),
+    **_plain(
+        "call",
+        {
+            "F_relu_positional": "F.relu(h, True)",
+            "F_relu_": "F.relu_(h)",
+            "F_leaky_relu": "F.leaky_relu(h, 0.1, True)",
+            "F_elu_": "F.elu_(h)",
+            "F_hardtanh_": "F.hardtanh_(h)",
+            "F_dropout": "F.dropout(h, 0.5, True, True)",
+            "F_threshold_": "F.threshold_(h, 0.0, 1.0)",
+            "torch_relu_": "torch.relu_(h)",
+            "foreach_add_": "torch._foreach_add_([h, other], 1.0)",
+            "foreach_mul_": "torch._foreach_mul_([other, h], 2.0)",
+            "foreach_zero_": "torch._foreach_zero_([h])",
+            "out_add": "torch.add(x, 1, out=h)",
+            "out_mul": "torch.mul(x, x, out=h)",
+        },
+    ),
+    **_modules(
+        ReLU="nn.ReLU(inplace=True)",
+        ReLU6="nn.ReLU6(inplace=True)",
+        LeakyReLU="nn.LeakyReLU(inplace=True)",
+        ELU="nn.ELU(inplace=True)",
+        CELU="nn.CELU(inplace=True)",
+        SELU="nn.SELU(inplace=True)",
+        Hardtanh="nn.Hardtanh(inplace=True)",
+        SiLU="nn.SiLU(inplace=True)",
+        Mish="nn.Mish(inplace=True)",
+        Hardswish="nn.Hardswish(inplace=True)",
+        Hardsigmoid="nn.Hardsigmoid(inplace=True)",
+        Threshold="nn.Threshold(0.1, 0.0, inplace=True)",
+        Dropout="nn.Dropout(inplace=True)",
+        Dropout1d="nn.Dropout1d(inplace=True)",
+        RReLU="nn.RReLU(inplace=True)",
+    ),
     "module_batch_norm_running_mean": Spelling("y2 = self.{m}(h)", "nn.BatchNorm1d(4)", "self.{m}.running_mean"),
     "module_batch_norm_running_var": Spelling("y2 = self.{m}(h)", "nn.BatchNorm1d(4)", "self.{m}.running_var"),
     "module_batch_norm_count": Spelling("y2 = self.{m}(h)", "nn.BatchNorm1d(4)", "self.{m}.num_batches_tracked"),
@@ -136,7 +191,7 @@ def registry_spellings() -> dict[str, Spelling]:
     return {name: Spelling(write) for name, write in sorted(found.items())}
 
 
-_HEAD = '''import torch
+_HEAD = """import torch
 import torch.nn.functional as F
 from torch import nn
 
@@ -147,8 +202,8 @@ class Model(nn.Module):
     def __init__(self, fixed: bool) -> None:
         super().__init__()
         self.fixed = fixed
-'''
-_SEGMENT = '''        h = x * 1 + 0.25
+"""
+_SEGMENT = """        h = x * 1 + 0.25
         other = x * 2
         runtime.record("fork{k}")
         with runtime.stream("side"):
@@ -160,7 +215,7 @@ _SEGMENT = '''        h = x * 1 + 0.25
         {write}  # C:{name}
         runtime.wait("read{k}")
         total = total + y.sum() + h.sum() + other.sum()
-'''
+"""
 
 
 def model_source(spellings: dict[str, Spelling]) -> str:

@@ -17,8 +17,11 @@ class _Config:
     def __init__(self) -> None:
         self.mode = "max-autotune"
         self.aclgraph_config = types.SimpleNamespace(use_custom_pool=None)
-        self.debug = types.SimpleNamespace(aclgraph=types.SimpleNamespace(
-            disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False))
+        self.debug = types.SimpleNamespace(
+            aclgraph=types.SimpleNamespace(
+                disable_mempool_reuse_in_same_fx=False, clone_input=True, enable_output_clone=False
+            )
+        )
 
 
 def _with_backend(stub: types.ModuleType, seen: list[_Config]) -> None:

@@ -38,8 +38,9 @@ def _flat(value: object) -> list[torch.Tensor]:
 
 
 @pytest.mark.parametrize("name,cls", MODELS)
-def test_example_compiles_whole_and_equals_the_undecorated_model(name: str, cls: str,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_example_compiles_whole_and_equals_the_undecorated_model(
+    name: str, cls: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(loader, "_CACHE", {})
     module = _import(EXAMPLES / f"{name}.py", f"example_{name}")
     reference = _undecorated(EXAMPLES / f"{name}.py", f"undecorated_{name}")

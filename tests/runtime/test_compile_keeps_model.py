@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-MODEL = '''
+MODEL = """
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -31,9 +31,11 @@ class Net(nn.Module):
         s = self.side(x)
         y = x + 1
         return y + s
-'''
+"""
 
-SCRIPT = MODEL + '''
+SCRIPT = (
+    MODEL
+    + """
 
 if __name__ == "__main__":
     import sys
@@ -42,9 +44,10 @@ if __name__ == "__main__":
     out = npudsl.compile(model, fullgraph=True)(torch.ones(2))
     assert isinstance(model, Net) and isinstance(model.side, Side) and type(model.side) is not Side
     print("out", out.tolist())
-'''
+"""
+)
 
-SAVE = '''
+SAVE = """
 import sys
 import torch
 import npudsl
@@ -53,19 +56,25 @@ model = Net()
 out = npudsl.compile(model, fullgraph=True)(torch.ones(2))
 assert isinstance(model.side, Side) and type(model.side) is not Side
 torch.save(model, sys.argv[1])
-'''
+"""
 
-LOAD = '''
+LOAD = """
 import sys
 import torch
 model = torch.load(sys.argv[1], weights_only=False)
 print(type(model).__module__, type(model.side).__qualname__, model(torch.ones(2)).tolist())
-'''
+"""
 
 
 def _python(code: str, cwd: Path, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -84,7 +93,7 @@ def test_a_compiled_model_saves_as_the_users_class_and_loads_in_a_fresh_process(
     assert _python(LOAD, tmp_path, str(saved)).splitlines()[-1] == "netmodule Side [4.0, 4.0]"
 
 
-SHARED = '''
+SHARED = """
 from torch import nn
 from npudsl import on_stream
 
@@ -93,9 +102,9 @@ from npudsl import on_stream
 class Shared(nn.Module):
     def forward(self, x):
         return x * 2
-'''
+"""
 
-LAYER = '''
+LAYER = """
 from torch import nn
 from .shared import Shared
 
@@ -109,9 +118,9 @@ class Layer(nn.Module):
         s = self.shared(x)
         y = x + 1
         return y + s
-'''
+"""
 
-COMPILE = '''
+COMPILE = """
 import json
 import sys
 import torch
@@ -122,7 +131,7 @@ model = Layer()
 out = npudsl.compile(model, fullgraph=True)(torch.ones(2))
 sources = {path.rsplit("/", 1)[1]: code for path, _, code in loader.transformed_sources(loader.run_roots(model), "portable")}
 print(json.dumps({"out": out.tolist(), "sources": sources}))
-'''  # noqa: E501 (a program kept as written)
+"""  # noqa: E501 (a program kept as written)
 
 
 def test_compile_runs_exactly_what_the_cli_writes_for_the_package(tmp_path: Path) -> None:
@@ -134,10 +143,14 @@ def test_compile_runs_exactly_what_the_cli_writes_for_the_package(tmp_path: Path
     import json
 
     result = json.loads(_python(COMPILE, tmp_path).splitlines()[-1])
-    subprocess.run([sys.executable, "-m", "npudsl", "transform", "pkg", "-o", "out", "--target", "portable"],
-                   cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "npudsl", "transform", "pkg", "-o", "out", "--target", "portable"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
     written = {name: (tmp_path / "out" / name).read_text(encoding="utf-8") for name in result["sources"]}
     assert result["out"] == [4.0, 4.0]
     assert set(written) == {"shared.py", "layer.py"} and written == result["sources"]
     # the caller in the other file joins
-    assert "runtime.wait(\"pkg.shared.Shared.forward.join\")" in written["layer.py"]
+    assert 'runtime.wait("pkg.shared.Shared.forward.join")' in written["layer.py"]

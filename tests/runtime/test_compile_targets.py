@@ -33,11 +33,27 @@ def compiled_with(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 def test_npugraph_ex_compiles_with_its_backend_and_memory_options(compiled_with: list[dict[str, Any]]) -> None:
     model = compile_models.Net()
     with standins.installed("npugraph_ex"):
-        npudsl.compile(model, target="npugraph_ex", mempool=("pool",), clone_outputs=True, fullgraph=True,
-                       options={"deadlock_check": True})
-    assert compiled_with == [{"backend": "npugraph_ex", "fullgraph": True, "options": {
-        "deadlock_check": True, "use_graph_pool": ("pool",), "reuse_graph_pool_in_same_fx": False,
-        "clone_input": True, "clone_output": True}}]
+        npudsl.compile(
+            model,
+            target="npugraph_ex",
+            mempool=("pool",),
+            clone_outputs=True,
+            fullgraph=True,
+            options={"deadlock_check": True},
+        )
+    assert compiled_with == [
+        {
+            "backend": "npugraph_ex",
+            "fullgraph": True,
+            "options": {
+                "deadlock_check": True,
+                "use_graph_pool": ("pool",),
+                "reuse_graph_pool_in_same_fx": False,
+                "clone_input": True,
+                "clone_output": True,
+            },
+        }
+    ]
     assert {"npu", "stream"} <= set(type(model.block).forward.__code__.co_names)  # the npugraph_ex twin: its call site
 
 
@@ -64,8 +80,9 @@ def test_npugraph_ex_without_torch_npu_says_what_is_needed() -> None:
     assert type(model.block) is compile_models.Block
 
 
-def test_cuda_transforms_and_compiles_with_inductor(compiled_with: list[dict[str, Any]],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cuda_transforms_and_compiles_with_inductor(
+    compiled_with: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(torch.Tensor, "record_stream", standins.record_stream)
     model, x = compile_models.Net(), torch.randn(3, 4)
     expected = model(x)

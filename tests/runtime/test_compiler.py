@@ -13,14 +13,14 @@ import npudsl
 from helpers import marked_line
 from npudsl.runtime import loader
 
-_FORK = '''        runtime.record("compile_models.Block.shared.fork")
+_FORK = """        runtime.record("compile_models.Block.shared.fork")
         with runtime.stream("shared", 0):
             runtime.wait("compile_models.Block.shared.fork")
             runtime.record_stream(x, "shared")
             return x.sin()  # P:compiled
-'''
-_JOIN = '''        runtime.wait("compile_models.Block.shared.join")
-'''
+"""
+_JOIN = """        runtime.wait("compile_models.Block.shared.join")
+"""
 
 
 def _portable(joined: bool) -> str:

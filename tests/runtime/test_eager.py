@@ -50,8 +50,17 @@ def test_eager_and_compiled_equal_undecorated(model_class: type) -> None:
 def test_auto_sync_forks_and_joins_around_the_stream() -> None:
     ops = [name for name, _ in _runtime_ops(eager_models.Layer())]
     assert ops == [
-        "event_record", "stream_enter", "core_limit_enter", "event_wait", "event_record",
-        "record_stream", "record_stream", "event_record", "core_limit_exit", "stream_exit", "event_wait",
+        "event_record",
+        "stream_enter",
+        "core_limit_enter",
+        "event_wait",
+        "event_record",
+        "record_stream",
+        "record_stream",
+        "event_record",
+        "core_limit_exit",
+        "stream_exit",
+        "event_wait",
     ]
 
 
@@ -79,8 +88,12 @@ def test_keep_output_clone_copies_tensors_at_top_level_and_in_sequences() -> Non
 
 def test_manual_sync_has_no_fork_or_join() -> None:
     events = [args[0] for name, args in _runtime_ops(eager_models.Manual()) if name.startswith("event")]
-    assert events == ["eager_models.Manual.h_ready", "eager_models.Manual.h_ready",
-                      "eager_models.Manual.shared_done", "eager_models.Manual.shared_done"]
+    assert events == [
+        "eager_models.Manual.h_ready",
+        "eager_models.Manual.h_ready",
+        "eager_models.Manual.shared_done",
+        "eager_models.Manual.shared_done",
+    ]
 
 
 def test_module_function_guard_and_keyword_arguments(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -68,8 +68,11 @@ def test_without_mode_2_each_shape_keeps_its_outputs_until_its_own_replay(option
     assert _stale(two_rows) and not _stale(three_rows)
 
 
-@pytest.mark.parametrize("options", [{}, {"mempool": POOL}, {"mempool": POOL, "share_inputs_across_graphs": True}],
-                         ids=["own_pools", "mode_1", "mode_1_shared_inputs"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"mempool": POOL}, {"mempool": POOL, "share_inputs_across_graphs": True}],
+    ids=["own_pools", "mode_1", "mode_1_shared_inputs"],
+)
 def test_fx_graphs_never_overwrite_each_others_outputs(options: dict[str, Any]) -> None:
     first, second = (npudsl.compile(Head(), fullgraph=True, **options) for _ in range(2))
     x = torch.randn(2, 4)

@@ -33,16 +33,21 @@ def test_a_python_bool_guard_still_runs() -> None:
 def test_a_typo_in_a_self_guard_names_the_attribute_and_the_close_one() -> None:
     with pytest.raises(npudsl.NpudslError) as raised:
         guard_models.Flagged().typo(torch.ones(2))
-    assert str(raised.value) == (_where("P:typo") + "NPD205 'self.multistrem' on Flagged.typo: Flagged has no "
-                                 "attribute 'multistrem' (hint: did you mean \"self.multistream\"?)")
+    assert str(raised.value) == (
+        _where("P:typo") + "NPD205 'self.multistrem' on Flagged.typo: Flagged has no "
+        "attribute 'multistrem' (hint: did you mean \"self.multistream\"?)"
+    )
 
 
 def test_compile_refuses_a_plain_function_with_a_hint() -> None:
     def double(x: torch.Tensor) -> torch.Tensor:
         return x * 2
 
-    with pytest.raises(npudsl.NpudslError, match=r"^npudsl.compile takes an nn.Module, not a function "
-                       r".*double \(hint: call the decorated code from an nn.Module's forward"):
+    with pytest.raises(
+        npudsl.NpudslError,
+        match=r"^npudsl.compile takes an nn.Module, not a function "
+        r".*double \(hint: call the decorated code from an nn.Module's forward",
+    ):
         npudsl.compile(double)
 
 
@@ -60,7 +65,9 @@ def test_a_guard_rooted_at_nothing_is_positioned_with_a_hint() -> None:
     with pytest.raises(npudsl.NpudslError) as raised:
         read_dotted("cfg.limit", side, (1,), {})
     here = os.path.relpath(__file__).replace(os.sep, "/")
-    assert str(raised.value).startswith(f"{here}:{side.__code__.co_firstlineno}:5: NPD204 'cfg.limit': 'cfg' is "
-                                        "neither a parameter of")
-    assert str(raised.value).endswith("(hint: root it at self, a parameter or a global of the module, as npudsl "
-                                      "check says)")
+    assert str(raised.value).startswith(
+        f"{here}:{side.__code__.co_firstlineno}:5: NPD204 'cfg.limit': 'cfg' is neither a parameter of"
+    )
+    assert str(raised.value).endswith(
+        "(hint: root it at self, a parameter or a global of the module, as npudsl check says)"
+    )

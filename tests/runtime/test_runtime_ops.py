@@ -45,8 +45,15 @@ def _trace(model: nn.Module) -> torch.fx.GraphModule:
 def test_ops_trace_into_one_graph_in_program_order() -> None:
     ops = [(runtime_op(n), n.args) for n in _trace(Portable()).graph.nodes if runtime_op(n)]
     assert [name for name, _ in ops] == [
-        "event_record", "stream_enter", "core_limit_enter", "event_wait", "record_stream",
-        "event_record", "core_limit_exit", "stream_exit", "event_wait",
+        "event_record",
+        "stream_enter",
+        "core_limit_enter",
+        "event_wait",
+        "record_stream",
+        "event_record",
+        "core_limit_exit",
+        "stream_exit",
+        "event_wait",
     ]
     assert ops[1][1] == ("shared", 0) and ops[2][1] == (8, 16)
 

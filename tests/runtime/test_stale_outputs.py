@@ -77,10 +77,14 @@ def test_passing_a_stale_output_to_the_model_raises_one_clear_error() -> None:
     assert caught.value.__cause__ is None and "BackendCompilerFailed" not in str(caught.value)
 
 
-@pytest.mark.parametrize(("model", "options"), [
-    (stale_models.ClonedStep, {}),
-    (stale_models.Step, {"clone_outputs": True}),
-], ids=["keep_output_clone", "clone_outputs"])
+@pytest.mark.parametrize(
+    ("model", "options"),
+    [
+        (stale_models.ClonedStep, {}),
+        (stale_models.Step, {"clone_outputs": True}),
+    ],
+    ids=["keep_output_clone", "clone_outputs"],
+)
 def test_cloned_outputs_are_never_stale(model: type[torch.nn.Module], options: dict[str, bool]) -> None:
     expected = _keep_last(stale_models.Step())
     changes = _keep_last(npudsl.compile(model(), fullgraph=True, **options))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 __all__ = ["model"]
 
-_HEAD = '''import torch
+_HEAD = """import torch
 from torch import nn
 
 
@@ -15,13 +15,13 @@ class Model(nn.Module):
         self.norm = nn.BatchNorm1d(64)
         self.act = nn.ReLU(inplace=True)
         self.register_buffer("cache", torch.ones(64, 64))
-'''
-_INPUTS = '''
+"""
+_INPUTS = """
 
 def example_inputs():
     g = torch.Generator().manual_seed(0)
     return tuple(torch.randn(64, 64, generator=g) for _ in range(2))
-'''
+"""
 
 
 def model(body: str) -> str:

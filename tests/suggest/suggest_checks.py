@@ -23,7 +23,8 @@ def apply_suggestion(path: Path, **options: object) -> Suggestion:
     """``suggest`` on ``path``, its diff applied to the file by ``git apply``."""
     suggestion = suggest(str(path), **options)  # type: ignore[arg-type]
     patch = unified_diff(suggestion.source, suggestion.proposed, path.name)
-    subprocess.run(["git", "apply", "-"], input=patch, text=True, cwd=path.parent, check=True)
+    if patch:  # a suggestion may find nothing to move: nothing to apply
+        subprocess.run(["git", "apply", "-"], input=patch, text=True, cwd=path.parent, check=True)
     assert path.read_text() == suggestion.proposed
     return suggestion
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The side call is made last, so on a side stream it overlaps nothing where it stands: only moving it up, above
 # the main stream's work, pays. ``{line}`` is the statement just above it.
-MODEL = '''import torch
+MODEL = """import torch
 from torch import nn
 
 
@@ -31,14 +31,14 @@ class Model(nn.Module):
         # the side branch
         b = self.side(y)
         return a + b + z
-'''
-INPUTS = '''
+"""
+INPUTS = """
 
 def example_inputs():
     g = torch.Generator().manual_seed(0)
     return tuple(torch.randn(64, 64, generator=g) for _ in range(3))
-'''
-MOVED = '''import torch
+"""
+MOVED = """import torch
 from torch import nn
 
 from npudsl import on_stream
@@ -59,7 +59,7 @@ class Model(nn.Module):
         a = torch.relu(x) * 3 + x
         z = x * 2
         return a + b + z
-'''
+"""
 
 
 def _model(tmp_path: Path, line: str) -> Path:
@@ -86,14 +86,17 @@ def test_an_independent_call_moves_to_the_top_with_its_comment(tmp_path: Path) -
     assert_same_numbers(original, path)
 
 
-@pytest.mark.parametrize("line", [
-    pytest.param("z = x * 2\n        y = x", id="it rebinds a name the call reads"),
-    pytest.param("z = b + 1", id="it reads the name the call binds"),
-    pytest.param("z = x * 2\n        y.add_(1)", id="an in-place write of what the call reads"),
-    pytest.param("z = x * 2\n        t = y\n        t += 1", id="the same, by += through another name"),
-    pytest.param("z = torch.randn(64, 64)", id="it draws random numbers"),
-    pytest.param("z = x * 2\n        if self.flag:\n            a = a * 2", id="an if block"),
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("z = x * 2\n        y = x", id="it rebinds a name the call reads"),
+        pytest.param("z = b + 1", id="it reads the name the call binds"),
+        pytest.param("z = x * 2\n        y.add_(1)", id="an in-place write of what the call reads"),
+        pytest.param("z = x * 2\n        t = y\n        t += 1", id="the same, by += through another name"),
+        pytest.param("z = torch.randn(64, 64)", id="it draws random numbers"),
+        pytest.param("z = x * 2\n        if self.flag:\n            a = a * 2", id="an if block"),
+    ],
+)
 def test_no_statement_moves_past(tmp_path: Path, line: str) -> None:
     pytest.importorskip("torch")
     from npudsl.suggest import suggest
@@ -111,36 +114,43 @@ def test_in_place_write_through_another_name(tmp_path: Path) -> None:
 
     path = _model(tmp_path, "t = y\n        t.add_(1)\n        z = x * 2")
     source = Source.parse(path.read_text())
-    assert [s.code for s in source.above("Model.forward", 19).passable] == ["z = x * 2", "t.add_(1)", "t = y",
-                                                                          "a = torch.relu(x) * 3 + x"]
+    assert [s.code for s in source.above("Model.forward", 19).passable] == [
+        "z = x * 2",
+        "t.add_(1)",
+        "t = y",
+        "a = torch.relu(x) * 3 + x",
+    ]
     suggestion = suggest(str(path), sync_cost=0.0)
     assert [m.hoist.before for m in suggestion.plan.moves if m.hoist] == [17]  # above `z = x * 2`, not `t.add_(1)`
 
 
-BEFORE = '''class Model:
+BEFORE = """class Model:
     def forward(self, x, y):
         a = torch.relu(x)
         {line}
         b = self.side(y)
         return a + b
-'''
+"""
 
 
-@pytest.mark.parametrize("line, passable", [
-    ("z = x * 2", ["z = x * 2", "a = torch.relu(x)"]),
-    ("print(x)", []),
-    ("log(x)", []),
-    ("self.count = 1", []),
-    ("cache.append(x)", []),
-    ("y = x", []),
-    ("del y", []),
-    ("y += 1", []),
-    ("z = (y := x)", []),
-    ("f = lambda: b", []),
-    ("zs = [b for _ in x]", []),
-    ("for i in x:\n            pass", []),
-    ("with torch.no_grad():\n            pass", []),
-])
+@pytest.mark.parametrize(
+    "line, passable",
+    [
+        ("z = x * 2", ["z = x * 2", "a = torch.relu(x)"]),
+        ("print(x)", []),
+        ("log(x)", []),
+        ("self.count = 1", []),
+        ("cache.append(x)", []),
+        ("y = x", []),
+        ("del y", []),
+        ("y += 1", []),
+        ("z = (y := x)", []),
+        ("f = lambda: b", []),
+        ("zs = [b for _ in x]", []),
+        ("for i in x:\n            pass", []),
+        ("with torch.no_grad():\n            pass", []),
+    ],
+)
 def test_which_statements_names_allow_to_pass(line: str, passable: list[str]) -> None:
     """Nearest first; the call reads ``self`` and ``y`` and binds ``b``. A print, an unknown function, a store into
     an attribute or a container: the graph would not see what they do."""
@@ -199,8 +209,10 @@ def test_a_submodule_call_moves_up_in_every_layer(tmp_path: Path) -> None:
     assert move.stream == "shared" and len(move.units) == 2
     assert move.hoist is not None and (move.hoist.line, move.hoist.before, move.hoist.after) == (33, 30, 29)
     assert "    moved up from line 33 to after line 29: shared = self.shared( ...\n" in report(suggestion)
-    assert ("        y = self.norm(x)\n        # the shared expert, called last\n        shared = self.shared(\n"
-            "            y)\n        routed = self.routed(y)\n") in suggestion.proposed
+    assert (
+        "        y = self.norm(x)\n        # the shared expert, called last\n        shared = self.shared(\n"
+        "            y)\n        routed = self.routed(y)\n"
+    ) in suggestion.proposed
     assert_checks_clean(path)
     assert_promised(suggestion, path)
     assert_same_numbers(original, path)

@@ -13,7 +13,7 @@ from effect_models import model  # noqa: E402
 from npudsl.suggest import suggest  # noqa: E402
 
 # ``side`` is called last: only moving its statement up, above ``{line}``, would overlap anything.
-MODEL = model('''        self.flag = True
+MODEL = model("""        self.flag = True
         self.calls = 0
 
     @property
@@ -30,17 +30,19 @@ MODEL = model('''        self.flag = True
         {line}
         b = self.side(y)
         return a + b
-''')
+""")
 
 CASES = {
     "a write through a transposed view": ("y", "y.T.add_(1)", "writes memory the call reads"),
     "a write through .data": ("y", "y.data.mul_(2)", "writes memory the call reads"),
     "an in-place activation module": ("y", "z = self.act(y)", "writes memory the call reads"),
     "F.relu with inplace=True": ("y", "z = nn.functional.relu(y, True)", "writes memory the call reads"),
-    "a view of a buffer written in place": ("self.cache", "v = self.cache[:2]\n        v.add_(1)",
-                                            "writes memory the call reads"),
-    "batch-norm running statistics": ("self.norm.running_mean + y", "z = self.norm(x)",
-                                      "writes memory the call reads"),
+    "a view of a buffer written in place": (
+        "self.cache",
+        "v = self.cache[:2]\n        v.add_(1)",
+        "writes memory the call reads",
+    ),
+    "batch-norm running statistics": ("self.norm.running_mean + y", "z = self.norm(x)", "writes memory the call reads"),
     "a property with a side effect": ("y", "s = self.scale", "the graph cannot see"),
     "global torch state": ("y", "torch.set_default_dtype(torch.float32)", "global torch state"),
     "random numbers on both sides": ("y + torch.rand(64, 64)", "z = torch.rand(64, 64)", "random numbers"),

@@ -12,11 +12,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_strip_removes_npudsl_decorators_and_their_import_only() -> None:
-    before = ('import functools\n\nfrom npudsl import keep_output, on_stream\n\n\n'
-              '@on_stream("shared")\n@keep_output\nclass A:\n    @functools.cache\n    def f(self):\n'
-              '        return 1\n')
-    assert strip_decorators(before) == ('import functools\n\n\nclass A:\n    @functools.cache\n'
-                                        '    def f(self):\n        return 1\n')
+    before = (
+        "import functools\n\nfrom npudsl import keep_output, on_stream\n\n\n"
+        '@on_stream("shared")\n@keep_output\nclass A:\n    @functools.cache\n    def f(self):\n'
+        "        return 1\n"
+    )
+    assert strip_decorators(before) == (
+        "import functools\n\n\nclass A:\n    @functools.cache\n    def f(self):\n        return 1\n"
+    )
 
 
 def test_strip_keeps_what_npudsl_exports_besides_decorators() -> None:

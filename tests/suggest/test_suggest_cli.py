@@ -45,24 +45,28 @@ def test_the_predicted_picture(moe: Path, tmp_path: Path, capsys) -> None:
     assert svg.startswith("<svg") and "shared_expert" in svg
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["missing.py"], "no such file"),
-    (["{moe}", "-o", "s.png"], "must end in .svg"),
-    (["{moe}", "--streams", "0"], "at least 1"),
-    (["{moe}", "--diff", "--in-place"], "not allowed with"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["missing.py"], "no such file"),
+        (["{moe}", "-o", "s.png"], "must end in .svg"),
+        (["{moe}", "--streams", "0"], "at least 1"),
+        (["{moe}", "--diff", "--in-place"], "not allowed with"),
+    ],
+)
 def test_usage_errors_exit_2_before_capturing(moe: Path, argv: list[str], message: str, capsys) -> None:
     assert main(["suggest", *(a.format(moe=moe) for a in argv)]) == 2
     assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", ["suggest", "schedule"])  # 1: the file cannot be captured
-def test_a_model_that_cannot_be_captured_whole_exits_saying_where(command: str, tmp_path: Path,
-                                                                  capsys) -> None:
+def test_a_model_that_cannot_be_captured_whole_exits_saying_where(command: str, tmp_path: Path, capsys) -> None:
     path = tmp_path / "printing.py"
-    path.write_text("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
-                    "        y = x * 2\n        print('hello')\n        return y\n\n\n"
-                    "def example_inputs():\n    return (torch.ones(4),)\n")
+    path.write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+        "        y = x * 2\n        print('hello')\n        return y\n\n\n"
+        "def example_inputs():\n    return (torch.ones(4),)\n"
+    )
     assert main([command, str(path)]) == 1
     err = capsys.readouterr().err
     assert f"{path}:8: torch.compile cannot capture Model as one graph (" in err and "print('hello')" in err

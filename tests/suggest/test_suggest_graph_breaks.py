@@ -15,7 +15,7 @@ import npudsl  # noqa: E402
 from npudsl.errors import StreamRaceError  # noqa: E402
 from npudsl.timeline.capture import load_example  # noqa: E402
 
-BROKEN = '''import torch
+BROKEN = """import torch
 from torch import nn
 
 from npudsl import on_stream
@@ -41,7 +41,7 @@ class Model(nn.Module):
 
 def example_inputs():
     return (torch.ones(4),)
-'''
+"""
 CURE = "capture the region whole: remove what breaks the graph"
 
 
@@ -58,9 +58,11 @@ def test_compile_names_the_line_that_broke_the_graph_between_fork_and_join(broke
     with pytest.raises(StreamRaceError) as raised:
         npudsl.compile(module.Model(), target="portable")(*module.example_inputs())
     message = str(raised.value)
-    assert (f"waits for event 'broken_fork.Side.forward.join' at {broken}:22, but no earlier op of this graph "
-            f"records it: its fork is in an earlier captured graph, torch.compile broke the graph between the fork "
-            f"and this join at {broken}:21 (") in message
+    assert (
+        f"waits for event 'broken_fork.Side.forward.join' at {broken}:22, but no earlier op of this graph "
+        f"records it: its fork is in an earlier captured graph, torch.compile broke the graph between the fork "
+        f"and this join at {broken}:21 ("
+    ) in message
     assert CURE in message and 'config._experts_implementation = "batched_mm"' in message
     assert "runtime.record" not in message
 

@@ -15,8 +15,11 @@ from npudsl.suggest import suggest  # noqa: E402
 from suggest_checks import apply_suggestion, assert_checks_clean, assert_promised, assert_same_numbers  # noqa: E402
 
 MODELS = Path(__file__).parent / "models"
-PROPOSING = {"moe_shared.py": ("SharedExpert", "shared_expert"), "indexer.py": ("Indexer.keys", "keys"),
-             "two_roles.py": (None, "left")}
+PROPOSING = {
+    "moe_shared.py": ("SharedExpert", "shared_expert"),
+    "indexer.py": ("Indexer.keys", "keys"),
+    "two_roles.py": (None, "left"),
+}
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from effect_models import model  # noqa: E402
 
-MODEL = model('''
+MODEL = model("""
     def side(self, y):
         return torch.tanh({read}) * 2
 
@@ -24,14 +24,23 @@ MODEL = model('''
 {body}
         b = self.side(y)
         return a + b + x + y + self.cache + self.norm.running_mean
-''')
+""")
 
 READS = ["y", "self.cache", "self.norm.running_mean + y", "y.T", "y.data[:, :1]"]
 TENSORS = ["x", "y", "a", "self.cache"]
-WRITES = ["{v}.add_(1)", "{v}.T.mul_(2)", "{v}.data.mul_(2)", "z{k} = self.act({v})",
-          "z{k} = nn.functional.relu({v}, True)",
-          "z{k} = self.norm({v})", "w{k} = {v}[:2]\n        w{k}.add_(1)", "z{k} = {v} * 2", "z{k} = {v}.sum()",
-          "{v}[0] = 1.0", "{v} += a"]
+WRITES = [
+    "{v}.add_(1)",
+    "{v}.T.mul_(2)",
+    "{v}.data.mul_(2)",
+    "z{k} = self.act({v})",
+    "z{k} = nn.functional.relu({v}, True)",
+    "z{k} = self.norm({v})",
+    "w{k} = {v}[:2]\n        w{k}.add_(1)",
+    "z{k} = {v} * 2",
+    "z{k} = {v}.sum()",
+    "{v}[0] = 1.0",
+    "{v} += a",
+]
 
 statements = st.lists(st.tuples(st.sampled_from(WRITES), st.sampled_from(TENSORS)), min_size=1, max_size=4)
 
@@ -43,8 +52,9 @@ def _body(chosen: list[tuple[str, str]]) -> str:
 
 @settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(read=st.sampled_from(READS), chosen=statements)
-def test_an_applied_suggestion_keeps_the_numbers_and_is_race_free(tmp_path: Path, read: str,
-                                                                  chosen: list[tuple[str, str]]) -> None:
+def test_an_applied_suggestion_keeps_the_numbers_and_is_race_free(
+    tmp_path: Path, read: str, chosen: list[tuple[str, str]]
+) -> None:
     from suggest_checks import apply_suggestion, assert_same_numbers
 
     source = MODEL.format(read=read, body=_body(chosen))

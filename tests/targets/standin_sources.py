@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["JOIN", "SOURCES"]
 
-PORTABLE = '''\
+PORTABLE = """\
 import torch
 from torch import nn
 from npudsl import runtime
@@ -28,9 +28,9 @@ class AtOnce(nn.Module):
 
     def forward(self, x):
         return self.side(x) + x
-'''
+"""
 
-ACLGRAPH = '''\
+ACLGRAPH = """\
 import torch
 from torch import nn
 import torchair
@@ -62,9 +62,9 @@ class AtOnce(nn.Module):
 
     def forward(self, x):
         return self.side(x) + x
-'''
+"""
 
-GE = '''\
+GE = """\
 import torch
 from torch import nn
 import torchair
@@ -77,7 +77,7 @@ class AtOnce(nn.Module):
 
     def forward(self, x):
         return self.side(x) + x
-'''
+"""
 
 NPUGRAPH_EX = '''\
 import torch

@@ -33,4 +33,4 @@ def diagnostics(source: str, target: str, module: str = "m") -> list[str]:
 
 def user_code(code: str) -> str:
     """The generated code from the first user class or function on (past imports, helpers and events)."""
-    return code[re.search(r"^(class|def) (?!_)", code, re.M).start():]
+    return code[re.search(r"^(class|def) (?!_)", code, re.M).start() :]

@@ -19,7 +19,7 @@ from codegen.driver.run import discover, read_sources, run
 from npudsl.testing import standins
 from npudsl.testing.targets import trace_graph
 
-SOURCE = '''\
+SOURCE = """\
 from torch import nn
 
 from npudsl import after, on_stream, records
@@ -37,7 +37,7 @@ class P(nn.Module):
 
     def forward(self, x):
         return self.consume(self.produce(x))
-'''
+"""
 
 
 def _write(path: Path, code: str) -> Path:
@@ -70,8 +70,9 @@ def torchair() -> Iterator[types.ModuleType]:
         del sys.modules[name]
 
 
-def test_reload_finds_the_event_made_and_another_name_gets_its_own(torchair: types.ModuleType, tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reload_finds_the_event_made_and_another_name_gets_its_own(
+    torchair: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _write(tmp_path / "pkg" / "__init__.py", "")
     path = _generated(tmp_path / "pkg" / "model.py")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -84,7 +84,7 @@ class Layer(torch.nn.Module):
         return y + s
 '''
 
-MANUAL_OUT = '''class Block(torch.nn.Module):
+MANUAL_OUT = """class Block(torch.nn.Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         _create_streams()
@@ -113,7 +113,7 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
             _record_stream(y, _stream("late"))
             z = self.consume(y)
         return self.back(z)
-'''
+"""
 
 
 def test_automatic_fork_join_keep_output_and_helpers() -> None:
@@ -130,10 +130,11 @@ def test_core_limit_is_a_positioned_warning() -> None:
     assert "7:6: NPD590 warning" in diagnostics(MANUAL, "cuda")
 
 
-@pytest.mark.parametrize("target, expected",
-                         [("cuda", ["14:6 NPD511"]), ("aclgraph", []), ("npugraph_ex", ["14:6 NPD511"])])
+@pytest.mark.parametrize(
+    "target, expected", [("cuda", ["14:6 NPD511"]), ("aclgraph", []), ("npugraph_ex", ["14:6 NPD511"])]
+)
 def test_an_unjoined_manual_stream_is_reported_for_native_streams_only(target: str, expected: list[str]) -> None:
-    """"late" waits for "side" but nothing waits for "late": CUDA graph capture would fail."""
+    """ "late" waits for "side" but nothing waits for "late": CUDA graph capture would fail."""
     files = [source_of(MANUAL, path="m.py", module="m")]
     report = check_file(files[0], index_run(files), target=target, device=DEFAULT_DEVICE)
     assert [f"{d.line}:{d.col} {d.code}" for d in report.diagnostics if d.code == "NPD511"] == expected

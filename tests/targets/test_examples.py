@@ -70,8 +70,9 @@ def test_compiles_is_idempotent_and_imports_no_npudsl(example: str, target: str)
 
 @pytest.mark.parametrize("target", sorted(NATIVE))
 @pytest.mark.parametrize("example", sorted(MODELS))
-def test_native_import_touches_no_device_and_results_match(example: str, target: str,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_native_import_touches_no_device_and_results_match(
+    example: str, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = FakeDevice()
     monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, stream: fake.calls.update(["record_stream"]))
     module = _module(_generated(example, target), example.removesuffix(".py"), fake, NATIVE[target])
@@ -150,8 +151,9 @@ class Deeper(Overlapped):
 '''
 
 
-def _built_then_run(code: str, name: str, target: str, build: str, inputs: tuple[torch.Tensor, ...],
-                    monkeypatch: pytest.MonkeyPatch) -> tuple[int, object]:
+def _built_then_run(
+    code: str, name: str, target: str, build: str, inputs: tuple[torch.Tensor, ...], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, object]:
     """(streams and events made by building ``build``, the first output), checking that running makes none."""
     fake = _DeviceHere()
     monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, stream: fake.calls.update(["record_stream"]))
@@ -165,12 +167,14 @@ def _built_then_run(code: str, name: str, target: str, build: str, inputs: tuple
 
 @pytest.mark.parametrize("target", sorted(NATIVE))
 @pytest.mark.parametrize("example", sorted(MODELS))
-def test_native_streams_are_made_when_the_model_is_built(example: str, target: str,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_native_streams_are_made_when_the_model_is_built(
+    example: str, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """seed000's ``Model`` has no ``__init__``: the generated one makes the streams at construction."""
     inputs = _module(_generated(example, target), "inputs_only").example_inputs()
-    made, _ = _built_then_run(_generated(example, target), example.removesuffix(".py"), target, MODELS[example],
-                              inputs, monkeypatch)
+    made, _ = _built_then_run(
+        _generated(example, target), example.removesuffix(".py"), target, MODELS[example], inputs, monkeypatch
+    )
     assert made
 
 

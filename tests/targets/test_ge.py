@@ -9,7 +9,7 @@ from common_sources import AUTO, MANUAL
 from npudsl.testing.targets import trace_graph
 from targets_util import diagnostics, transform, user_code
 
-MANUAL_OUT = '''class Block(torch.nn.Module):
+MANUAL_OUT = """class Block(torch.nn.Module):
     def produce(self, x):
         with torchair.scope.limit_core_num(8, 16) if self.limit else nullcontext():
             out = x * 2
@@ -35,12 +35,12 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
         with torchair.scope.npu_stream_switch("late", 0):
             z = self.consume(y)
         return self.back(z)
-'''
+"""
 
-TOKENS = '''_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
-'''
+TOKENS = """_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+"""
 
-FORK = '''
+FORK = """
 import torch
 from npudsl import on_stream
 
@@ -56,9 +56,9 @@ class Moe(torch.nn.Module):
         shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
         return routed + shared
-'''
+"""
 
-FORK_OUT = '''class Moe(torch.nn.Module):
+FORK_OUT = """class Moe(torch.nn.Module):
     def shared_expert(self, hidden_states: torch.Tensor, cache):
         cache.add_(1)
         return hidden_states * 2
@@ -71,7 +71,7 @@ FORK_OUT = '''class Moe(torch.nn.Module):
             shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
         return routed + shared
-'''
+"""
 
 
 def test_switch_core_limit_user_events_and_clone() -> None:
@@ -99,7 +99,7 @@ def test_what_ge_used_to_reject_transforms_everywhere() -> None:
         assert not [d for d in diagnostics(MANUAL, target) if d.endswith("error")]
 
 
-EDGES = '''
+EDGES = """
 import torch
 from npudsl import on_stream
 from .other import route
@@ -149,7 +149,7 @@ class Moe(torch.nn.Module):
         y = x + 1
         s = self.shared(x)
         return s
-'''
+"""
 
 
 def _edges(code: str) -> dict[str, str]:
@@ -209,8 +209,11 @@ class Model(torch.nn.Module):
 
 
 def _air_ops(gm: torch.fx.GraphModule) -> list[str]:
-    return [str(n.target).split(".")[1] for n in gm.graph.nodes
-            if n.op == "call_function" and str(n.target).startswith("standin_air.")]
+    return [
+        str(n.target).split(".")[1]
+        for n in gm.graph.nodes
+        if n.op == "call_function" and str(n.target).startswith("standin_air.")
+    ]
 
 
 def test_event_tokens_live_for_one_run_of_the_graph() -> None:

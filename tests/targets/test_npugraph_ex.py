@@ -70,7 +70,7 @@ _READY = functools.partial(_event, _EVENTS, "m.Block.ready")
 
 '''
 
-MANUAL_OUT = '''class Block(torch.nn.Module):
+MANUAL_OUT = """class Block(torch.nn.Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         _create_streams()
@@ -100,9 +100,9 @@ MANUAL_OUT = '''class Block(torch.nn.Module):
             _record_stream(y, _stream("late"))
             z = self.consume(y)
         return self.back(z)
-'''
+"""
 
-AUTO_OUT = '''class Shared(torch.nn.Module):
+AUTO_OUT = """class Shared(torch.nn.Module):
     def forward(self, x):
         return x * 2
 
@@ -123,7 +123,7 @@ class Layer(torch.nn.Module):
         y = x + 1
         torch.npu.current_stream().wait_event(_SHARED_JOIN())
         return y + s
-'''
+"""
 
 
 def test_helpers_core_limit_and_events() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from common_sources import AUTO
 from targets_util import transform
 
-SWITCH = '''
+SWITCH = """
 import torch
 from npudsl import after, core_limit, keep_output, on_stream, records
 
@@ -22,9 +22,9 @@ class Block(torch.nn.Module):
     @after("ready")
     def consume(self, x):
         return x + 1
-'''
+"""
 
-SWITCH_OUT = '''from contextlib import nullcontext
+SWITCH_OUT = """from contextlib import nullcontext
 
 import torch
 from npudsl import runtime
@@ -43,9 +43,9 @@ class Block(torch.nn.Module):
     def consume(self, x):
         runtime.wait("m.Block.ready")
         return x + 1
-'''
+"""
 
-AUTO_OUT = '''import torch
+AUTO_OUT = """import torch
 from npudsl import runtime
 
 
@@ -69,7 +69,7 @@ class Layer(torch.nn.Module):
         y = x + 1
         runtime.wait("m.Shared.forward.join")
         return y + s
-'''
+"""
 
 
 def test_switch_events_core_limit_clone_and_guard() -> None:

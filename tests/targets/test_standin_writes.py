@@ -11,8 +11,10 @@ from npudsl.testing.targets import run_checked
 from test_standins import GE_WAIT, _cache_inputs
 
 # test_standins' cache model, its side stream writing the cache through ``ravel`` and the main stream reading it
-SOURCE = GE_WAIT.replace("            cache.add_(y)\n            z = cache * y\n        return z\n",
-                         "            cache.ravel().add_(y)\n        return cache * 2\n")
+SOURCE = GE_WAIT.replace(
+    "            cache.add_(y)\n            z = cache * y\n        return z\n",
+    "            cache.ravel().add_(y)\n        return cache * 2\n",
+)
 assert "ravel" in SOURCE
 
 
@@ -22,7 +24,9 @@ def test_ge_orders_a_write_through_a_view_before_the_main_stream_reads_it() -> N
 
 
 def test_the_explicit_mode_reports_the_unordered_write_through_the_view() -> None:
-    where = (r"tensor 'cache' written in place on stream 'side' at <generated_\d+\.py>:10 "
-             r"is read on stream 'default' at ")
+    where = (
+        r"tensor 'cache' written in place on stream 'side' at <generated_\d+\.py>:10 "
+        r"is read on stream 'default' at "
+    )
     with pytest.raises(StreamRaceError, match=where + r"<generated_\d+\.py>:11 "):
         run_checked(SOURCE, "ge", lambda m: m.Cache(), _cache_inputs(), data_edges="explicit")

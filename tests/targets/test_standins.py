@@ -37,8 +37,9 @@ def _runtime_ops(gm: torch.fx.GraphModule) -> list[tuple[str, tuple]]:
 
 @pytest.mark.parametrize("target", list(SOURCES))
 def test_synchronized_code_traces_whole_once_and_passes(target: str) -> None:
-    trace = trace_graph(SOURCES[target], target, lambda m: m.AtOnce(), X, calls=2,
-                        eager_first=EAGER_FIRST.get(target, False))
+    trace = trace_graph(
+        SOURCES[target], target, lambda m: m.AtOnce(), X, calls=2, eager_first=EAGER_FIRST.get(target, False)
+    )
     assert len(trace.dynamo) == 1, "one graph, no recompile on the second call"
     assert len(trace.aot) == 1
     assert torch.equal(trace.outputs, EXPECTED)
@@ -47,8 +48,11 @@ def test_synchronized_code_traces_whole_once_and_passes(target: str) -> None:
 @pytest.mark.parametrize("target", list(JOIN))
 def test_a_missing_wait_is_a_race(target: str) -> None:
     racy = SOURCES[target].replace(JOIN[target], "")
-    with pytest.raises(StreamRaceError, match=r"tensor 'out' made on stream 'side' at <generated_\d+.py>:\d+ is read "
-                                              r"on stream 'default' at <generated_\d+.py>:\d+ with no wait in between"):
+    with pytest.raises(
+        StreamRaceError,
+        match=r"tensor 'out' made on stream 'side' at <generated_\d+.py>:\d+ is read "
+        r"on stream 'default' at <generated_\d+.py>:\d+ with no wait in between",
+    ):
         run_checked(racy, target, lambda m: m.AtOnce(), X, eager_first=EAGER_FIRST.get(target, False))
 
 
@@ -75,8 +79,7 @@ def test_streams_and_events_made_inside_the_compiled_region_fail(target: str) ->
 @pytest.mark.parametrize("target", ["cuda", "npugraph_ex"])
 def test_events_and_streams_are_made_once_for_all_instances(target: str) -> None:
     trace = trace_graph(SOURCES[target], target, lambda m: Pair(m.AtOnce), X, eager_first=True)
-    assert trace.device.made == [("event", "m.AtOnce.side.fork"), ("stream", "side"),
-                                 ("event", "m.AtOnce.side.join")]
+    assert trace.device.made == [("event", "m.AtOnce.side.fork"), ("stream", "side"), ("event", "m.AtOnce.side.join")]
 
 
 def test_tagged_events_are_made_once_and_shared_by_instances() -> None:
@@ -101,7 +104,7 @@ def test_a_tag_is_created_once_per_installation() -> None:
         torchair.ops.npu_create_tagged_event("t")  # a new installation is a new process
 
 
-GE_WAIT = '''\
+GE_WAIT = """\
 import torch
 import torchair
 
@@ -114,7 +117,7 @@ class Cache(torch.nn.Module):
             cache.add_(y)
             z = cache * y
         return z
-'''
+"""
 
 
 def _cache_inputs() -> tuple[torch.Tensor, torch.Tensor]:
@@ -141,14 +144,16 @@ def test_ge_wait_tensor_with_its_result_discarded_orders_and_keeps_the_write() -
 
 def test_ge_wait_tensor_rebound_loses_the_write_as_on_the_device() -> None:
     x, cache = _cache_inputs()
-    rebound = GE_WAIT.replace("            torchair.scope.npu_wait_tensor(cache, y)",
-                              "            cache = torchair.scope.npu_wait_tensor(cache, y)")
+    rebound = GE_WAIT.replace(
+        "            torchair.scope.npu_wait_tensor(cache, y)",
+        "            cache = torchair.scope.npu_wait_tensor(cache, y)",
+    )
     trace = trace_graph(rebound, "ge", lambda m: m.Cache(), (x, cache))
     assert torch.equal(trace.outputs, (x + 1) * (x + 1))
     assert torch.equal(cache, torch.zeros(3)), "functionalization drops the write into the caller's buffer"
 
 
-RECORD_WAIT = '''\
+RECORD_WAIT = """\
 import torch
 import torchair
 
@@ -164,7 +169,7 @@ class Overlap(torch.nn.Module):
         w = x - 1
         torchair.ops.wait([z])
         return z + w
-'''
+"""
 
 
 def test_mode_agnostic_record_and_wait_order_streams() -> None:
@@ -182,7 +187,7 @@ def test_each_mode_rejects_the_other_modes_primitive() -> None:
 
 
 def test_scopes_nest_and_super_kernel_orders_nothing() -> None:
-    source = textwrap.dedent('''\
+    source = textwrap.dedent("""\
         import torch
         import torchair
 
@@ -192,8 +197,12 @@ def test_scopes_nest_and_super_kernel_orders_nothing() -> None:
                 with torchair.scope.super_kernel("moe"), torchair.scope.limit_core_num(8, 16):
                     with torchair.scope.npu_stream_switch("side", 0):
                         return x.cos()
-        ''')
+        """)
     trace = trace_graph(source, "ge", lambda m: m.Limited(), X)
     lowered = standins.lower(standins.copy_graph(trace.dynamo[0]), "ge")
     assert [name for name, _ in _runtime_ops(lowered)] == [
-        "core_limit_enter", "stream_enter", "stream_exit", "core_limit_exit"]
+        "core_limit_enter",
+        "stream_enter",
+        "stream_exit",
+        "core_limit_exit",
+    ]

@@ -12,7 +12,7 @@ from npudsl.testing.targets import trace_graph
 
 X = (torch.arange(4.0),)
 
-LIMITED = '''\
+LIMITED = """\
 import torch
 from torch import nn
 import contextlib
@@ -42,7 +42,7 @@ class Split(nn.Module):
     def forward(self, x):
         with torch.npu.stream(_stream("side", 0)), _core_limit(8, 16):
             return torch.relu(x)
-'''
+"""
 
 
 def test_eager_stream_limits_break_a_fullgraph_trace_as_the_real_bindings_do() -> None:
@@ -55,8 +55,13 @@ def test_npugraph_ex_limit_core_num_is_a_scope_in_the_graph_and_eager_calls_eage
     trace = trace_graph(scoped, "npugraph_ex", lambda m: m.Split(), X, eager_first=True)
     lowered = standins.lower(standins.copy_graph(trace.dynamo[0]), "npugraph_ex")
     calls = [(n.target.__name__, n.args) for n in lowered.graph.nodes if n.op == "call_function"]
-    assert calls == [("stream_enter", ("side", 0)), ("core_limit_enter.default", (8, 16)), ("relu", calls[2][1]),
-                     ("core_limit_exit.default", ()), ("stream_exit", ("side",))]
+    assert calls == [
+        ("stream_enter", ("side", 0)),
+        ("core_limit_enter.default", (8, 16)),
+        ("relu", calls[2][1]),
+        ("core_limit_exit.default", ()),
+        ("stream_exit", ("side",)),
+    ]
     assert trace.device.limits == {"side": {"cube_core_num": 24, "vector_core_num": 48}}, "the eager run restored it"
 
 
@@ -80,8 +85,11 @@ def test_torchair_backend_checks_in_the_mode_of_its_config() -> None:
     with standins.torchair_installed() as torchair:
         config = torchair.CompilerConfig()
         config.mode = "reduce-overhead"
-        wait = torch.compile(lambda x: torchair.scope.npu_wait_tensor(x, x) + 1,
-                             backend=torchair.get_npu_backend(compiler_config=config), fullgraph=True)
+        wait = torch.compile(
+            lambda x: torchair.scope.npu_wait_tensor(x, x) + 1,
+            backend=torchair.get_npu_backend(compiler_config=config),
+            fullgraph=True,
+        )
         with pytest.raises(Exception, match="npu_wait_tensor is GE only"):
             wait(torch.ones(1))
 
@@ -117,7 +125,7 @@ def test_torchair_wait_checks_its_argument_like_the_real_one() -> None:
             torchair.ops.npu_tagged_event_record(standins.TaggedEvent("never created"))
 
 
-JOINED_BY_STREAM = '''\
+JOINED_BY_STREAM = """\
 import torch
 
 SIDE = torch.cuda.Stream()
@@ -133,14 +141,20 @@ class Joined(torch.nn.Module):
             y = x.cos()
         caller.wait_stream(SIDE)
         return y + 1
-'''
+"""
 
 
 def test_wait_stream_and_record_on_a_stream_lower_to_events() -> None:
     trace = trace_graph(JOINED_BY_STREAM, "cuda", lambda m: m.Joined(), X)
     assert torch.equal(trace.outputs, X[0].cos() + 1)
     ops = [(n.target.__name__, n.args) for n in trace.dynamo[0].graph.nodes if "npudsl" in str(n.target)]
-    assert ops == [("event_record", ("event1",)), ("stream_enter", ("stream1", 0)), ("event_wait", ("event1",)),
-                   ("stream_exit", ("stream1",)), ("stream_enter", ("stream1", 0)),
-                   ("event_record", ("stream1->default",)), ("stream_exit", ("stream1",)),
-                   ("event_wait", ("stream1->default",))]
+    assert ops == [
+        ("event_record", ("event1",)),
+        ("stream_enter", ("stream1", 0)),
+        ("event_wait", ("event1",)),
+        ("stream_exit", ("stream1",)),
+        ("stream_enter", ("stream1", 0)),
+        ("event_record", ("stream1->default",)),
+        ("stream_exit", ("stream1",)),
+        ("event_wait", ("stream1->default",)),
+    ]

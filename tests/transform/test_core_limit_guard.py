@@ -8,7 +8,7 @@ from torch import nn
 from codegen.driver.api import transform_source
 from npudsl import core_limit, on_stream, runtime
 
-SOURCE = '''
+SOURCE = """
 from torch import nn
 from npudsl import core_limit, on_stream
 
@@ -18,7 +18,7 @@ from npudsl import core_limit, on_stream
 class Expert(nn.Module):
     def forward(self, x):
         return x * 2
-'''
+"""
 
 
 def test_the_generated_limit_reads_the_streams_guard() -> None:

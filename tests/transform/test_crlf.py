@@ -6,9 +6,11 @@ import pytest
 
 from codegen.driver.api import transform_source
 
-SOURCE = ("import torch\r\nfrom torch import nn\r\nfrom npudsl import on_stream\r\n\r\n\r\nclass M(nn.Module):\r\n"
-          '    @on_stream("side")\r\n    def f(self, x):\r\n        return x * 2\r\n\r\n    def forward(self, x):\r\n'
-          "        y = self.f(x)\r\n        z = x + 1\r\n        return y + z\r\n")
+SOURCE = (
+    "import torch\r\nfrom torch import nn\r\nfrom npudsl import on_stream\r\n\r\n\r\nclass M(nn.Module):\r\n"
+    '    @on_stream("side")\r\n    def f(self, x):\r\n        return x * 2\r\n\r\n    def forward(self, x):\r\n'
+    "        y = self.f(x)\r\n        z = x + 1\r\n        return y + z\r\n"
+)
 
 
 @pytest.mark.parametrize("target", ["aclgraph", "ge", "npugraph_ex", "cuda", "portable"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from codegen.driver.api import transform_source
 
-SOURCE = '''\
+SOURCE = """\
 from torch import nn
 from npudsl import on_stream
 
@@ -39,15 +39,15 @@ class Shared(nn.Module):
 
     def two_streams(self, x):
         return self.part2(x, self.other(x))
-'''
+"""
 
-FORWARD = '''\
+FORWARD = """\
     def forward(self, x):
         with runtime.stream("s", 0) if self.on else nullcontext():
             if self.on:
                 runtime.record_stream(x, "s")
             return self.part2(x, self.act(self.part1(x)))
-'''
+"""
 
 
 def test_a_statement_of_manual_calls_runs_whole_on_their_stream() -> None:

@@ -18,15 +18,18 @@ _EVENT_CALLS = {"npu_tagged_event_record", "npu_tagged_event_wait"}
 _IGNORED = {"npu_stream_switch", "detach", "_to_copy"}
 
 
-pytestmark = pytest.mark.skipif(SEED is None, reason="needs the seed document ../shared/seeds/000_*.txt, which is "
-                                "not part of the repository (absent beside this clone)")
+pytestmark = pytest.mark.skipif(
+    SEED is None,
+    reason="needs the seed document ../shared/seeds/000_*.txt, which is "
+    "not part of the repository (absent beside this clone)",
+)
 
 
 def _seed_model_source() -> str:
     assert SEED is not None
     blocks = re.findall(r"```python\n(.*?)```", SEED.read_text(encoding="utf-8"), re.S)
     code = next(block for block in blocks if "class Model" in block)
-    code = code[code.index("class Model"):code.index("model = Model()")]
+    code = code[code.index("class Model") : code.index("model = Model()")]
     header = "import torch\nimport torchair as tng\n"
     return header + code.replace('device="npu"', 'device="cpu"')
 
@@ -59,8 +62,9 @@ def test_transformed_seed000_issues_the_seeds_calls() -> None:
     # the transformer cannot know that forward's arguments are graph inputs (CONTRACT section 2: lifetime is
     # protected in manual mode too). Everything else is the seed's, call for call: one switch per stream.
     records = [c for c in actual if c[0] == "npu_record_tagged_stream"]
-    assert [c for c in actual if c[0] != "npu_record_tagged_stream"] == \
-        [c for c in expected if c[0] != "npu_record_tagged_stream"]
+    assert [c for c in actual if c[0] != "npu_record_tagged_stream"] == [
+        c for c in expected if c[0] != "npu_record_tagged_stream"
+    ]
     assert len(records) == 4 and all(tag == stream for _, stream, (tag,) in records)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from codegen.driver.run import SourceFile, run
 
-ROUTED = '''import torch
+ROUTED = """import torch
 from torch import nn
 
 from npudsl import records
@@ -16,9 +16,9 @@ class Routed(nn.Module):
     @records("moe:before_dispatch")
     def dispatch(self, x):
         return x * 2
-'''
+"""
 
-SHARED = '''import torch
+SHARED = """import torch
 from torch import nn
 
 from npudsl import after, on_stream
@@ -29,19 +29,23 @@ class Shared(nn.Module):
     @after("moe:before_dispatch")
     def up(self, x):
         return x * 3
-'''
+"""
 
 _SPELLED = {
     "portable": ('runtime.record("moe:before_dispatch")', 'runtime.wait("moe:before_dispatch")'),
-    "aclgraph": ("torch.ops.air.tagged_event_record(_MOE_BEFORE_DISPATCH)",
-                 "torch.ops.air.tagged_event_wait(_MOE_BEFORE_DISPATCH)"),
+    "aclgraph": (
+        "torch.ops.air.tagged_event_record(_MOE_BEFORE_DISPATCH)",
+        "torch.ops.air.tagged_event_wait(_MOE_BEFORE_DISPATCH)",
+    ),
     "cuda": ("_MOE_BEFORE_DISPATCH().record()", "torch.cuda.current_stream().wait_event(_MOE_BEFORE_DISPATCH())"),
 }
 
 
 def _files() -> list[SourceFile]:
-    return [SourceFile(path=f"pkg/{name}.py", root="pkg", source=source, module=f"pkg.{name}")
-            for name, source in (("routed", ROUTED), ("shared", SHARED))]
+    return [
+        SourceFile(path=f"pkg/{name}.py", root="pkg", source=source, module=f"pkg.{name}")
+        for name, source in (("routed", ROUTED), ("shared", SHARED))
+    ]
 
 
 @pytest.mark.parametrize("target", sorted(_SPELLED))

@@ -26,9 +26,29 @@ from codegen.check.rules.base import Context, Finding, Rule
 
 __all__ = ["RULES", "Context", "Finding", "Rule"]
 
-RULES: tuple[Rule, ...] = (*(module.RULE for module in (
-    unknown_event, event_streams, event_cycle, guard_root, unknown_attribute, undefined_attribute,
-    core_range, core_sum, dotted_counts,
-    unbound_call, no_call_site, default_nested, unused_record, unsynced_stream, unlimited_stream, unresolved_receiver,
-    unjoined_stream, ge_event_runs,
-)), unknown_event.SHARED_RULE)
+RULES: tuple[Rule, ...] = (
+    *(
+        module.RULE
+        for module in (
+            unknown_event,
+            event_streams,
+            event_cycle,
+            guard_root,
+            unknown_attribute,
+            undefined_attribute,
+            core_range,
+            core_sum,
+            dotted_counts,
+            unbound_call,
+            no_call_site,
+            default_nested,
+            unused_record,
+            unsynced_stream,
+            unlimited_stream,
+            unresolved_receiver,
+            unjoined_stream,
+            ge_event_runs,
+        )
+    ),
+    unknown_event.SHARED_RULE,
+)

@@ -63,5 +63,15 @@ class Rule:
         return codes.TABLE[self.code].title
 
     def run(self, ctx: Context) -> list[Diagnostic]:
-        return [Diagnostic(path=ctx.ir.path, line=f.loc.line, col=f.loc.col, code=self.code, message=f.message,
-                           hint=f.hint, severity=self.severity) for f in self.find(ctx)]
+        return [
+            Diagnostic(
+                path=ctx.ir.path,
+                line=f.loc.line,
+                col=f.loc.col,
+                code=self.code,
+                message=f.message,
+                hint=f.hint,
+                severity=self.severity,
+            )
+            for f in self.find(ctx)
+        ]

@@ -32,9 +32,9 @@ def _find(ctx: Context) -> Iterator[Finding]:
         yield Finding(
             loc=limit.loc,
             message=f"core_limit({limit.aicore}, {limit.vector}) on {fn.qualname} is out of range for "
-                    f"{device.describe()}",
+            f"{device.describe()}",
             hint=f"ask for 1..{device.aic} cube and 1..{device.aiv} vector cores, or check for the right "
-                 "device with --device/--cores",
+            "device with --device/--cores",
         )
 
 

@@ -22,11 +22,11 @@ __all__ = ["RULE"]
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    limited = [fn for fn in ctx.ir.functions
-               if fn.core_limit is not None and not out_of_range(fn.core_limit, ctx.device)]
+    limited = [
+        fn for fn in ctx.ir.functions if fn.core_limit is not None and not out_of_range(fn.core_limit, ctx.device)
+    ]
     for i, fn in enumerate(limited):
-        other = next((o for o in limited[:i] if stream_of(o) != stream_of(fn) and _too_many(o, fn, ctx.device)),
-                     None)
+        other = next((o for o in limited[:i] if stream_of(o) != stream_of(fn) and _too_many(o, fn, ctx.device)), None)
         if other is not None:
             yield _finding(fn, other, ctx.device)
 
@@ -54,12 +54,12 @@ def _finding(fn: StreamFunction, other: StreamFunction, device: Device) -> Findi
     return Finding(
         loc=mine.loc,
         message=f'stream "{stream_of(fn)}" ({fn.qualname}: {mine.aicore}/{mine.vector}) and stream '
-                f'"{stream_of(other)}" ({where(other)}: {theirs.aicore}/{theirs.vector}) may run concurrently '
-                f"and together ask for {_sum(mine.aicore, theirs.aicore)} cube / "
-                f"{_sum(mine.vector, theirs.vector)} vector "
-                f"cores; {device.describe()}",
+        f'"{stream_of(other)}" ({where(other)}: {theirs.aicore}/{theirs.vector}) may run concurrently '
+        f"and together ask for {_sum(mine.aicore, theirs.aicore)} cube / "
+        f"{_sum(mine.vector, theirs.vector)} vector "
+        f"cores; {device.describe()}",
         hint=f"any two concurrent streams must fit the device together: lower the limits so that they add up "
-             f"to at most {device.aic} cube and {device.aiv} vector cores",
+        f"to at most {device.aic} cube and {device.aiv} vector cores",
     )
 
 

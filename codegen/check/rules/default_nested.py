@@ -27,8 +27,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     loc=call.loc,
                     message=f'{key.split(":", 1)[1]} is on stream "default" but {call.caller} calls it on '
-                            f'stream "{call.caller_stream}"; under {ctx.target} its body stays on '
-                            f'"{call.caller_stream}"',
+                    f'stream "{call.caller_stream}"; under {ctx.target} its body stays on '
+                    f'"{call.caller_stream}"',
                     hint="call it from main-stream code, or give it the caller's stream explicitly",
                 )
 

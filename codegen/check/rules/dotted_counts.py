@@ -19,15 +19,18 @@ def _find(ctx: Context) -> Iterator[Finding]:
         limit = fn.core_limit
         if limit is None or limit.known:
             continue
-        read = [f'{kind} = "{count}"' for kind, count in (("aicore", limit.aicore), ("vector", limit.vector))
-                if isinstance(count, str)]
+        read = [
+            f'{kind} = "{count}"'
+            for kind, count in (("aicore", limit.aicore), ("vector", limit.vector))
+            if isinstance(count, str)
+        ]
         yield Finding(
             loc=limit.loc,
             message=f"core_limit on {fn.qualname} reads {' and '.join(read)} when it is called; npudsl check "
-                    f"cannot verify {'it' if len(read) == 1 else 'them'} against {ctx.device.describe()} "
-                    f"({codes.CORE_RANGE}, {codes.CORE_SUM} skip unknown counts)",
+            f"cannot verify {'it' if len(read) == 1 else 'them'} against {ctx.device.describe()} "
+            f"({codes.CORE_RANGE}, {codes.CORE_SUM} skip unknown counts)",
             hint="make sure the values are in 1..cores of the device and that concurrent streams fit together; "
-                 "or write the counts as numbers",
+            "or write the counts as numbers",
         )
 
 

@@ -53,8 +53,15 @@ def _strong_parts(count: int, edges: Edges) -> list[list[int]]:
     return parts
 
 
-def _visit(root: int, edges: Edges, index: dict[int, int], low: dict[int, int], stack: list[int],
-           on_stack: set[int], parts: list[list[int]]) -> None:
+def _visit(
+    root: int,
+    edges: Edges,
+    index: dict[int, int],
+    low: dict[int, int],
+    stack: list[int],
+    on_stack: set[int],
+    parts: list[list[int]],
+) -> None:
     work = [(root, 0)]
     while work:
         node, child = work.pop()
@@ -118,10 +125,12 @@ def _unwind(start: int, previous: dict[int, tuple[int, str]]) -> list[tuple[int,
 def _finding(functions: list[StreamFunction], path: list[tuple[int, str]]) -> Finding:
     first, event = path[0]
     spelled = " -> ".join(f"{functions[i].qualname} -> {e}" for i, e in path) + f" -> {functions[first].qualname}"
-    return Finding(loc=_wait_loc(functions[first], event),
-                   message=f"these functions wait for each other's events, so none can start: {spelled}",
-                   hint="break the cycle: one of these waits must be for work that runs earlier; drop it or "
-                        "wait for another event")
+    return Finding(
+        loc=_wait_loc(functions[first], event),
+        message=f"these functions wait for each other's events, so none can start: {spelled}",
+        hint="break the cycle: one of these waits must be for work that runs earlier; drop it or "
+        "wait for another event",
+    )
 
 
 def _wait_loc(fn: StreamFunction, event: str) -> Loc:

@@ -20,9 +20,8 @@ def _find(ctx: Context) -> Iterator[Finding]:
                     yield Finding(
                         loc=spec.loc,
                         message=f'event "{name}" is recorded on stream "{stream_of(fn)}" here and on stream '
-                                f'"{stream_of(first)}" by {where(first)}',
-                        hint="an event marks one point on one stream; give each stream its own event and wait "
-                             "for both",
+                        f'"{stream_of(first)}" by {where(first)}',
+                        hint="an event marks one point on one stream; give each stream its own event and wait for both",
                     )
 
 

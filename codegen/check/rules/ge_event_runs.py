@@ -72,8 +72,8 @@ def _before(name: str, callee: str, call: ast.Call, first: ast.Call) -> Finding:
     return Finding(
         loc=Loc(line=call.lineno, col=call.col_offset + 1),
         message=f'on GE, {callee} waits for event "{name}" before it is recorded in this run (line {first.lineno}): '
-                "it takes the token of the previous run, which orders nothing in this graph and was an extra "
-                "output of the previous run",
+        "it takes the token of the previous run, which orders nothing in this graph and was an extra "
+        "output of the previous run",
         hint='call the recorder first, or let npudsl order the calls (sync="auto"); GE orders only within one run',
     )
 
@@ -82,7 +82,7 @@ def _in_loop(name: str, callee: str, call: ast.Call) -> Finding:
     return Finding(
         loc=Loc(line=call.lineno, col=call.col_offset + 1),
         message=f'on GE, {callee} waits for event "{name}" in a loop that does not record it: each record is one '
-                "token, taken by the first wait, so later iterations are not ordered",
+        "token, taken by the first wait, so later iterations are not ordered",
         hint="record the event in the same loop, or wait once before the loop",
     )
 
@@ -91,7 +91,7 @@ def _left_over(name: str, callee: str, call: ast.Call) -> Finding:
     return Finding(
         loc=Loc(line=call.lineno, col=call.col_offset + 1),
         message=f'on GE, {callee} records event "{name}" after its last wait in this function: the token is left '
-                "over when the graph ends, an extra output of the graph that makes the next call recompile",
+        "over when the graph ends, an extra output of the graph that makes the next call recompile",
         hint="wait for the event after this record, or drop the record",
     )
 
@@ -104,8 +104,8 @@ def _guards_differ(name: str, records: list[EventUse], waits: list[EventUse]) ->
                 yield Finding(
                     loc=record.loc,
                     message=f'on GE, {recorder.name} records event "{name}" {_guard(record.when)} but '
-                            f"{waiter.name} waits for it {_guard(wait.when)}: a run that records and does not wait "
-                            "leaves the token over, an extra output that makes the next call recompile",
+                    f"{waiter.name} waits for it {_guard(wait.when)}: a run that records and does not wait "
+                    "leaves the token over, an extra output that makes the next call recompile",
                     hint="give the record and the wait the same when=",
                 )
 
@@ -122,8 +122,11 @@ def _find(ctx: Context) -> Iterator[Finding]:
         waited, recorded = event_uses(functions, "waits"), event_uses(functions, "records")
         if not waited.keys() & recorded.keys():
             continue
-        scope_calls = [list(_calls(body, owner)) for qualname, body in bodies.items()
-                       if (qualname.rpartition(".")[0] or None) == owner]
+        scope_calls = [
+            list(_calls(body, owner))
+            for qualname, body in bodies.items()
+            if (qualname.rpartition(".")[0] or None) == owner
+        ]
         for name, records in recorded.items():
             yield from _guards_differ(name, records, waited.get(name, []))
             recorders = {fn.name for fn, _ in records}

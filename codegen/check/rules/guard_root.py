@@ -42,8 +42,9 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 yield Finding(loc=loc, message=problem, hint=_hint(guard, receiver))
 
 
-def _problem(guard: Guard, fn: StreamFunction, receiver: str | None, params: set[str],
-             names: set[str] | frozenset[str]) -> str | None:
+def _problem(
+    guard: Guard, fn: StreamFunction, receiver: str | None, params: set[str], names: set[str] | frozenset[str]
+) -> str | None:
     root = guard.root
     if root == receiver or (root in params and root != "self") or root in names or hasattr(builtins, root):
         return None
@@ -55,11 +56,15 @@ def _problem(guard: Guard, fn: StreamFunction, receiver: str | None, params: set
 def _hint(guard: Guard, receiver: str | None) -> str:
     if receiver is None:  # a module-level function or a staticmethod: self is not there to read
         flag = guard.dotted.rsplit(".", 1)[-1]
-        return (f'a function without self reads a parameter or a module global: add a parameter {flag}=True '
-                f'and write when="{flag}", or define {flag.upper()} = True in the module and write '
-                f'when="{flag.upper()}"')
-    return (f'root it at {receiver} (this method\'s receiver), a parameter, or a global of this module, e.g. '
-            f'when="{receiver}.{guard.dotted}"')
+        return (
+            f"a function without self reads a parameter or a module global: add a parameter {flag}=True "
+            f'and write when="{flag}", or define {flag.upper()} = True in the module and write '
+            f'when="{flag.upper()}"'
+        )
+    return (
+        f"root it at {receiver} (this method's receiver), a parameter, or a global of this module, e.g. "
+        f'when="{receiver}.{guard.dotted}"'
+    )
 
 
 def _static(node: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:

@@ -21,10 +21,10 @@ def _find(ctx: Context) -> Iterator[Finding]:
             continue
         yield Finding(
             loc=fn.stream.loc,
-            message=f'{fn.qualname} has no visible call site, so it runs on its caller\'s stream, not on '
-                    f'"{fn.stream.tag}", and overlaps nothing',
+            message=f"{fn.qualname} has no visible call site, so it runs on its caller's stream, not on "
+            f'"{fn.stream.tag}", and overlaps nothing',
             hint="bind its result in a caller of this run (out = self.name(...)), as a method of the same class, a "
-                 'submodule, or an imported function; or place the waits yourself with sync="manual"',
+            'submodule, or an imported function; or place the waits yourself with sync="manual"',
         )
 
 

@@ -31,14 +31,15 @@ def check_file(file: SourceFile, index: RunIndex, *, target: str, device: Device
     if file.error is not None or file.source is None:
         return FileReport(path=file.path, diagnostics=tuple(d for d in (file.error,) if d is not None))
     try:
-        found = check_source(file.source, path=file.path, module_name=file.module, index=index, target=target,
-                             device=device)
+        found = check_source(
+            file.source, path=file.path, module_name=file.module, index=index, target=target, device=device
+        )
     except Exception:  # per-file work never raises out of the run
         return FileReport(path=file.path, internal_error=traceback.format_exc())
     return FileReport(path=file.path, diagnostics=found)
 
 
-def check_source(source: str, *, path: str, module_name: str, index: RunIndex, target: str,
-                 device: Device) -> tuple[Diagnostic, ...]:
-    return analyze(source, path=path, module_name=module_name, index=index, target=target,
-                   device=device).diagnostics
+def check_source(
+    source: str, *, path: str, module_name: str, index: RunIndex, target: str, device: Device
+) -> tuple[Diagnostic, ...]:
+    return analyze(source, path=path, module_name=module_name, index=index, target=target, device=device).diagnostics

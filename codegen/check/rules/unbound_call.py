@@ -25,9 +25,9 @@ def _find(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 loc=call.loc,
                 message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '
-                        "nothing here",
+                "nothing here",
                 hint=f"bind it first (`out = {spelled}`) and use it later; the join then waits just before the "
-                     "first use",
+                "first use",
             )
 
 

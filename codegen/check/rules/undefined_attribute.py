@@ -21,11 +21,16 @@ def _find(ctx: Context) -> Iterator[Finding]:
     for unknown in unknown_attributes(ctx):
         if unknown.close is None:
             attribute = unknown.dotted.split(".")[1]
-            place = f"set self.{attribute} in {unknown.owner}.__init__ (or give {unknown.owner} a class attribute)" \
-                if unknown.on_instance else f"give class {unknown.owner} an attribute {attribute}"
-            yield Finding(loc=unknown.loc, message=message(unknown) + "; the first call fails unless something "
-                          "outside the class sets it",
-                          hint=f"{place}, or # noqa: {codes.UNDEFINED_ATTRIBUTE} where it is set from outside")
+            place = (
+                f"set self.{attribute} in {unknown.owner}.__init__ (or give {unknown.owner} a class attribute)"
+                if unknown.on_instance
+                else f"give class {unknown.owner} an attribute {attribute}"
+            )
+            yield Finding(
+                loc=unknown.loc,
+                message=message(unknown) + "; the first call fails unless something outside the class sets it",
+                hint=f"{place}, or # noqa: {codes.UNDEFINED_ATTRIBUTE} where it is set from outside",
+            )
 
 
 RULE = Rule(code=codes.UNDEFINED_ATTRIBUTE, find=_find)

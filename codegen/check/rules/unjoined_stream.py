@@ -35,8 +35,11 @@ def _edges(ctx: Context) -> set[tuple[str, str]]:
 def _joined(ctx: Context) -> set[str]:
     """The main stream, streams joined automatically, and those an event of theirs joins to a joined one."""
     joined = {"default"} | {stream_of(fn) for fn in ctx.ir.functions if fn.auto_sync}
-    joined |= {stream_of(fn) for fn in ctx.ir.functions  # another class or file waits for a shared event
-               if any(is_shared_event(name) for spec in fn.records for name in spec.names)}
+    joined |= {
+        stream_of(fn)
+        for fn in ctx.ir.functions  # another class or file waits for a shared event
+        if any(is_shared_event(name) for spec in fn.records for name in spec.names)
+    }
     edges = _edges(ctx)
     grown = True
     while grown:
@@ -65,9 +68,9 @@ def _find(ctx: Context) -> Iterator[Finding]:
         yield Finding(
             loc=fn.stream.loc,
             message=f'stream "{tag}" is never joined: no event recorded on it is waited for on the main stream, '
-                    "and CUDA graph capture fails unless every forked stream rejoins it",
+            "and CUDA graph capture fails unless every forked stream rejoins it",
             hint=f'add @records("{tag}_done") to its last function and @after("{tag}_done") where its work is '
-                 'used, or drop sync="manual"',
+            'used, or drop sync="manual"',
         )
 
 

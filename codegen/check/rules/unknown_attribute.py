@@ -79,8 +79,10 @@ def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef | None, fn: StreamFun
 def message(unknown: Unknown) -> str:
     attribute = unknown.dotted.split(".")[1]
     where = "its instances" if unknown.on_instance else "it"
-    return (f'{unknown.what}="{unknown.dotted}": class {unknown.owner} never defines "{attribute}" '
-            f"(nothing sets it on {where})")
+    return (
+        f'{unknown.what}="{unknown.dotted}": class {unknown.owner} never defines "{attribute}" '
+        f"(nothing sets it on {where})"
+    )
 
 
 def _find(ctx: Context) -> Iterator[Finding]:

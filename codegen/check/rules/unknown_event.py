@@ -27,8 +27,12 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 continue
             hint = _hint(name, owner, sorted(recorded), scopes)
             for fn, spec in uses:
-                yield Finding(loc=spec.loc, hint=hint, message=f'{fn.qualname} waits for event "{name}", but no '
-                                                                f"function in {scope_name(owner)} records it")
+                yield Finding(
+                    loc=spec.loc,
+                    hint=hint,
+                    message=f'{fn.qualname} waits for event "{name}", but no '
+                    f"function in {scope_name(owner)} records it",
+                )
 
 
 def _hint(name: str, owner: str | None, recorded: list[str], scopes: dict[str | None, list[StreamFunction]]) -> str:
@@ -37,8 +41,10 @@ def _hint(name: str, owner: str | None, recorded: list[str], scopes: dict[str | 
         return f'did you mean "{close[0]}"?'
     elsewhere = [o for o, fns in scopes.items() if o != owner and name in event_uses(fns, "records")]
     if elsewhere:
-        return (f'"{name}" is recorded in {scope_name(elsewhere[0])}; event names are scoped to their class, '
-                "so record it in this one")
+        return (
+            f'"{name}" is recorded in {scope_name(elsewhere[0])}; event names are scoped to their class, '
+            "so record it in this one"
+        )
     return f'add @records("{name}") to the function whose work must finish first'
 
 
@@ -48,10 +54,12 @@ def _find_shared(ctx: Context) -> Iterator[Finding]:
             if not is_shared_event(name) or name in ctx.index.shared_records:
                 continue
             for fn, spec in uses:
-                yield Finding(loc=spec.loc, message=f'{fn.qualname} waits for the shared event "{name}", but no '
-                                                    "function of this run records it",
-                              hint=f'add @records("{name}") where that work ends, or transform its file in the '
-                                   "same run")
+                yield Finding(
+                    loc=spec.loc,
+                    message=f'{fn.qualname} waits for the shared event "{name}", but no '
+                    "function of this run records it",
+                    hint=f'add @records("{name}") where that work ends, or transform its file in the same run',
+                )
 
 
 RULE = Rule(code=codes.UNKNOWN_EVENT, find=_find)

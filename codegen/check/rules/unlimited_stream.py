@@ -29,10 +29,10 @@ def _find(ctx: Context) -> Iterator[Finding]:
         yield Finding(
             loc=limit.loc,
             message=f'stream "{stream_of(fn)}" is limited to {limit.aicore}/{limit.vector} cores, but stream '
-                    f'"{others[0]}" has no core_limit and may take all {ctx.device.aic}/{ctx.device.aiv} of '
-                    f"{ctx.device.name} beside it",
+            f'"{others[0]}" has no core_limit and may take all {ctx.device.aic}/{ctx.device.aiv} of '
+            f"{ctx.device.name} beside it",
             hint=f'limit the work on "{others[0]}" too, so that the two add up to at most '
-                 f"{ctx.device.aic}/{ctx.device.aiv}",
+            f"{ctx.device.aic}/{ctx.device.aiv}",
         )
 
 

@@ -40,14 +40,21 @@ def _find(ctx: Context) -> Iterator[Finding]:
         for stmt in ast.walk(fn):
             call = aware_call(stmt) if isinstance(stmt, ast.stmt) else None
             func = call.func if call is not None else None
-            if call is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                    and func.value.id in untyped and func.attr in methods:
+            if (
+                call is not None
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in untyped
+                and func.attr in methods
+            ):
                 owner = methods[func.attr].split(".")[0]
-                yield Finding(loc=positions.loc(call),
-                              message=f"{func.value.id}.{func.attr}(...) may call the stream method "
-                                      f"{methods[func.attr]}, but nothing says {func.value.id} is a {owner}: the "
-                                      "call runs on its caller's stream and overlaps nothing here",
-                              hint=f"annotate the parameter ({func.value.id}: {owner}) so this call can join later")
+                yield Finding(
+                    loc=positions.loc(call),
+                    message=f"{func.value.id}.{func.attr}(...) may call the stream method "
+                    f"{methods[func.attr]}, but nothing says {func.value.id} is a {owner}: the "
+                    "call runs on its caller's stream and overlaps nothing here",
+                    hint=f"annotate the parameter ({func.value.id}: {owner}) so this call can join later",
+                )
 
 
 RULE = Rule(code=codes.UNTYPED_RECEIVER, find=_find)

@@ -27,7 +27,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 loc=first.stream.loc,
                 message=f'stream "{tag}" never waits for anything in {scope_name(owner)}: its work may start '
-                        "before its inputs are written",
+                "before its inputs are written",
                 hint='add @after("event") for the work it reads, or drop sync="manual" for automatic fork/join',
             )
 

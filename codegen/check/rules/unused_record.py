@@ -24,7 +24,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     loc=spec.loc,
                     message=f'{fn.qualname} records event "{name}", but no function in {scope_name(owner)} '
-                            "waits for it",
+                    "waits for it",
                     hint=f'add @after("{name}") where that work is needed, or drop the record',
                 )
 

@@ -101,8 +101,7 @@ class Flow:
         return found
 
     def module_packages(self) -> frozenset[str]:
-        return frozenset(name for name, values in self.module.ever.items()
-                         if values & {"npudsl", "npudsl.decorators"})
+        return frozenset(name for name, values in self.module.ever.items() if values & {"npudsl", "npudsl.decorators"})
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -132,8 +131,17 @@ class Flow:
 
     # -- bindings ------------------------------------------------------------------------------
 
-    def _bind(self, scope: _Scope, name: str, values: Iterable[str], node: ast.AST, *, direct: bool,
-              value: ast.expr | None = None, replace: bool = True) -> None:
+    def _bind(
+        self,
+        scope: _Scope,
+        name: str,
+        values: Iterable[str],
+        node: ast.AST,
+        *,
+        direct: bool,
+        value: ast.expr | None = None,
+        replace: bool = True,
+    ) -> None:
         values = frozenset(values)
         if scope.kind == "function" and scope.declared.get(name) == "global":
             self._found.setdefault(name, set()).update(values)
@@ -185,8 +193,9 @@ class Flow:
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
             plain = isinstance(target, ast.Name)
             for name in bindings.target_names(target):
-                self._bind(scope, name, values if plain else {OTHER}, stmt, direct=direct,
-                           value=stmt.value if plain else None)
+                self._bind(
+                    scope, name, values if plain else {OTHER}, stmt, direct=direct, value=stmt.value if plain else None
+                )
 
     _AnnAssign = _Assign
 
@@ -290,18 +299,23 @@ class Flow:
     # -- functions -----------------------------------------------------------------------------
 
     def _function(self, fn: _Function, parent: _Scope) -> None:
-        declared = {name: kind for stmt in _own_statements(fn.body)
-                    for kind, names in [("global", getattr(stmt, "names", ()) if isinstance(stmt, ast.Global) else ()),
-                                        ("nonlocal", getattr(stmt, "names", ()) if isinstance(stmt, ast.Nonlocal)
-                                         else ())]
-                    for name in names}
+        declared = {
+            name: kind
+            for stmt in _own_statements(fn.body)
+            for kind, names in [
+                ("global", getattr(stmt, "names", ()) if isinstance(stmt, ast.Global) else ()),
+                ("nonlocal", getattr(stmt, "names", ()) if isinstance(stmt, ast.Nonlocal) else ()),
+            ]
+            for name in names
+        }
         probe = _Scope(kind="function", parent=parent, declared=declared)
         quiet = Flow(walrus=self.walrus, volatile=self.volatile)
         quiet.module = self.module
         quiet._block(fn.body, probe, direct=True)
         self._found.update({k: self._found.get(k, set()) | v for k, v in quiet._found.items()})
-        scope = _Scope(kind="function", parent=parent, declared=declared,
-                       local=frozenset(probe.ever) | frozenset(_parameters(fn)))
+        scope = _Scope(
+            kind="function", parent=parent, declared=declared, local=frozenset(probe.ever) | frozenset(_parameters(fn))
+        )
         scope.state = {name: _NOTHING for name in scope.local}
         for name in _parameters(fn):
             self._bind(scope, name, {OTHER}, fn, direct=True)
@@ -366,18 +380,31 @@ def _worth_walking(fn: _Function) -> bool:
         node = stack.pop()
         if isinstance(node, ast.Global) or getattr(node, "decorator_list", None):
             return True
-        stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.excepthandler,
-                                                                               ast.match_case)))
+        stack.extend(
+            c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case))
+        )
     return False
 
 
 def _guards_npudsl_import(stmt: ast.Try) -> bool:
     """``try: <npudsl imports> except ImportError: <fallback>``: where npudsl runs, the fallback never does."""
-    imports = all(isinstance(s, (ast.Import, ast.ImportFrom)) and all(v.startswith("npudsl")
-                                                                      for _, v in bindings.import_values(s))
-                  for s in stmt.body)
+    imports = all(
+        isinstance(s, (ast.Import, ast.ImportFrom))
+        and all(v.startswith("npudsl") for _, v in bindings.import_values(s))
+        for s in stmt.body
+    )
     caught = [h.type for h in stmt.handlers]
-    names = [n.id for t in caught if t is not None for n in ([t] if not isinstance(t, ast.Tuple) else t.elts)
-             if isinstance(n, ast.Name)]
-    return imports and bool(caught) and None not in caught and set(names) <= {"ImportError", "ModuleNotFoundError"} \
+    names = [
+        n.id
+        for t in caught
+        if t is not None
+        for n in ([t] if not isinstance(t, ast.Tuple) else t.elts)
+        if isinstance(n, ast.Name)
+    ]
+    return (
+        imports
+        and bool(caught)
+        and None not in caught
+        and set(names) <= {"ImportError", "ModuleNotFoundError"}
         and len(names) == sum(1 if not isinstance(t, ast.Tuple) else len(t.elts) for t in caught if t is not None)
+    )

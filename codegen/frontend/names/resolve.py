@@ -85,9 +85,15 @@ def resolve(tree: ast.Module, *, walrus: bool = True) -> NpudslNames:
         verdict = _verdict(node, values, problems)
         if verdict is not None:
             verdicts[_key(node)] = verdict
-    return NpudslNames(aliases=flow.module_aliases(), modules=flow.module_packages(), verdicts=verdicts,
-                       spellings=spellings, problems=tuple(problems), sites=flow.sites,
-                       rebound=frozenset(flow.rebound))
+    return NpudslNames(
+        aliases=flow.module_aliases(),
+        modules=flow.module_packages(),
+        verdicts=verdicts,
+        spellings=spellings,
+        problems=tuple(problems),
+        sites=flow.sites,
+        rebound=frozenset(flow.rebound),
+    )
 
 
 def _candidates(values: frozenset[str]) -> set[str]:
@@ -105,13 +111,20 @@ def _verdict(node: ast.expr, values: frozenset[str], problems: list[Problem]) ->
     if ours or (STAR in found and last in DECORATORS):
         text = _spelling(node)
         if ours:
-            message = (f"cannot tell whether @{text} is npudsl's {' or '.join(sorted(ours))}: at this point it may "
-                       "also be bound to something else")
+            message = (
+                f"cannot tell whether @{text} is npudsl's {' or '.join(sorted(ours))}: at this point it may "
+                "also be bound to something else"
+            )
         else:
             message = f"cannot tell whether @{text} is npudsl's {last}: it may come from a star import"
-        problems.append(Problem(node=node, message=message,
-                                hint="bind the name once, e.g. `from npudsl import on_stream` at the top of the "
-                                     "module (after any star import), and give your own functions other names"))
+        problems.append(
+            Problem(
+                node=node,
+                message=message,
+                hint="bind the name once, e.g. `from npudsl import on_stream` at the top of the "
+                "module (after any star import), and give your own functions other names",
+            )
+        )
     return None
 
 
@@ -131,8 +144,14 @@ def _consistent_spellings(flow: Flow, problems: list[Problem]) -> dict[str, str]
             spellings[text] = ours[0]
         elif ours and len(seen) > 1:
             other = min((n for m, n in seen.items() if m != ours[0]), key=_key)
-            problems.append(Problem(node=seen[ours[0]], message=f"@{text} is npudsl's {ours[0]} here but "
-                                    f"something else at line {other.lineno}; npudsl reads each spelling one way "
-                                    "per module", hint="give your own decorator another name, or import npudsl's "
-                                                       "under another name (`from npudsl import on_stream as S`)"))
+            problems.append(
+                Problem(
+                    node=seen[ours[0]],
+                    message=f"@{text} is npudsl's {ours[0]} here but "
+                    f"something else at line {other.lineno}; npudsl reads each spelling one way "
+                    "per module",
+                    hint="give your own decorator another name, or import npudsl's "
+                    "under another name (`from npudsl import on_stream as S`)",
+                )
+            )
     return spellings

@@ -132,8 +132,12 @@ class _Walk:
         reads = data_reads(stmt.subject).union(*(data_reads(c.guard) for c in stmt.cases if c.guard))
         state = self.join_reads(stmt, state, reads)
         outs = [self.block(case.body, self._bind(state, [case.pattern])) for case in stmt.cases]
-        exhaustive = stmt.cases and isinstance(stmt.cases[-1].pattern, ast.MatchAs) \
-            and stmt.cases[-1].pattern.pattern is None and stmt.cases[-1].guard is None
+        exhaustive = (
+            stmt.cases
+            and isinstance(stmt.cases[-1].pattern, ast.MatchAs)
+            and stmt.cases[-1].pattern.pattern is None
+            and stmt.cases[-1].guard is None
+        )
         return merge(*outs, None if exhaustive else state)
 
     def _Try(self, stmt: ast.Try, state: State) -> State | None:
@@ -141,8 +145,7 @@ class _Walk:
         body = self.block(stmt.body, state)
         raised = merge(*self.raises.pop(), body)
         done = self.block(stmt.orelse, body)
-        handled = [self.block(h.body, self._bind(raised, [h])) if raised is not None else None
-                   for h in stmt.handlers]
+        handled = [self.block(h.body, self._bind(raised, [h])) if raised is not None else None for h in stmt.handlers]
         out = merge(done, *handled)
         if not stmt.finalbody:
             return out
@@ -164,8 +167,13 @@ class _Walk:
         state = self.join_reads(stmt, state, test)
         return self.loop(stmt, state, lambda s: s, test)
 
-    def loop(self, stmt: ast.For | ast.AsyncFor | ast.While, state: State,
-             enter: Callable[[State], State], test: set[str] | None) -> State | None:
+    def loop(
+        self,
+        stmt: ast.For | ast.AsyncFor | ast.While,
+        state: State,
+        enter: Callable[[State], State],
+        test: set[str] | None,
+    ) -> State | None:
         """Iterate the body to a fixed point (nothing recorded), then once more recording its steps."""
         recording, self.recording = self.recording, False
         head = state
@@ -180,8 +188,9 @@ class _Walk:
         exits = self.block(stmt.orelse, head) if stmt.orelse else head
         return merge(exits, *loop.breaks)
 
-    def _iterate(self, stmt: ast.AST, head: State, enter: Callable[[State], State],
-                 test: set[str] | None) -> tuple[State | None, _Loop]:
+    def _iterate(
+        self, stmt: ast.AST, head: State, enter: Callable[[State], State], test: set[str] | None
+    ) -> tuple[State | None, _Loop]:
         frame = _Loop()
         self.loops.append(frame)
         try:
@@ -224,14 +233,19 @@ def _own_statements(node: ast.AST) -> list[ast.AST]:
         current = stack.pop()
         found.append(current)
         if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler,
-                                                                                    ast.match_case)))
+            stack.extend(
+                c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case))
+            )
     return found
 
 
-def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: dict[ast.stmt, SiteView],
-            relations: Relations, barriers: frozenset[ast.stmt] = frozenset(),
-            methods: frozenset[str] = frozenset()) -> Analysis:
+def analyze(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: dict[ast.stmt, SiteView],
+    relations: Relations,
+    barriers: frozenset[ast.stmt] = frozenset(),
+    methods: frozenset[str] = frozenset(),
+) -> Analysis:
     """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
     call is joined before a statement of ``barriers`` (one that breaks the captured graph)."""
     walk = _Walk(sites=sites, relations=relations, barriers=barriers, methods=methods)

@@ -51,8 +51,7 @@ def _long_lived(node: ast.expr, receiver: str | None) -> bool:
     return receiver is not None and isinstance(node, ast.Name) and node.id == receiver
 
 
-def arguments(call: ast.Call, signature: Signature, *, explicit_receiver: bool,
-              receiver: str | None) -> list[Argument]:
+def arguments(call: ast.Call, signature: Signature, *, explicit_receiver: bool, receiver: str | None) -> list[Argument]:
     """Every argument of ``call`` that may carry a tensor into the callee, in evaluation order."""
     found: list[Argument] = []
     args = list(enumerate(call.args))[1:] if explicit_receiver else list(enumerate(call.args))

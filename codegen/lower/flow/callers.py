@@ -52,12 +52,22 @@ class _Module:
 
     def warn(self, node: ast.AST, code: str, message: str, hint: str) -> None:
         loc = self.positions.loc(node)
-        self.diagnostics.append(Diagnostic(path=self.ir.path, line=loc.line, col=loc.col, code=code,
-                                           message=message, hint=hint, severity=Severity.WARNING))
+        self.diagnostics.append(
+            Diagnostic(
+                path=self.ir.path,
+                line=loc.line,
+                col=loc.col,
+                code=code,
+                message=message,
+                hint=hint,
+                severity=Severity.WARNING,
+            )
+        )
 
 
-def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNames, positions: Positions,
-                 *, event_sync: bool) -> Callers:
+def plan_callers(
+    ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNames, positions: Positions, *, event_sync: bool
+) -> Callers:
     module = _Module(ir=ir, tree=tree, index=index, names=names, positions=positions)
     nodes = scan.functions_by_qualname(tree)
     plans: dict[str, CallerPlan] = {}
@@ -66,8 +76,7 @@ def plan_callers(ir: ModuleIR, tree: ast.Module, index: object, names: ModuleNam
         sites = list(_sites(module, qualname, fn, calls))
         if sites:
             plans[qualname] = _plan(module, qualname, fn, sites, event_sync)
-    return Callers(plans=plans, imports=tuple(dict.fromkeys(module.imports)),
-                   diagnostics=tuple(module.diagnostics))
+    return Callers(plans=plans, imports=tuple(dict.fromkeys(module.imports)), diagnostics=tuple(module.diagnostics))
 
 
 def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
@@ -94,35 +103,58 @@ def _whole_statement(sites: list[CallSite], index: object) -> bool:
     stmt = sites[0].stmt
     assert stmt is not None
     callees = [index.callees[s.key] for s in sites]  # type: ignore[attr-defined]
-    return (not hasattr(stmt, "body") and len(own_calls(stmt)) == len(sites)
-            and len({(c.tag, c.when) for c in callees}) == 1)
+    return (
+        not hasattr(stmt, "body")
+        and len(own_calls(stmt)) == len(sites)
+        and len({(c.tag, c.when) for c in callees}) == 1
+    )
 
 
 def _barriers(module: str, tree: ast.Module, index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
     """The statements of ``fn`` that call a function compiled apart (``torch.compiler.disable``): graph breaks."""
-    calls = {id(s.call) for s in find_calls(module, tree, index)  # type: ignore[arg-type]
-             if s.caller == qualname and index.callees[s.key].compiled_apart}  # type: ignore[attr-defined]
-    return frozenset(stmt for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body")
-                     and any(id(node) in calls for node in ast.walk(stmt)))
+    calls = {
+        id(s.call)
+        for s in find_calls(module, tree, index)  # type: ignore[arg-type]
+        if s.caller == qualname and index.callees[s.key].compiled_apart  # type: ignore[attr-defined]
+    }
+    return frozenset(
+        stmt
+        for stmt in ast.walk(fn)
+        if isinstance(stmt, ast.stmt)
+        and not hasattr(stmt, "body")
+        and any(id(node) in calls for node in ast.walk(stmt))
+    )
 
 
 def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
-    local = frozenset({a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-                      | {n for stmt in fn.body for n in bound_names(stmt)})
+    local = frozenset(
+        {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+        | {n for stmt in fn.body for n in bound_names(stmt)}
+    )
     receiver = _receiver(qualname, fn)
     count = 0
     for call in calls:
         callee = module.index.callees[call.key]  # type: ignore[attr-defined]
         assert call.stmt is not None
-        site = plan_site(count, call.stmt, call, callee,
-                         same_module=callee.module == module.ir.module_name, caller_locals=local, receiver=receiver)
+        site = plan_site(
+            count,
+            call.stmt,
+            call,
+            callee,
+            same_module=callee.module == module.ir.module_name,
+            caller_locals=local,
+            receiver=receiver,
+        )
         if site.guard.static is False:
             continue
         if site.guard.unreadable:
-            module.warn(call.call, codes.UNREADABLE_GUARD,
-                        f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
-                        "the call runs on its caller's stream, so it overlaps nothing; pass the flag as a plain "
-                        "argument, or root the guard at self")
+            module.warn(
+                call.call,
+                codes.UNREADABLE_GUARD,
+                f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
+                "the call runs on its caller's stream, so it overlaps nothing; pass the flag as a plain "
+                "argument, or root the guard at self",
+            )
             continue
         if site.guard.module_root:
             site = _through_module(module, site)
@@ -162,8 +194,10 @@ def _site_events(module: _Module) -> Callable[[Site], SiteEvents]:
         key = site.callee.key  # type: ignore[attr-defined]
         if key not in made:
             fork, join = site.callee.fork, site.callee.join  # type: ignore[attr-defined]
-            made[key] = SiteEvents(fork=attrs.evolve(fork, var=module.names.global_name(fork.var)),
-                                   join=attrs.evolve(join, var=module.names.global_name(join.var)))
+            made[key] = SiteEvents(
+                fork=attrs.evolve(fork, var=module.names.global_name(fork.var)),
+                join=attrs.evolve(join, var=module.names.global_name(join.var)),
+            )
         return made[key]
 
     return events
@@ -179,8 +213,17 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
     else:
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
         barriers = _barriers(module.ir.module_name, module.tree, module.index, qualname, fn)
-        plan = plan_caller(fn, auto, _current(module, qualname), _flags(module, fn), _site_events(module), tensors,
-                           barriers, _methods(module.tree, qualname), receiver)
+        plan = plan_caller(
+            fn,
+            auto,
+            _current(module, qualname),
+            _flags(module, fn),
+            _site_events(module),
+            tensors,
+            barriers,
+            _methods(module.tree, qualname),
+            receiver,
+        )
     return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver)
 
 
@@ -188,8 +231,9 @@ def _methods(tree: ast.Module, qualname: str) -> frozenset[str]:
     """The methods of the caller's class (a call of one may read any state of its object)."""
     owner = qualname.rpartition(".")[0]
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
-    return frozenset(item.name for cls in classes for item in cls.body
-                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return frozenset(
+        item.name for cls in classes for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
 
 
 def _numbered(sites: Iterable[Site]) -> list[Site]:

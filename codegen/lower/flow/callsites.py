@@ -52,17 +52,32 @@ def module_level_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(names)
 
 
-def function_resolver(module: str, tree: ast.Module, index: _Index, owner: str | None, fn: _Function,
-                      *, bindings: dict | None = None, names: frozenset[str] | None = None) -> Resolver:
+def function_resolver(
+    module: str,
+    tree: ast.Module,
+    index: _Index,
+    owner: str | None,
+    fn: _Function,
+    *,
+    bindings: dict | None = None,
+    names: frozenset[str] | None = None,
+) -> Resolver:
     """The resolver of ``fn``'s calls (``bindings``/``names``: the module's, when already computed)."""
     method = owner is not None
     receiver = scan.params_of(fn)[0] if method and scan.params_of(fn) and not _static(fn) else None
     local = {*scan.params_of(fn), *(n for stmt in fn.body for n in bound_names(stmt))}
-    return Resolver(module=module, owner=owner, callees=index.callees, submodules=index.submodules,
-                    bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
-                    module_names=names if names is not None else module_level_names(tree),
-                    local_names=frozenset(local), receiver=receiver, annotations=_annotations(fn),
-                    key_of=index.key_of)
+    return Resolver(
+        module=module,
+        owner=owner,
+        callees=index.callees,
+        submodules=index.submodules,
+        bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
+        module_names=names if names is not None else module_level_names(tree),
+        local_names=frozenset(local),
+        receiver=receiver,
+        annotations=_annotations(fn),
+        key_of=index.key_of,
+    )
 
 
 def _annotations(fn: _Function) -> dict[str, ast.expr]:
@@ -72,8 +87,13 @@ def _annotations(fn: _Function) -> dict[str, ast.expr]:
     for stmt in ast.walk(fn):
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             found[stmt.target.id] = stmt.annotation
-    rebound = {n for stmt in fn.body for sub in ast.walk(stmt) if not isinstance(sub, ast.AnnAssign)
-               for n in (bound_names(sub) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.For, ast.With)) else ())}
+    rebound = {
+        n
+        for stmt in fn.body
+        for sub in ast.walk(stmt)
+        if not isinstance(sub, ast.AnnAssign)
+        for n in (bound_names(sub) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.For, ast.With)) else ())
+    }
     return {name: annotation for name, annotation in found.items() if name not in rebound}
 
 
@@ -117,8 +137,15 @@ def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSit
         for stmt, call in calls:
             resolved = resolver.resolve(call)
             if resolved is not None:
-                yield CallSite(key=resolved.key, caller=qualname, call=call, resolved=resolved,
-                               bindable=aware_call(stmt) is call, spelled=_spelled(call), stmt=stmt)
+                yield CallSite(
+                    key=resolved.key,
+                    caller=qualname,
+                    call=call,
+                    resolved=resolved,
+                    bindable=aware_call(stmt) is call,
+                    spelled=_spelled(call),
+                    stmt=stmt,
+                )
 
 
 def _statement_calls(fn: _Function) -> Iterator[tuple[ast.stmt, ast.Call]]:
@@ -140,8 +167,11 @@ def own_calls(stmt: ast.stmt) -> list[ast.Call]:
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
     """The expressions of ``stmt`` itself, not of the statements nested in its blocks."""
-    nested = {id(child) for field in ("body", "orelse", "finalbody", "handlers", "cases")
-              for child in getattr(stmt, field, ()) or ()}
+    nested = {
+        id(child)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases")
+        for child in getattr(stmt, field, ()) or ()
+    }
     return [child for child in ast.iter_child_nodes(stmt) if id(child) not in nested]
 
 

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 __all__ = ["bound_names", "data_reads", "deleted_names", "loaded_names", "scoped_calls"]
 
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
-_META_METHODS = frozenset({"size", "dim", "numel", "stride", "element_size", "is_contiguous", "get_device",
-                           "is_floating_point", "is_complex"})
+_META_METHODS = frozenset(
+    {"size", "dim", "numel", "stride", "element_size", "is_contiguous", "get_device", "is_floating_point", "is_complex"}
+)
 _META_CALLS = frozenset({"isinstance", "len", "type", "id", "callable"})
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -23,8 +24,12 @@ def _metadata_name(node: ast.AST) -> ast.Name | None:
     """The name whose metadata ``node`` reads (``x.shape``, ``x.size(0)``, ``x is None``...), if it is one."""
     if isinstance(node, ast.Attribute) and node.attr in _META_ATTRS and isinstance(node.value, ast.Name):
         return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr in _META_METHODS and isinstance(node.func.value, ast.Name):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _META_METHODS
+        and isinstance(node.func.value, ast.Name)
+    ):
         return node.func.value
     return None
 
@@ -33,8 +38,13 @@ def _skipped(node: ast.AST) -> list[ast.AST]:
     """Children of ``node`` that read only metadata, so the walk does not count them."""
     if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
         return [side for side in (node.left, *node.comparators) if isinstance(side, ast.Name)]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _META_CALLS \
-            and node.args and isinstance(node.args[0], ast.Name):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _META_CALLS
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+    ):
         return [node.args[0]]
     found = _metadata_name(node)
     return [found] if found is not None else []

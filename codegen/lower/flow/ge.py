@@ -74,10 +74,11 @@ def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
     return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
 
 
-def _last_tensor(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt],
-                 made: dict[ast.stmt, str]) -> str | None:
+def _last_tensor(
+    block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt], made: dict[ast.stmt, str]
+) -> str | None:
     """The tensor the last assignment before ``stmt`` in its block that makes one binds (not a stream call's)."""
-    for earlier in reversed(block[:block.index(stmt)]):
+    for earlier in reversed(block[: block.index(stmt)]):
         if earlier not in site_stmts and earlier in made:
             return made[earlier]
     return None

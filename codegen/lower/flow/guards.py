@@ -37,8 +37,15 @@ class CallGuard:
 ALWAYS = CallGuard(static=True)
 
 
-def read_guard(when: str | None, call: ast.Call, resolved: Resolved, signature: Signature,
-               *, same_module: bool, caller_locals: frozenset[str]) -> CallGuard:
+def read_guard(
+    when: str | None,
+    call: ast.Call,
+    resolved: Resolved,
+    signature: Signature,
+    *,
+    same_module: bool,
+    caller_locals: frozenset[str],
+) -> CallGuard:
     if when is None:
         return ALWAYS
     root, _, rest = when.partition(".")
@@ -59,14 +66,18 @@ def _from_argument(when: str, call: ast.Call, resolved: Resolved, signature: Sig
     root = when.partition(".")[0]
     found = _argument(call, resolved, signature, root)
     if found is _STARRED:
-        return CallGuard(unreadable=f'its when="{when}" reads the parameter "{root}", which this call may pass '
-                                    "through *args or **kwargs")
+        return CallGuard(
+            unreadable=f'its when="{when}" reads the parameter "{root}", which this call may pass '
+            "through *args or **kwargs"
+        )
     if found is None:
         param = signature.get(root)
         assert param is not None
         if param.default in (NO_DEFAULT, UNKNOWN_DEFAULT) or tail:
-            return CallGuard(unreadable=f'its when="{when}" reads the parameter "{root}", which this call does not '
-                                        "pass as a plain argument")
+            return CallGuard(
+                unreadable=f'its when="{when}" reads the parameter "{root}", which this call does not '
+                "pass as a plain argument"
+            )
         return CallGuard(static=bool(param.default))
     if isinstance(found, ast.Constant) and not tail:
         return CallGuard(static=bool(found.value))

@@ -22,8 +22,9 @@ from codegen.lower.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, Sw
 __all__ = ["with_manual_sites"]
 
 
-def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *, keep_alive: bool,
-                      receiver: str | None) -> CallerPlan:
+def with_manual_sites(
+    fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *, keep_alive: bool, receiver: str | None
+) -> CallerPlan:
     """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``) whose guard the call
     site can read as written."""
     wraps, calls, steps = dict(plan.wraps), dict(plan.calls), dict(plan.steps)
@@ -42,8 +43,9 @@ def with_manual_sites(fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: F
         hoisted = [] if id(site.stmt) in whole else hoisted_arguments(site, flags)
         if hoisted:
             calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
-            bound = tuple(Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot)))
-                          for slot, name in hoisted)
+            bound = tuple(
+                Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
+            )
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
         values = _crossing(site, made, kept, receiver, dict(hoisted)) if keep_alive else ()
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
@@ -62,12 +64,16 @@ def _whole_statements(sites: list[Site]) -> dict[int, bool]:
     by_stmt: dict[int, list[Site]] = {}
     for site in sites:
         by_stmt.setdefault(id(site.stmt), []).append(site)
-    return {key: len({(s.guard.expr, s.guard.dynamic) for s in group}) == 1
-            for key, group in by_stmt.items() if len(group) > 1}
+    return {
+        key: len({(s.guard.expr, s.guard.dynamic) for s in group}) == 1
+        for key, group in by_stmt.items()
+        if len(group) > 1
+    }
 
 
-def _crossing(site: Site, made: dict[str, str], kept: set[tuple[str, str]], receiver: str | None,
-              hoisted: dict[int | str, str]) -> tuple[Value, ...]:
+def _crossing(
+    site: Site, made: dict[str, str], kept: set[tuple[str, str]], receiver: str | None, hoisted: dict[int | str, str]
+) -> tuple[Value, ...]:
     values: list[Value] = []
     for argument in site.args:
         bare = (argument.bare and argument.name) or argument.slot in hoisted
@@ -81,5 +87,9 @@ def _crossing(site: Site, made: dict[str, str], kept: set[tuple[str, str]], rece
 
 def _rebound(fn: ast.AST, after: int, before: int) -> set[str]:
     """Names a simple statement between two lines binds (they no longer hold what they held)."""
-    return {name for stmt in ast.walk(fn) if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body")
-            and after < stmt.lineno < before for name in bound_names(stmt)}
+    return {
+        name
+        for stmt in ast.walk(fn)
+        if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body") and after < stmt.lineno < before
+        for name in bound_names(stmt)
+    }

@@ -57,10 +57,17 @@ class _Relations:
         return same_guard and self.sites[earlier].tag == self.sites[later].tag
 
 
-def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], current: CurrentStream,
-                flags: Flags, events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
-                barriers: frozenset[ast.stmt] = frozenset(), methods: frozenset[str] = frozenset(),
-                receiver: str | None = None) -> CallerPlan:
+def plan_caller(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    current: CurrentStream,
+    flags: Flags,
+    events: Callable[[Site], SiteEvents],
+    tensors: frozenset[str] = frozenset(),
+    barriers: frozenset[ast.stmt] = frozenset(),
+    methods: frozenset[str] = frozenset(),
+    receiver: str | None = None,
+) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
@@ -133,8 +140,13 @@ def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 
         if parts[0] in bound_names(stmt) and parts[0] != "self":
             return False
         for sub in ast.walk(stmt):
-            targets = sub.targets if isinstance(sub, ast.Assign) else \
-                [sub.target] if isinstance(sub, (ast.AugAssign, ast.AnnAssign)) else []
+            targets = (
+                sub.targets
+                if isinstance(sub, ast.Assign)
+                else [sub.target]
+                if isinstance(sub, (ast.AugAssign, ast.AnnAssign))
+                else []
+            )
             if any(_dotted_text(t) in prefixes for t in targets):
                 return False
     return True
@@ -162,8 +174,9 @@ def computed(node: ast.expr) -> bool:
     return not isinstance(node, (ast.Name, ast.Constant))
 
 
-def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags,
-          since: int) -> SiteSync:
+def _sync(
+    site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags, since: int
+) -> SiteSync:
     hoisted = hoisted_arguments(site, flags)
     guard = site.guard
     text = guard.expr
@@ -178,8 +191,12 @@ def _sync(site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionD
     needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn, since))))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
     cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
-    return SiteSync(cond=cond, flag=flag, guard_text=text if guard.dynamic else None,
-                     hoisted=tuple(sorted(hoisted, key=lambda h: _order(site.call.call, h[0]))))
+    return SiteSync(
+        cond=cond,
+        flag=flag,
+        guard_text=text if guard.dynamic else None,
+        hoisted=tuple(sorted(hoisted, key=lambda h: _order(site.call.call, h[0]))),
+    )
 
 
 def _short(site: Site) -> str:
@@ -209,5 +226,3 @@ def _order(call: ast.Call, slot: int | str) -> int:
     if isinstance(slot, int):
         return slot
     return len(call.args) + next((i for i, k in enumerate(call.keywords) if (k.arg or "**") == slot), 0)
-
-

@@ -45,26 +45,43 @@ class Site:
                 reads |= data_reads(keyword.value)
         guarded = self.guard.dynamic
         inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
-        return SiteView(index=self.index, names=self.names, bare=bare, reads=frozenset(reads), guarded=guarded,
-                        inputs=inputs)
+        return SiteView(
+            index=self.index, names=self.names, bare=bare, reads=frozenset(reads), guarded=guarded, inputs=inputs
+        )
 
 
-def plan_site(index: int, stmt: ast.stmt, site: CallSite, callee: object, *, same_module: bool,
-              caller_locals: frozenset[str], receiver: str | None) -> Site:
+def plan_site(
+    index: int,
+    stmt: ast.stmt,
+    site: CallSite,
+    callee: object,
+    *,
+    same_module: bool,
+    caller_locals: frozenset[str],
+    receiver: str | None,
+) -> Site:
     signature = callee.signature  # type: ignore[attr-defined]
-    guard = read_guard(callee.when, site.call, site.resolved, signature,  # type: ignore[attr-defined]
-                       same_module=same_module, caller_locals=caller_locals)
+    guard = read_guard(
+        callee.when,  # type: ignore[attr-defined]
+        site.call,
+        site.resolved,
+        signature,
+        same_module=same_module,
+        caller_locals=caller_locals,
+    )
     args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
-        else []
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
     names |= _written_arguments(args, callee, site.resolved.explicit_receiver)
     receiver = site.resolved.receiver
     if callee.writes_state and receiver:  # type: ignore[attr-defined]
         # the caller reads that state as ``self.buf`` (or ``self.sub.buf``); an unnamed write: anything of it
         written = callee.writes_state  # type: ignore[attr-defined]
-        names |= ({receiver.split(".")[0]} if "*" in written or "." in receiver
-                  else {f"{receiver}.{attr}" for attr in written})
+        names |= (
+            {receiver.split(".")[0]}
+            if "*" in written or "." in receiver
+            else {f"{receiver}.{attr}" for attr in written}
+        )
     return Site(index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names)
 
 
@@ -78,8 +95,11 @@ def _written_arguments(args: list[Argument], callee: object, explicit_receiver: 
     found: set[str] = set()
     for argument in args:
         slot = argument.slot
-        name = slot if isinstance(slot, str) else (params[slot - offset].name if 0 <= slot - offset < len(params)
-                                                    else None)
+        name = (
+            slot
+            if isinstance(slot, str)
+            else (params[slot - offset].name if 0 <= slot - offset < len(params) else None)
+        )
         if argument.bare and argument.name and name in writes:
             found.add(argument.name)
     return frozenset(found)

@@ -47,10 +47,16 @@ def merge(*states: State | None) -> State | None:
         found = [next((p for p in s if p.site == site), None) for s in reached]
         present = [p for p in found if p is not None]
         covers = frozenset.intersection(*(p.covers for p in present)) if len(present) == len(found) else frozenset()
-        merged.append(Pending(site=site, forked=all(p is not None and p.forked for p in found),
-                              pending=any(p.pending for p in present),
-                              names=frozenset().union(*(p.names for p in present)), covers=covers,
-                              inputs=frozenset().union(*(p.inputs for p in present))))
+        merged.append(
+            Pending(
+                site=site,
+                forked=all(p is not None and p.forked for p in found),
+                pending=any(p.pending for p in present),
+                names=frozenset().union(*(p.names for p in present)),
+                covers=covers,
+                inputs=frozenset().union(*(p.inputs for p in present)),
+            )
+        )
     return _sorted(merged)
 
 
@@ -64,21 +70,27 @@ def joined(state: State, sites: Iterable[int]) -> State:
     for p in state:
         if p.site in done and p.forked:
             done |= p.covers
-    return _sorted(attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset())
-                   if p.site in done else p for p in state)
+    return _sorted(
+        attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset())
+        if p.site in done
+        else p
+        for p in state
+    )
 
 
 def renamed(state: State, update: dict[int, frozenset[str]]) -> State:
     return tuple(attrs.evolve(p, names=update[p.site]) if p.site in update else p for p in state)
 
 
-def fork(state: State, site: int, names: frozenset[str], covers: Iterable[int],
-         inputs: frozenset[str] = frozenset()) -> State:
+def fork(
+    state: State, site: int, names: frozenset[str], covers: Iterable[int], inputs: frozenset[str] = frozenset()
+) -> State:
     """``site`` forks (again): a later wait for its event also covers an earlier fork of it on the same
     stream, so the names add up; no other call covers it any more (it forked after them)."""
     old = next((p for p in state if p.site == site), None)
     names = names | (old.names if old is not None and old.pending else frozenset())
     inputs = inputs | (old.inputs if old is not None and old.pending else frozenset())
     rest = [attrs.evolve(p, covers=p.covers - {site}) for p in state if p.site != site]
-    return _sorted([*rest, Pending(site=site, forked=True, names=names, covers=frozenset(covers) - {site},
-                                   inputs=inputs)])
+    return _sorted(
+        [*rest, Pending(site=site, forked=True, names=names, covers=frozenset(covers) - {site}, inputs=inputs)]
+    )

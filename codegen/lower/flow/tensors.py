@@ -23,12 +23,48 @@ Known = frozenset[str] | set[str]
 Returns = dict[str, ast.expr]  # a callable as spelled in the caller -> its return annotation
 
 # Methods and functions of a tensor that return something else (a size, a Python number, a tuple).
-_NOT_ONE_TENSOR = frozenset({
-    "aminmax", "chunk", "data_ptr", "dim", "element_size", "get_device", "is_contiguous", "is_floating_point",
-    "is_tensor", "item", "kthvalue", "max", "median", "meshgrid", "min", "mode", "nelement", "numel", "size",
-    "sort", "split", "storage_offset", "stride", "tensor_split", "tolist", "topk", "unbind", "broadcast_tensors",
-    "finfo", "iinfo", "get_default_dtype", "device", "dtype", "Size", "npu", "cuda", "compile", "no_grad",
-})
+_NOT_ONE_TENSOR = frozenset(
+    {
+        "aminmax",
+        "chunk",
+        "data_ptr",
+        "dim",
+        "element_size",
+        "get_device",
+        "is_contiguous",
+        "is_floating_point",
+        "is_tensor",
+        "item",
+        "kthvalue",
+        "max",
+        "median",
+        "meshgrid",
+        "min",
+        "mode",
+        "nelement",
+        "numel",
+        "size",
+        "sort",
+        "split",
+        "storage_offset",
+        "stride",
+        "tensor_split",
+        "tolist",
+        "topk",
+        "unbind",
+        "broadcast_tensors",
+        "finfo",
+        "iinfo",
+        "get_default_dtype",
+        "device",
+        "dtype",
+        "Size",
+        "npu",
+        "cuda",
+        "compile",
+        "no_grad",
+    }
+)
 _TORCH_ROOTS = frozenset({"torch", "F"})
 
 
@@ -61,10 +97,27 @@ def _tensor_callable(owner: ast.expr, known: Known, returns: Returns) -> bool:
 
 
 # torch.nn layers whose forward returns one tensor, as ``__init__`` makes them (``self.norm = nn.LayerNorm(h)``).
-_ONE_TENSOR_LAYERS = frozenset({
-    "Linear", "LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "Embedding", "Conv1d", "Conv2d",
-    "Dropout", "Identity", "GELU", "SiLU", "ReLU", "Tanh", "Sigmoid", "Softmax",
-})
+_ONE_TENSOR_LAYERS = frozenset(
+    {
+        "Linear",
+        "LayerNorm",
+        "RMSNorm",
+        "GroupNorm",
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "Embedding",
+        "Conv1d",
+        "Conv2d",
+        "Dropout",
+        "Identity",
+        "GELU",
+        "SiLU",
+        "ReLU",
+        "Tanh",
+        "Sigmoid",
+        "Softmax",
+    }
+)
 _TENSOR = ast.parse("torch.Tensor", mode="eval").body
 
 
@@ -105,8 +158,11 @@ def certain_tensors(fn: _Function, *, method: bool, returns: Returns) -> dict[as
             else:
                 known.discard(target.id)
     sure = {id(t) for targets in found.values() for t in targets}
-    unsure = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name)
-              and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure}
+    unsure = {
+        node.id
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure
+    }
     names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
     return {stmt: kept[-1] for stmt, kept in names.items() if kept}
 
@@ -117,8 +173,9 @@ def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.
         target, value = stmt.targets[0], stmt.value
     elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
         target = stmt.target
-        value = ast.BinOp(left=stmt.target, op=stmt.op, right=stmt.value) if isinstance(stmt, ast.AugAssign) \
-            else stmt.value
+        value = (
+            ast.BinOp(left=stmt.target, op=stmt.op, right=stmt.value) if isinstance(stmt, ast.AugAssign) else stmt.value
+        )
     else:
         return []
     if isinstance(target, ast.Name):

@@ -72,8 +72,9 @@ def join_step(entry: Pending, state: State) -> Join:
     return Join(entry.site, not entry.forked, names)
 
 
-def transfer(stmt: ast.stmt, state: State, site: SiteView | None,
-             relations: Relations, methods: frozenset[str] = frozenset()) -> tuple[list[Step], State]:
+def transfer(
+    stmt: ast.stmt, state: State, site: SiteView | None, relations: Relations, methods: frozenset[str] = frozenset()
+) -> tuple[list[Step], State]:
     """The steps placed before ``stmt`` and the state after it; ``methods``: the caller's own methods (a call of
     one may read any state of its object)."""
     if isinstance(stmt, ast.Return):

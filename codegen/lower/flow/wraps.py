@@ -45,8 +45,16 @@ from codegen.lower.plan import (
     Wrap,
 )
 
-__all__ = ["SiteEvents", "SiteSync", "any_may", "argument_names", "lower_sites", "same_stream", "slot_node",
-           "statement_blocks"]
+__all__ = [
+    "SiteEvents",
+    "SiteSync",
+    "any_may",
+    "argument_names",
+    "lower_sites",
+    "same_stream",
+    "slot_node",
+    "statement_blocks",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -111,12 +119,17 @@ class _Lowering:
         for anchor, join in joins:
             self.steps.setdefault(anchor, []).extend(self._join(join))
         wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
-        start = tuple(Assign(name=s.flag, value="False") for s, site in zip(self.syncs, self.sites)
-                      if s.flag and any_may(self.result, site.index))
-        calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs)
-                 if sync.hoisted}
-        return CallerPlan(steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls,
-                          wraps=wraps)
+        start = tuple(
+            Assign(name=s.flag, value="False")
+            for s, site in zip(self.syncs, self.sites)
+            if s.flag and any_may(self.result, site.index)
+        )
+        calls = {
+            site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs) if sync.hoisted
+        }
+        return CallerPlan(
+            steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls, wraps=wraps
+        )
 
     # -- decisions ---------------------------------------------------------------------------------
     def _forks(self, site: Site, relayed: set[int]) -> bool:
@@ -162,15 +175,19 @@ class _Lowering:
         block = self.blocks.get(stmt, [stmt])
         if earlier is None or earlier not in block or block.index(earlier) > block.index(stmt):
             return False
-        between = block[block.index(earlier) + 1:block.index(stmt)]
+        between = block[block.index(earlier) + 1 : block.index(stmt)]
         return not any(key[0] in bound_names(s) for s in between)
 
     def _held_past_join(self, site: Site, name: str) -> bool:
         """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
         if not site.callee.auto or _in_loop(self.fn, site.stmt) or name in bound_names(site.stmt):  # type: ignore[attr-defined]
             return False  # a name the call's own statement rebinds holds its result afterwards, not the input
-        joins = [anchor for anchor, found in self.result.steps.items()
-                 for step in found if isinstance(step, Join) and step.site == site.index]
+        joins = [
+            anchor
+            for anchor, found in self.result.steps.items()
+            for step in found
+            if isinstance(step, Join) and step.site == site.index
+        ]
         if not joins or any(kind != "before" for kind, _, _ in joins):
             return False
         return all(_read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name) for _, stmt, _ in joins)
@@ -179,8 +196,11 @@ class _Lowering:
         """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
         line = site.stmt.lineno
         loop = _in_loop(self.fn, site.stmt)
-        return any(other.tag == site.tag and not fork and (loop or other.stmt.lineno > line)
-                   for other, fork in zip(self.sites, self.forks) if other is not site)
+        return any(
+            other.tag == site.tag and not fork and (loop or other.stmt.lineno > line)
+            for other, fork in zip(self.sites, self.forks)
+            if other is not site
+        )
 
     # -- steps -------------------------------------------------------------------------------------
     def _when(self, site: int, may: bool) -> Cond | None:
@@ -206,9 +226,16 @@ class _Lowering:
             at = block.index(stmt)
             first = block[at - 1] if at else None
             keep = [s for s in wrap.enter if isinstance(s, KeepAlive)]
-            if first not in wraps or len(keep) != 1 or len(wrap.enter) != 1 or wraps[first].switch != wrap.switch \
-                    or self.steps.get(("before", stmt, "")) or self.steps.get(("after", first, "")) \
-                    or wraps[first].leave or {v.name for v in keep[0].values} & bound_names(first):
+            if (
+                first not in wraps
+                or len(keep) != 1
+                or len(wrap.enter) != 1
+                or wraps[first].switch != wrap.switch
+                or self.steps.get(("before", stmt, ""))
+                or self.steps.get(("after", first, ""))
+                or wraps[first].leave
+                or {v.name for v in keep[0].values} & bound_names(first)
+            ):
                 continue
             earlier = wraps[first]
             kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep[0].stream]
@@ -218,8 +245,9 @@ class _Lowering:
             wraps[stmt] = attrs.evolve(wrap, enter=())
         return wraps
 
-    def _same_point(self, site: Site, sync: SiteSync,
-                    before: list[Step]) -> tuple[EventRef, str | None, frozenset[str]] | None:
+    def _same_point(
+        self, site: Site, sync: SiteSync, before: list[Step]
+    ) -> tuple[EventRef, str | None, frozenset[str]] | None:
         """The fork of the call just before this one, when nothing runs on the caller's stream between the two
         (one record serves both; on the same stream, its wait does too)."""
         block = self.blocks.get(site.stmt, [site.stmt])
@@ -232,8 +260,9 @@ class _Lowering:
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
-        before: list[Step] = [Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot)))
-                              for slot, name in sync.hoisted]
+        before: list[Step] = [
+            Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
+        ]
         if sync.flag and sync.guard_text:
             before.append(Assign(name=sync.flag, value=sync.guard_text))
         events = self.events(site)
@@ -260,18 +289,34 @@ class _Lowering:
         waited = {self.events(self.sites[i]).join.var for i in self.waited}
         leave = (Record(event=events.join, when=guard),) if events.join.var in waited else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
-        return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter),
-                    leave=leave)
+        return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 
 
-def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], syncs: list[SiteSync],
-                result: Analysis, relations: Relations, current: CurrentStream,
-                events: Callable[[Site], SiteEvents], tensors: frozenset[str] = frozenset(),
-                receiver: str | None = None) -> CallerPlan:
+def lower_sites(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    syncs: list[SiteSync],
+    result: Analysis,
+    relations: Relations,
+    current: CurrentStream,
+    events: Callable[[Site], SiteEvents],
+    tensors: frozenset[str] = frozenset(),
+    receiver: str | None = None,
+) -> CallerPlan:
     """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
     certainly hold a tensor."""
-    return _Lowering(fn=fn, sites=sites, syncs=syncs, result=result, relations=relations, current=current,
-                     events=events, receiver=receiver, tensors=tensors, blocks=statement_blocks(fn)).run()
+    return _Lowering(
+        fn=fn,
+        sites=sites,
+        syncs=syncs,
+        result=result,
+        relations=relations,
+        current=current,
+        events=events,
+        receiver=receiver,
+        tensors=tensors,
+        blocks=statement_blocks(fn),
+    ).run()
 
 
 def _state_made_elsewhere(site: Site) -> frozenset[str]:
@@ -293,11 +338,19 @@ def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int |
     for node in ast.walk(argument.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             skipped.add(id(node.func))
-    state = {id(n.value) for n in ast.walk(argument.node)
-             if isinstance(n, (ast.Attribute, ast.Subscript)) and id(n) not in skipped and isinstance(n.value, ast.Name)
-             and isinstance(n, ast.Attribute)}
-    names = {n.id for n in ast.walk(argument.node) if isinstance(n, ast.Name) and id(n) not in state
-             and not isinstance(n.ctx, ast.Store)}
+    state = {
+        id(n.value)
+        for n in ast.walk(argument.node)
+        if isinstance(n, (ast.Attribute, ast.Subscript))
+        and id(n) not in skipped
+        and isinstance(n.value, ast.Name)
+        and isinstance(n, ast.Attribute)
+    }
+    names = {
+        n.id
+        for n in ast.walk(argument.node)
+        if isinstance(n, ast.Name) and id(n) not in state and not isinstance(n.ctx, ast.Store)
+    }
     return sorted((names & data_reads(argument.node)) - {receiver})
 
 
@@ -335,8 +388,9 @@ def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
 
 
 def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
-    return any(stmt in set(_statements(loop)) for loop in ast.walk(fn)
-               if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)))
+    return any(
+        stmt in set(_statements(loop)) for loop in ast.walk(fn) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+    )
 
 
 def _read_later(fn: ast.AST, block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
@@ -345,7 +399,7 @@ def _read_later(fn: ast.AST, block: list[ast.stmt], call: ast.stmt, join: ast.st
     between = [s for s in _statements(fn) if not isinstance(s, _COMPOUND) and call.lineno < s.lineno < join.lineno]
     if any(name in bound_names(s) for s in between):
         return False
-    for stmt in block[block.index(join):]:
+    for stmt in block[block.index(join) :]:
         if isinstance(stmt, _COMPOUND):
             return False
         if name in data_reads(stmt):
@@ -355,5 +409,16 @@ def _read_later(fn: ast.AST, block: list[ast.stmt], call: ast.stmt, join: ast.st
     return False
 
 
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match,
-             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)

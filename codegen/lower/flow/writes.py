@@ -23,8 +23,9 @@ def _root(node: ast.expr) -> str | None:
 
 
 # Python's own containers change in place through these methods (``acc.append(t)``, ``cache.update(...)``).
-_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
-                       "discard", "reverse"})  # not ``add``/``sort``: tensors have out-of-place methods of those names
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard", "reverse"}
+)  # not ``add``/``sort``: tensors have out-of-place methods of those names
 
 
 def _writes_self(call: ast.Call) -> bool:
@@ -41,8 +42,12 @@ def _call_writes(call: ast.Call) -> Iterable[str | None]:
         if keyword.arg == "out":
             targets = keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
             yield from (_root(t) for t in targets)
-        elif keyword.arg == "inplace" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True \
-                and call.args:
+        elif (
+            keyword.arg == "inplace"
+            and isinstance(keyword.value, ast.Constant)
+            and keyword.value.value is True
+            and call.args
+        ):
             yield _root(call.args[0])
 
 
@@ -117,14 +122,18 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
     """What a statement may point at a new value: a store to ``receiver.attr``, a call of a method that is
     not a tensor's in-place one (``self.acc.append(t)``), an augmented assignment of the attribute itself."""
     found: set[str] = set()
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
-        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+    targets = (
+        stmt.targets
+        if isinstance(stmt, ast.Assign)
+        else [stmt.target]
+        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
+        else []
+    )
     for target in targets:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
             found.add(target.attr)
     for node in ast.walk(stmt):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and not node.func.attr.endswith("_"):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.func.attr.endswith("_"):
             found |= {a for a in [_first_attribute(node.func.value, receiver)] if a}
     return found
 
@@ -159,7 +168,11 @@ def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
     for node in ast.walk(stmt):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             found.add(f"{node.value.id}.{node.attr}")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods \
-                and isinstance(node.func.value, ast.Name):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in methods
+            and isinstance(node.func.value, ast.Name)
+        ):
             found.add(f"{node.func.value.id}.*")
     return found

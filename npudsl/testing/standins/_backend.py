@@ -35,14 +35,19 @@ def copy_graph(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     return torch.fx.GraphModule(gm, graph)
 
 
-def checking_backend(target: str, *, data_edges: str | None = None,
-                     seen: Callable[[torch.fx.GraphModule], None] | None = None,
-                     aot_seen: Callable[[torch.fx.GraphModule], None] | None = None) -> Backend:
+def checking_backend(
+    target: str,
+    *,
+    data_edges: str | None = None,
+    seen: Callable[[torch.fx.GraphModule], None] | None = None,
+    aot_seen: Callable[[torch.fx.GraphModule], None] | None = None,
+) -> Backend:
     """Check each graph for races as ``target`` runs it, then run it through ``aot_autograd``.
 
     ``seen``/``aot_seen`` are called with the dynamo graph and with each graph
     ``aot_autograd`` makes (forward, and backward where there is one).
     """
+
     def compile_forward(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         if aot_seen is not None:
             aot_seen(gm)

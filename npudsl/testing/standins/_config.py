@@ -114,7 +114,8 @@ def apply_options(config: NpuGraphExConfig, options: dict[str, Any] | None) -> N
     """``torch.compile(backend="npugraph_ex", options=...)``: each name must be an option of the config."""
     for name, value in (options or {}).items():
         if not hasattr(config, name):
-            raise ValueError(f"Invalid option '{name}'. The '{type(config).__name__}' object does not have "
-                             f"attribute '{name}'.")
+            raise ValueError(
+                f"Invalid option '{name}'. The '{type(config).__name__}' object does not have attribute '{name}'."
+            )
         setattr(config, name, value)
     return config

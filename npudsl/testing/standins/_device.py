@@ -46,8 +46,10 @@ class StandinError(NpudslError, RuntimeError):
 
 def _active(what: str) -> Device:
     if torch.compiler.is_compiling():
-        raise StandinError(f"{what}() inside a compiled region: streams and events must exist before it "
-                           "(create them at import, at module construction or at first eager use)")
+        raise StandinError(
+            f"{what}() inside a compiled region: streams and events must exist before it "
+            "(create them at import, at module construction or at first eager use)"
+        )
     if not _ACTIVE:
         raise StandinError(f"{what}() while no device stand-in is installed")
     return _ACTIVE[-1]
@@ -94,8 +96,9 @@ class Stream:
 
 
 class Event:
-    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
-                 **_: Any) -> None:
+    def __init__(
+        self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False, **_: Any
+    ) -> None:
         self.standin = _active("Event")
         self.name = self.standin.name(_caller_tag(), "event")
 

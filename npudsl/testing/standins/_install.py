@@ -81,16 +81,26 @@ def torchair_installed() -> Iterator[types.ModuleType]:
 
 
 def _common(device: _device.Device) -> dict[str, Any]:
-    return {"Stream": _device.Stream, "Event": _device.Event, "stream": device.stream,
-            "current_stream": device.current_stream, "is_current_stream_capturing": lambda: False,
-            "synchronize": lambda device=None: None}
+    return {
+        "Stream": _device.Stream,
+        "Event": _device.Event,
+        "stream": device.stream,
+        "current_stream": device.current_stream,
+        "is_current_stream_capturing": lambda: False,
+        "synchronize": lambda device=None: None,
+    }
 
 
 def _npu(device: _device.Device) -> types.ModuleType:
     npu = types.ModuleType("torch.npu")
-    npu.__dict__.update(_common(device), is_available=lambda: False, npugraph_ex=_limits.npugraph_ex_module(),
-                        get_stream_limit=_limits.get_stream_limit, set_stream_limit=_limits.set_stream_limit,
-                        reset_stream_limit=_limits.reset_stream_limit)
+    npu.__dict__.update(
+        _common(device),
+        is_available=lambda: False,
+        npugraph_ex=_limits.npugraph_ex_module(),
+        get_stream_limit=_limits.get_stream_limit,
+        set_stream_limit=_limits.set_stream_limit,
+        reset_stream_limit=_limits.reset_stream_limit,
+    )
     return npu
 
 
@@ -117,8 +127,11 @@ def installed(target: str) -> Iterator[_device.Device | None]:
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
     with contextlib.ExitStack() as stack:
-        device = None if target == "portable" else stack.enter_context(
-            device_installed("cuda" if target == "cuda" else "npu"))
+        device = (
+            None
+            if target == "portable"
+            else stack.enter_context(device_installed("cuda" if target == "cuda" else "npu"))
+        )
         if target in ("aclgraph", "ge"):
             stack.enter_context(torchair_installed())
         if target == "npugraph_ex":

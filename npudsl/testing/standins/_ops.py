@@ -41,25 +41,36 @@ _EX_SCOPE = "torch_npu/dynamo/npugraph_ex/scope/_scope.py"
 
 SCHEMAS: dict[str, dict[str, OpSpec]] = {
     AIR: {
-        "scope_enter": OpSpec(schema="scope_enter(str[] keys, str[] values, bool need_execute=False) -> None",
-                              source=_SCOPE, side_effect=True),
+        "scope_enter": OpSpec(
+            schema="scope_enter(str[] keys, str[] values, bool need_execute=False) -> None",
+            source=_SCOPE,
+            side_effect=True,
+        ),
         "scope_exit": OpSpec(schema="scope_exit(bool need_execute=False) -> None", source=_SCOPE, side_effect=True),
-        "wait_tensor": OpSpec(schema="wait_tensor(Tensor self, Tensor dependency) -> Tensor",
-                              source=_WAIT_TENSOR, side_effect=False),
-        "tagged_event_record": OpSpec(schema="tagged_event_record(str tag, bool created_inside=False) -> ()",
-                                      source=_TAGGED, side_effect=True),
-        "tagged_event_wait": OpSpec(schema="tagged_event_wait(str tag, bool created_inside=False) -> ()",
-                                    source=_TAGGED, side_effect=True),
-        "record_tagged_stream": OpSpec(schema="record_tagged_stream(Tensor input, str tag) -> ()",
-                                       source=_TAGGED, side_effect=True),
-        "record_tagged_stream_": OpSpec(schema="record_tagged_stream_(Tensor(a!) input, str tag) -> ()",
-                                        source=_TAGGED, side_effect=False),
+        "wait_tensor": OpSpec(
+            schema="wait_tensor(Tensor self, Tensor dependency) -> Tensor", source=_WAIT_TENSOR, side_effect=False
+        ),
+        "tagged_event_record": OpSpec(
+            schema="tagged_event_record(str tag, bool created_inside=False) -> ()", source=_TAGGED, side_effect=True
+        ),
+        "tagged_event_wait": OpSpec(
+            schema="tagged_event_wait(str tag, bool created_inside=False) -> ()", source=_TAGGED, side_effect=True
+        ),
+        "record_tagged_stream": OpSpec(
+            schema="record_tagged_stream(Tensor input, str tag) -> ()", source=_TAGGED, side_effect=True
+        ),
+        "record_tagged_stream_": OpSpec(
+            schema="record_tagged_stream_(Tensor(a!) input, str tag) -> ()", source=_TAGGED, side_effect=False
+        ),
         "record": OpSpec(schema="record(*, Device? device=None) -> Tensor", source=_RECORD_WAIT, side_effect=False),
         "wait": OpSpec(schema="wait(Tensor[] x) -> ()", source=_RECORD_WAIT, side_effect=True),
     },
     NPUGRAPH_EX: {
-        "scope_enter": OpSpec(schema="scope_enter(str[] keys, str[] values, bool need_execute=False) -> None",
-                              source=_EX_SCOPE, side_effect=True),
+        "scope_enter": OpSpec(
+            schema="scope_enter(str[] keys, str[] values, bool need_execute=False) -> None",
+            source=_EX_SCOPE,
+            side_effect=True,
+        ),
         "scope_exit": OpSpec(schema="scope_exit(bool need_execute=False) -> None", source=_EX_SCOPE, side_effect=True),
     },
 }
@@ -99,8 +110,11 @@ def _record_tagged_stream_functional(input: torch.Tensor, tag: str) -> None:  # 
     torch.ops.standin_air.record_tagged_stream(input, tag)
 
 
-_EAGER: dict[str, Callable[..., Any]] = {"wait_tensor": _copy, "tagged_event_record": _tagged_event,
-                                         "tagged_event_wait": _tagged_event}
+_EAGER: dict[str, Callable[..., Any]] = {
+    "wait_tensor": _copy,
+    "tagged_event_record": _tagged_event,
+    "tagged_event_wait": _tagged_event,
+}
 _META: dict[str, Callable[..., Any]] = {"wait_tensor": _same, "record": _record_meta}
 _BACKEND_SELECT = {"record": _record, "wait": _nothing}  # no tensor to dispatch on: as the wheel registers them
 

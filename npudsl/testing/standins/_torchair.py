@@ -40,8 +40,13 @@ class _Scope:
 
 
 def npu_stream_switch(stream_tag: str, stream_priority: int = 0, enable_inner_parallel: bool = True) -> _Scope:
-    return _Scope([("_user_stream_label", stream_tag), ("_user_stream_priority", str(stream_priority)),
-                   ("_enable_inner_parallel", str(enable_inner_parallel))])
+    return _Scope(
+        [
+            ("_user_stream_label", stream_tag),
+            ("_user_stream_priority", str(stream_priority)),
+            ("_enable_inner_parallel", str(enable_inner_parallel)),
+        ]
+    )
 
 
 def limit_core_num(op_aicore_num: int, op_vectorcore_num: int) -> _Scope:
@@ -115,16 +120,30 @@ def build(backend_for: Callable[[CompilerConfig], Callable[..., Any]]) -> dict[s
 
     ``get_npu_backend(compiler_config=...)`` returns ``backend_for(config)``.
     """
-    scope = _namespace("torchair.scope", {f.__name__: f for f in (
-        npu_stream_switch, limit_core_num, super_kernel, npu_wait_tensor)})
-    ops = _namespace("torchair.ops", {f.__name__: f for f in (
-        npu_create_tagged_event, npu_tagged_event_record, npu_tagged_event_wait, npu_record_tagged_stream,
-        record, wait)})
+    scope = _namespace(
+        "torchair.scope", {f.__name__: f for f in (npu_stream_switch, limit_core_num, super_kernel, npu_wait_tensor)}
+    )
+    ops = _namespace(
+        "torchair.ops",
+        {
+            f.__name__: f
+            for f in (
+                npu_create_tagged_event,
+                npu_tagged_event_record,
+                npu_tagged_event_wait,
+                npu_record_tagged_stream,
+                record,
+                wait,
+            )
+        },
+    )
 
-    def get_npu_backend(*, compiler_config: CompilerConfig | None = None,
-                        custom_decompositions: dict | None = None) -> Callable[..., Any]:
+    def get_npu_backend(
+        *, compiler_config: CompilerConfig | None = None, custom_decompositions: dict | None = None
+    ) -> Callable[..., Any]:
         return backend_for(compiler_config if compiler_config is not None else CompilerConfig())
 
-    torchair = _namespace("torchair", {"scope": scope, "ops": ops, "CompilerConfig": CompilerConfig,
-                                       "get_npu_backend": get_npu_backend})
+    torchair = _namespace(
+        "torchair", {"scope": scope, "ops": ops, "CompilerConfig": CompilerConfig, "get_npu_backend": get_npu_backend}
+    )
     return {"torchair": torchair, "torchair.scope": scope, "torchair.ops": ops}

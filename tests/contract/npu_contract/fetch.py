@@ -50,8 +50,18 @@ def fetch_wheel(version: str = TORCH_NPU_VERSION, directory: Path | None = None)
         return hit
     directory.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        *_WHEEL_TAGS, "--disable-pip-version-check", "-q", "-d", str(directory), f"torch-npu=={version}",
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        *_WHEEL_TAGS,
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(directory),
+        f"torch-npu=={version}",
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     hit = _cached(directory, version)

@@ -102,7 +102,7 @@ class ApiTable:
     def canonical(self, name: str) -> str:
         for alias, target in self.aliases.items():
             if name == alias or name.startswith(alias + "."):
-                return target + name[len(alias):]
+                return target + name[len(alias) :]
         return name
 
     def covers(self, name: str) -> bool:

@@ -31,7 +31,7 @@ class FileNames:
         for target in sorted(self.instances, key=len, reverse=True):
             cls = self.instances[target]
             if cls != _AMBIGUOUS and (name == target or name.startswith(target + ".")):
-                return cls + name[len(target):]
+                return cls + name[len(target) :]
         head, _, rest = name.partition(".")
         base = self.aliases.get(head, head if head in self._root_heads else None)
         if base is None:

@@ -151,8 +151,7 @@ def _class(module: cst.Module, node: cst.ClassDef) -> ClassInfo:
             if stmt.name.value == "__init__":
                 init_fields, extra = _init_fields(module, stmt)
                 fields.update(init_fields)
-    return ClassInfo(name=node.name.value, bases=bases, methods=methods, fields=fields,
-                     extra_fields=extra)
+    return ClassInfo(name=node.name.value, bases=bases, methods=methods, fields=fields, extra_fields=extra)
 
 
 def _all_names(module: cst.Module, stmt: cst.CSTNode) -> tuple[str, ...] | None:
@@ -179,5 +178,12 @@ def parse_module(name: str, source: str, *, is_package: bool = False) -> ModuleI
             all_names = _all_names(module, stmt) or all_names
             targets = stmt.targets if isinstance(stmt, cst.Assign) else [stmt]
             values.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
-    return ModuleInfo(name=name, functions=functions, classes=classes, imports=imports,
-                      star_imports=tuple(stars), all_names=all_names, values=frozenset(values))
+    return ModuleInfo(
+        name=name,
+        functions=functions,
+        classes=classes,
+        imports=imports,
+        star_imports=tuple(stars),
+        all_names=all_names,
+        values=frozenset(values),
+    )

@@ -46,8 +46,9 @@ class SourceTree:
     def module(self, name: str) -> ModuleInfo | None:
         if name not in self._modules:
             found = self._member(name)
-            self._modules[name] = None if found is None else parse_module(
-                name, self.wheel.read(found[0]), is_package=found[1])
+            self._modules[name] = (
+                None if found is None else parse_module(name, self.wheel.read(found[0]), is_package=found[1])
+            )
         return self._modules[name]
 
     def is_module(self, name: str) -> bool:

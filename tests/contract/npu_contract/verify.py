@@ -19,7 +19,7 @@ __all__ = ["api_references", "lookup", "verify_config_paths", "verify_source"]
 
 def _suggest(table: ApiTable, name: str) -> str:
     parent = name.rsplit(".", 1)[0] + "."
-    siblings = [k for k in table.entries if k.startswith(parent) and "." not in k[len(parent):]]
+    siblings = [k for k in table.entries if k.startswith(parent) and "." not in k[len(parent) :]]
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
     return f"; did you mean {close[0]}?" if close else ""
 
@@ -85,7 +85,7 @@ class _Checker(cst.CSTVisitor):
         prefix = f"{self.table.config_class}."
         if self.table.config is None or not name.startswith(prefix) or name in self.table.entries:
             return None
-        return name[len(prefix):]
+        return name[len(prefix) :]
 
     def _check_name(self, node: cst.CSTNode, name: str, *, store: bool = False) -> ApiEntry | None:
         start = self.get_metadata(PositionProvider, node).start
