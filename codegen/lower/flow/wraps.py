@@ -137,6 +137,7 @@ class _Lowering:
         surely waits for first (``relayed``) made, or nothing orders it after the caller's work: no earlier call
         on its stream forked on every path to it, and none of the streams it waits for did."""
         if not site.callee.auto:  # type: ignore[attr-defined]
+            self._anchored.append(False)
             return False
         state = self.result.states.get(site.stmt, ())
         earlier = any(p.forked and self.relations.covers(p.site, site.index) for p in state)
