@@ -22,7 +22,7 @@ from codegen.frontend.signature import Signature, is_static, signature_of
 from codegen.index import scan
 from codegen.lower import naming
 from codegen.lower.flow.callsites import find_calls
-from codegen.lower.flow.writes import param_writes, state_written_in_place, writes_state
+from codegen.lower.flow.writes import param_writes, writes_state
 from codegen.lower.hygiene import identifiers
 from codegen.lower.plan import EventRef
 from npudsl._rules import is_shared_event
@@ -169,6 +169,7 @@ def _collect_definitions(
             _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in ("fork", "join")
         )
         signature = signature_of(node, method=fn.owner is not None)
+        state = writes_state(node, signature.receiver)
         callees[f"{module}:{fn.qualname}"] = CalleeInfo(
             key=f"{module}:{fn.qualname}",
             fork=fork,
@@ -177,9 +178,9 @@ def _collect_definitions(
             signature=signature,
             writes=param_writes(node, signature.names),
             compiled_apart=_compiled_apart(node),
-            writes_state=writes_state(node, signature.receiver),
+            writes_state=state[0],
             flips_guard=_flips_guard(node, fn),
-            state_in_place=state_written_in_place(node, signature.receiver),
+            state_in_place=state[1],
             class_level=fn.class_level,
             static=fn.owner is not None and is_static(node),
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-__all__ = ["inplace_writes", "param_writes", "state_reads", "state_written_in_place", "writes_state"]
+__all__ = ["inplace_writes", "param_writes", "state_reads", "writes_state"]
 
 
 def _root(node: ast.expr) -> str | None:
@@ -88,34 +88,28 @@ def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[st
     return tuple(p for p in params if p in written)
 
 
-def writes_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> frozenset[str]:
+def writes_state(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None
+) -> tuple[frozenset[str], frozenset[str]]:
     """The attributes of its object the body changes: stores (``self.stash = t``), in-place writes
     (``self.buf.add_(1)``), container mutation (``self.acc.append(t)``); ``"*"`` for one it cannot name
-    (``setattr``, a write through a method of its own)."""
+    (``setattr``, a write through a method of its own). Second, those of them it only changes in place
+    (``self.buf.add_(1)``, ``self.buf[0] = x``): their tensors were made where the object was built, not by
+    the body's stream. One walk of the body for both."""
     if receiver is None:
-        return frozenset()
+        return frozenset(), frozenset()
     found: set[str] = set()
+    rebound: set[str] = set()
     for node in _simple_statements(fn):
         if receiver in inplace_writes(node):
             found |= _attributes_written(node, receiver)
-    return frozenset(found)
+            rebound |= _attributes_rebound(node, receiver)
+    return frozenset(found), frozenset(found - rebound - {"*"})
 
 
 def _simple_statements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
     """The statements without a block of their own (a compound one holds its writes in those)."""
     return [node for node in ast.walk(fn) if isinstance(node, ast.stmt) and not hasattr(node, "body")]
-
-
-def state_written_in_place(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> frozenset[str]:
-    """The attributes of :func:`writes_state` that the body only changes in place (``self.buf.add_(1)``,
-    ``self.buf[0] = x``): their tensors were made where the object was built, not by the body's stream."""
-    if receiver is None:
-        return frozenset()
-    rebound: set[str] = set()
-    for node in _simple_statements(fn):
-        if receiver in inplace_writes(node):
-            rebound |= _attributes_rebound(node, receiver)
-    return writes_state(fn, receiver) - rebound - {"*"}
 
 
 def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
