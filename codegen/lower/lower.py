@@ -24,6 +24,7 @@ from codegen.index import scan
 from codegen.index.index import RunIndex
 from codegen.lower import naming
 from codegen.lower.flow.callers import plan_callers
+from codegen.lower.flow.tensors import local_returns, returns_made_tensor
 from codegen.lower.hygiene import ModuleNames, identifiers
 from codegen.lower.plan import (
     CallerPlan,
@@ -97,6 +98,8 @@ def lower(
         fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events, event_sync=event_sync)
         for fn in ir.functions
     }
+    if not event_sync:
+        functions = {q: _returned_records(p, nodes[q], tree) for q, p in functions.items()}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
     events_used = _events_used(functions, callers.plans, ir.module_name)
     plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
@@ -151,6 +154,21 @@ def lower_function(
     )
     clone = (Clone(when=Cond.of(_when(fn.keep_output.when))),) if fn.keep_output and fn.keep_output.clone else ()
     return FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
+
+
+def _returned_records(
+    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
+) -> FunctionPlan:
+    """GE: a record at the end of a body that makes the one tensor it returns last can order on that tensor."""
+    if not any(isinstance(s, Record) for s in plan.epilogue):
+        return plan
+    qualname = plan.fn.qualname
+    receiver = node.args.args[0].arg if "." in qualname and node.args.args else None
+    returns = local_returns(tree, qualname, receiver)
+    if not returns_made_tensor(node, method="." in qualname, returns=returns):
+        return plan
+    epilogue = tuple(attrs.evolve(s, returned=True) if isinstance(s, Record) else s for s in plan.epilogue)
+    return attrs.evolve(plan, epilogue=epilogue)
 
 
 def _when(guard: Guard | None) -> str | None:

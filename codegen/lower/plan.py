@@ -110,6 +110,7 @@ class LimitCores:
 class Record:
     event: EventRef
     when: Cond | None
+    returned: bool = False  # at a body's end: the body's last work makes the one tensor it returns (GE orders on it)
 
 
 @attrs.frozen(kw_only=True)

@@ -13,9 +13,9 @@ import attrs
 
 from codegen.frontend.signature import Tensorness
 from codegen.lower.hygiene import ModuleNames
-from codegen.lower.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Step, Value
+from codegen.lower.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Record, Step, Value
 
-__all__ = ["Spelling", "Target", "indent", "is_tensor", "quote", "wants_values"]
+__all__ = ["Spelling", "Target", "indent", "is_tensor", "quote", "returned_record", "wants_values"]
 
 
 class Target(Protocol):
@@ -38,7 +38,11 @@ def indent(lines: list[str]) -> str:
 
 def wants_values(step: Step) -> bool:
     """The step reads the returned values (epilogue steps that name none)."""
-    return isinstance(step, Clone) or (isinstance(step, KeepAlive) and not step.values)
+    return isinstance(step, Clone) or (isinstance(step, KeepAlive) and not step.values) or returned_record(step)
+
+
+def returned_record(step: Step) -> bool:
+    return isinstance(step, Record) and step.returned
 
 
 @attrs.define(eq=False)
@@ -82,6 +86,8 @@ class Spelling:
             return [line for value in kept for line in self.keep_alive(value, step.stream)]
         if isinstance(step, Clone):
             return [f"{v} = {self.clone(Value(name=v))}" for v in values]
+        if returned_record(step) and len(values) == 1:
+            return self.record_returned(step, values[0])  # type: ignore[arg-type]
         return self.step(step)
 
     def construct_lines(self) -> list[str]:
@@ -104,6 +110,10 @@ class Spelling:
     def step(self, step: Step) -> list[str]:
         """Record, Wait, ForkWait."""
         raise NotImplementedError
+
+    def record_returned(self, step: Record, value: str) -> list[str]:
+        """A user event recorded at the end of a body that returns ``value``, the tensor it made last."""
+        return self.step(step)
 
     def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
         """``stream``: a tag, or the current stream (the caller's, at a join)."""

@@ -6,10 +6,11 @@ lifetime of tensors need no call; the fork is one control edge at each planned c
 (``npu_wait_tensor(<input>, <caller's last value>)``, its result discarded, as in the seeds: rebinding
 it would move later in-place writes onto the wait's output). A user event is a token
 that lives for one run of the graph: ``@records("e")`` puts ``torchair.ops.record()`` in the module's
-table once for each function of the event's scope that waits for it, and ``@after("e")`` takes its
-own token out and waits for it (no token: no record since its last wait, and nothing to order). A
-token taken out never outlives the graph, so it is neither an extra graph output nor a guard that
-recompiles the next call.
+table once for each function of the event's scope that waits for it (or, when the body ends by making
+the one tensor it returns, that tensor: waiting for it orders on its producer, one call instead of two),
+and ``@after("e")`` takes its own token out and waits for it (no token: no record since its last wait,
+and nothing to order). A token taken out never outlives the graph, so it is neither an extra graph output
+nor a guard that recompiles the next call.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from npudsl._rules import is_shared_event
 
 __all__ = ["Ge"]
 
-_TOKENS = """{name}: dict[str, TORCH.Tensor] = {}  # event tag -> the token of its last record, until waited for
+_TOKENS = """{name}: dict[str, TORCH.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 """
 
 
@@ -56,11 +57,17 @@ class _Spelling(TorchairSpelling):
             return [f"{step.name} = {self.torchair}.ops.record()"]
         raise TypeError(step)
 
-    def _record(self, event: EventRef) -> list[str]:
+    def record_returned(self, step: Record, value: str) -> list[str]:
+        """The returned tensor is the token: ``wait([out])`` orders on its producer, the body's last work."""
+        if step.event.shared or not step.event.user:
+            return []
+        return self._record(step.event, value)
+
+    def _record(self, event: EventRef, token: str | None = None) -> list[str]:
         """One token per waiting function (none when nothing waits: the record would order nothing)."""
         if not event.waiters:
             return []
-        table, token = self.tokens(), f"{self.torchair}.ops.record()"
+        table, token = self.tokens(), token or f"{self.torchair}.ops.record()"
         keys = [quote(_key(event, waiter)) for waiter in event.waiters]
         if len(keys) == 1:
             return [f"{table}[{keys[0]}] = {token}"]

@@ -37,7 +37,7 @@ MANUAL_OUT = """class Block(torch.nn.Module):
         return self.back(z)
 """
 
-TOKENS = """_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+TOKENS = """_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 """
 
 FORK = """
@@ -220,7 +220,8 @@ def test_event_tokens_live_for_one_run_of_the_graph() -> None:
     """A token per waiting function, taken by its wait: one graph for three calls, nothing stashed returned,
     every wait ordered on a record of the same run, and the other layer's wait finds its token too."""
     code = transform(EVENTS, "ge")
-    assert '_EVENT_TOKENS["m.Layer.written/read_side"] = torchair.ops.record()' in code
+    # ``write`` ends by making the tensor it returns: that tensor orders the waits (no record op)
+    assert '_EVENT_TOKENS["m.Layer.written/read_side"] = out' in code
     assert '_EVENT_TOKENS["m.Layer.written/read_main"] = _EVENT_TOKENS["m.Layer.written/read_side"]' in code
     assert 'torchair.ops.wait([_EVENT_TOKENS.pop("m.Layer.written/read_main")])' in code
     x = torch.arange(4.0)
@@ -229,5 +230,39 @@ def test_event_tokens_live_for_one_run_of_the_graph() -> None:
     (output,) = trace.dynamo[0].graph.find_nodes(op="output")
     assert len(output.args[0]) == 1, "a token became a graph output"
     # the second layer's two waits take the first layer's tokens; the first layer's forward finds none left
-    assert [op for op in _air_ops(trace.dynamo[0]) if op in ("record", "wait")] == ["record", "wait", "wait"]
+    assert [op for op in _air_ops(trace.dynamo[0]) if op in ("record", "wait")] == ["wait", "wait"]
     assert torch.equal(trace.outputs, (x * 2 + 1) + (x * 2 - 1) + (x * 2 + 1) + (x * 2 - 1))
+
+
+RETURNED = """
+import torch
+from npudsl import after, on_stream, records
+
+
+class M(torch.nn.Module):
+    @records("a")
+    def made_last(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.mm(x, x)
+
+    @records("b")
+    def made_earlier(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 2
+        x.add_(1)
+        return y
+
+    @records("c")
+    def passed_through(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+    @on_stream("side", sync="manual")
+    @after("a", "b", "c")
+    def reader(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+"""
+
+
+def test_a_record_orders_on_the_returned_tensor_only_when_the_body_made_it_last() -> None:
+    code = transform(RETURNED, "ge")
+    assert '_EVENT_TOKENS["m.M.a"] = out' in code
+    assert '_EVENT_TOKENS["m.M.b"] = torchair.ops.record()' in code  # an in-place write comes after ``y``
+    assert '_EVENT_TOKENS["m.M.c"] = torchair.ops.record()' in code  # the caller made ``x``

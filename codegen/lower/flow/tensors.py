@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
 from codegen.index import scan
 
-__all__ = ["Returns", "certain_tensors", "is_tensor_expr", "local_returns"]
+__all__ = ["Returns", "certain_tensors", "is_tensor_expr", "local_returns", "returns_made_tensor"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Known = frozenset[str] | set[str]
@@ -165,6 +165,28 @@ def certain_tensors(fn: _Function, *, method: bool, returns: Returns) -> dict[as
     }
     names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
     return {stmt: kept[-1] for stmt, kept in names.items() if kept}
+
+
+def returns_made_tensor(fn: _Function, *, method: bool, returns: Returns) -> bool:
+    """``fn`` returns once, last, a tensor its last statements make (``return torch.mm(a, b)``, or ``out = a @ b``
+    then ``return out``): its producer is the last work of the body, which GE can order on directly."""
+    body = fn.body
+    returned = [n for n in _in_order(body) if isinstance(n, ast.Return)]
+    if len(returned) != 1 or body[-1] is not returned[0] or returned[0].value is None:
+        return False
+    value = returned[0].value
+    before = body[-2] if len(body) > 1 else None
+    if isinstance(value, ast.Name) and isinstance(before, ast.Assign) and _binds(before, value.id):
+        value = before.value
+    if not isinstance(value, (ast.Call, ast.BinOp)):
+        return False  # a name or an index of one: made earlier, maybe by the caller
+    known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
+    known |= set(certain_tensors(fn, method=method, returns=returns).values())
+    return is_tensor_expr(value, known, returns)
+
+
+def _binds(stmt: ast.Assign, name: str) -> bool:
+    return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name
 
 
 def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.Name, bool]]:

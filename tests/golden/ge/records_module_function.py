@@ -3,7 +3,7 @@
 import torch
 import torchair
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 
 
 def copy_out(x):

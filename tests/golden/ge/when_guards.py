@@ -6,7 +6,7 @@ from torch import nn
 
 import config
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 
 
 class Guarded(nn.Module):

@@ -30,7 +30,7 @@ import torch.multiprocessing as mp
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 
 __all__ = ["OverlapStep", "example_inputs", "main", "single_stream"]
 
@@ -51,7 +51,7 @@ class OverlapStep(nn.Module):
 
     def local_grad(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.tanh(x @ self.w_grad)
-        _EVENT_TOKENS["distributed_overlap.OverlapStep.grad_ready"] = torchair.ops.record()
+        _EVENT_TOKENS["distributed_overlap.OverlapStep.grad_ready"] = out
         return out
 
     def all_reduce(self, grad: torch.Tensor) -> torch.Tensor:

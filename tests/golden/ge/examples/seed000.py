@@ -11,20 +11,20 @@ import torch
 import torchair
 from torch import nn
 
-_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> the token of its last record, until waited for
+_EVENT_TOKENS: dict[str, torch.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 
 
 class Model(nn.Module):
     def add(self, in1, in2):
         out = torch.add(in1, in2)
-        _EVENT_TOKENS["seed000.Model.add_done"] = torchair.ops.record()
+        _EVENT_TOKENS["seed000.Model.add_done"] = out
         return out
 
     def matmul(self, in3, in4):
         if "seed000.Model.add_done" in _EVENT_TOKENS:
             torchair.ops.wait([_EVENT_TOKENS.pop("seed000.Model.add_done")])
         out = torch.mm(in3, in4)
-        _EVENT_TOKENS["seed000.Model.mm_done"] = torchair.ops.record()
+        _EVENT_TOKENS["seed000.Model.mm_done"] = out
         return out
 
     # B is made on stream "1" and dropped on the main stream: keep its memory
