@@ -4,11 +4,12 @@ GE orders every cross-stream data dependency itself and plans the memory of the 
 join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
 first op waits for the caller's prior work. Where both ends are certainly tensors (``tensors.py``), the
 edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)``;
-where only the caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the side
-stream (the converter makes the side stream's next op wait for its producer, fx2ge_converter.py);
-elsewhere (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the
-caller's stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one
-another with nothing between them share one fork.
+where the call reads the caller's last tensor itself, nothing (the read is the edge); where only the
+caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the side stream (the
+converter makes the side stream's next op wait for its producer, fx2ge_converter.py); elsewhere
+(tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the caller's
+stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one another
+with nothing between them share one fork.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         enter: tuple[ForkWait | ForkToken, ...]
         if block is fn.body and block and block[0] is site.stmt:
             enter = ()  # nothing of this function runs before it: the graph's data orders the rest
+        elif dependency is not None and dependency in _inputs(site):
+            enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself

@@ -61,11 +61,7 @@ class DecoderLayer(nn.Module):
     def forward(self, x):
         h = x + self.mix(self.attn_norm(x))
         y = self.mlp_norm(h)
-        if self.shared.multistream:
-            fork_token = torchair.ops.record()
         with torchair.scope.npu_stream_switch("shared", 0) if self.shared.multistream else nullcontext():
-            if self.shared.multistream:
-                torchair.ops.wait([fork_token])
             shared = self.shared(y)
         routed = self.experts(y)
         return h + routed + shared
