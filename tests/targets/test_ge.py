@@ -266,3 +266,62 @@ def test_a_record_orders_on_the_returned_tensor_only_when_the_body_made_it_last(
     assert '_EVENT_TOKENS["m.M.a"] = out' in code
     assert '_EVENT_TOKENS["m.M.b"] = torchair.ops.record()' in code  # an in-place write comes after ``y``
     assert '_EVENT_TOKENS["m.M.c"] = torchair.ops.record()' in code  # the caller made ``x``
+
+
+FORKS = """
+import torch
+from npudsl import on_stream
+
+
+def pair(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x, x
+
+
+class M(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.on = True
+
+    @on_stream("side", when="self.on")
+    def a(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+
+    @on_stream("side", when="self.on")
+    def b(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @on_stream("other", when="self.on")
+    def c(self, x: torch.Tensor) -> torch.Tensor:
+        return x - 1
+
+    def first(self, x: torch.Tensor, flags: tuple[bool, bool]) -> torch.Tensor:
+        on, _ = flags
+        y = self.a(x)
+        z = self.b(y)
+        w = self.c(y)
+        return z + w
+
+    def reads_last(self, x: torch.Tensor) -> torch.Tensor:
+        u, v = pair(x * 3)
+        y = self.c(u)
+        return y + v
+
+    def reads_earlier(self, x: torch.Tensor) -> torch.Tensor:
+        u = x * 3
+        v = x.sum()
+        y = self.c(u)
+        return y + v
+"""
+
+
+def test_a_fork_edge_only_where_data_does_not_already_order_the_call() -> None:
+    """No edge before any op of the function, for a call that reads what the caller's last op made (tuple
+    unpacking, no certain tensor), for the next call on the same stream, or for one that reads a result of the
+    call before it; an edge where the caller ran an op the call does not read."""
+    code = transform(FORKS, "ge")
+    first = code[code.index("def first") : code.index("def reads_last")]
+    assert "torchair.ops" not in first and "npu_wait_tensor" not in first
+    reads_last = code[code.index("def reads_last") : code.index("def reads_earlier")]
+    assert "torchair.scope.npu_wait_tensor(u, v)" in reads_last
+    reads_earlier = code[code.index("def reads_earlier") :]
+    assert "torchair.ops.wait([v])" in reads_earlier or "npu_wait_tensor(u, v)" in reads_earlier

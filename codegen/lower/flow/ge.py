@@ -9,7 +9,8 @@ caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the 
 converter makes the side stream's next op wait for its producer, fx2ge_converter.py); elsewhere
 (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the caller's
 stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one another
-with nothing between them share one fork.
+with nothing between them share one fork, and need none of their own when their stream, or a result they
+read, already comes after it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ast
 
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
+from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
 from codegen.lower.flow.wraps import statement_blocks
@@ -35,16 +37,25 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
     steps: dict[tuple[str, ast.AST, str], tuple[ForkToken, ...]] = {}
     wraps: dict[ast.stmt, Wrap] = {}
     previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
+    chain: list[Site] = []  # the calls just before this one, one right after another, under one guard
+    parents = {stmt: parent for parent in ast.walk(fn) for stmt in _children(parent)}
     for site in sites:
         if site.guard.hoist is not None:
             continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
         block = blocks.get(site.stmt, [])
+        chain = (
+            [*chain, site]
+            if chain and _follows(block, chain[-1].stmt, site.stmt) and _same_guard(chain[-1], site)
+            else [site]
+        )
         tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
         dependency = _last_tensor(block, site.stmt, site_stmts, made)
         enter: tuple[ForkWait | ForkToken, ...]
-        if block is fn.body and block and block[0] is site.stmt:
-            enter = ()  # nothing of this function runs before it: the graph's data orders the rest
+        if _ordered_by_chain(site, chain[:-1]):
+            enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
+        elif _nothing_before(site.stmt, block, parents):
+            enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
         elif tensor is not None and dependency is not None and dependency != tensor:
@@ -62,6 +73,58 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         priority = site.callee.priority  # type: ignore[attr-defined]
         wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
     return CallerPlan(steps=steps, wraps=wraps)
+
+
+def _nothing_before(stmt: ast.stmt, block: list[ast.stmt], parents: dict) -> bool:
+    """No op of the function runs before ``stmt``: not in its block, nor above it."""
+    return not any(_works(s) for s in block[: block.index(stmt)]) and _nothing_runs_above(stmt, parents)
+
+
+def _nothing_runs_above(stmt: ast.stmt, parents: dict) -> bool:
+    """No op runs before ``stmt``'s block is entered: it stands in ``if`` and ``with`` blocks only, whose
+    tests, items and earlier statements run none."""
+    parent = parents.get(stmt)
+    if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    if not isinstance(parent, (ast.If, ast.With, ast.AsyncWith)):
+        return False  # a loop ran its body before; a handler, its ``try``
+    heads = [getattr(parent, "test", None), *(i.context_expr for i in getattr(parent, "items", []))]
+    if any(h is not None and _works(h) for h in heads):
+        return False
+    earlier = [s for field in ("body", "orelse") for s in _before(parent, field, stmt)]
+    return not any(_works(s) for s in earlier) and _nothing_runs_above(parent, parents)
+
+
+def _before(parent: ast.AST, field: str, stmt: ast.stmt) -> list[ast.stmt]:
+    block = getattr(parent, field, None) or []
+    return block[: block.index(stmt)] if stmt in block else []
+
+
+def _children(node: ast.AST) -> list[ast.stmt]:
+    if not isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case)):
+        return []  # an expression's ``body`` (``IfExp``, ``Lambda``) holds no statements
+    return [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, None) or []]
+
+
+def _works(stmt: ast.AST) -> bool:
+    """The statement may run an op: it calls, computes, indexes or compares (``flag = self.on and not
+    prefill`` and ``cos, sin = cos_sin`` run none)."""
+    ops = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.AugAssign, ast.Await, ast.Yield, ast.YieldFrom)
+    return any(
+        isinstance(node, ops) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not))
+        for node in ast.walk(stmt)
+    )
+
+
+def _same_guard(earlier: Site, site: Site) -> bool:
+    return earlier.guard.expr == site.guard.expr and earlier.guard.hoist is None
+
+
+def _ordered_by_chain(site: Site, chain: list[Site]) -> bool:
+    """Nothing runs on the caller's stream since the first call of ``chain`` forked: a call on a stream of the
+    chain follows that stream's fork, and one that reads a result of the chain follows its producer."""
+    made = {name for earlier in chain for name in bound_names(earlier.stmt)}
+    return any(e.tag == site.tag for e in chain) or bool(_inputs(site) & made)
 
 
 def _inputs(site: Site) -> set[str]:
