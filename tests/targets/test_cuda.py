@@ -106,8 +106,6 @@ MANUAL_OUT = """class Block(torch.nn.Module):
 
     def forward(self, x):
         with torch.cuda.stream(_stream("side", 1)) if self.multistream else nullcontext():
-            if self.multistream:
-                _record_stream(x, _stream("side"))
             y = self.produce(x)
         with torch.cuda.stream(_stream("late", 0)):
             _record_stream(y, _stream("late"))

@@ -19,6 +19,7 @@ from codegen.index import scan
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge import fork_waits
+from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.planner import Flags, plan_caller
 from codegen.lower.flow.sites import Site, plan_site
@@ -224,7 +225,11 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             _methods(module.tree, qualname),
             receiver,
         )
-    return with_manual_sites(fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver)
+    owner = qualname.rpartition(".")[0] or None
+    events = EventFacts.of(module.ir.functions) if manual else None
+    return with_manual_sites(
+        fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver, events=events, owner=owner
+    )
 
 
 def _methods(tree: ast.Module, qualname: str) -> frozenset[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-__all__ = ["bound_names", "data_reads", "deleted_names", "loaded_names", "scoped_calls"]
+__all__ = ["bound_names", "data_reads", "deleted_names", "loaded_names", "runs_op", "scoped_calls"]
 
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
 _META_METHODS = frozenset(
@@ -104,3 +104,13 @@ def scoped_calls(node: ast.AST) -> Iterator[ast.Call]:
         if isinstance(current, ast.Call):
             yield current
         stack.extend(ast.iter_child_nodes(current))
+
+
+def runs_op(stmt: ast.AST) -> bool:
+    """The statement may run an op: it calls, computes, indexes or compares (``flag = self.on and not
+    prefill`` and ``cos, sin = cos_sin`` run none)."""
+    ops = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.AugAssign, ast.Await, ast.Yield, ast.YieldFrom)
+    return any(
+        isinstance(node, ops) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not))
+        for node in ast.walk(stmt)
+    )

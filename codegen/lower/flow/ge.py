@@ -19,7 +19,7 @@ import ast
 
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
-from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.exprs import bound_names, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
 from codegen.lower.flow.wraps import statement_blocks
@@ -77,7 +77,7 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
 
 def _nothing_before(stmt: ast.stmt, block: list[ast.stmt], parents: dict) -> bool:
     """No op of the function runs before ``stmt``: not in its block, nor above it."""
-    return not any(_works(s) for s in block[: block.index(stmt)]) and _nothing_runs_above(stmt, parents)
+    return not any(runs_op(s) for s in block[: block.index(stmt)]) and _nothing_runs_above(stmt, parents)
 
 
 def _nothing_runs_above(stmt: ast.stmt, parents: dict) -> bool:
@@ -89,10 +89,10 @@ def _nothing_runs_above(stmt: ast.stmt, parents: dict) -> bool:
     if not isinstance(parent, (ast.If, ast.With, ast.AsyncWith)):
         return False  # a loop ran its body before; a handler, its ``try``
     heads = [getattr(parent, "test", None), *(i.context_expr for i in getattr(parent, "items", []))]
-    if any(h is not None and _works(h) for h in heads):
+    if any(h is not None and runs_op(h) for h in heads):
         return False
     earlier = [s for field in ("body", "orelse") for s in _before(parent, field, stmt)]
-    return not any(_works(s) for s in earlier) and _nothing_runs_above(parent, parents)
+    return not any(runs_op(s) for s in earlier) and _nothing_runs_above(parent, parents)
 
 
 def _before(parent: ast.AST, field: str, stmt: ast.stmt) -> list[ast.stmt]:
@@ -104,16 +104,6 @@ def _children(node: ast.AST) -> list[ast.stmt]:
     if not isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case)):
         return []  # an expression's ``body`` (``IfExp``, ``Lambda``) holds no statements
     return [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, None) or []]
-
-
-def _works(stmt: ast.AST) -> bool:
-    """The statement may run an op: it calls, computes, indexes or compares (``flag = self.on and not
-    prefill`` and ``cos, sin = cos_sin`` run none)."""
-    ops = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.AugAssign, ast.Await, ast.Yield, ast.YieldFrom)
-    return any(
-        isinstance(node, ops) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not))
-        for node in ast.walk(stmt)
-    )
 
 
 def _same_guard(earlier: Site, site: Site) -> bool:

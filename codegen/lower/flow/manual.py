@@ -3,7 +3,8 @@
 The call site switches the stream; every ``@after``/``@records`` is the user's, so nothing forks or joins.
 Lifetime is still protected (CONTRACT section 2): a tensor the call reads that its stream did not make is
 kept alive for that stream, once per function (a name a later call on the same stream reads again needs
-no second record, unless something rebinds it in between).
+no second record, unless something rebinds it in between), unless the caller's stream waits for the call's
+stream before it can allocate again (:mod:`codegen.lower.flow.lifetime`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import ast
 import attrs
 
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.lifetime import EventFacts, waited_before_allocating
 from codegen.lower.flow.planner import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.wraps import argument_names
+from codegen.lower.flow.wraps import argument_names, statement_blocks
 from codegen.lower.flow.wraps import slot_node as _slot_node
 from codegen.lower.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchStream, Value, Wrap
 
@@ -23,15 +25,28 @@ __all__ = ["with_manual_sites"]
 
 
 def with_manual_sites(
-    fn: ast.AST, plan: CallerPlan, sites: list[Site], flags: Flags, *, keep_alive: bool, receiver: str | None
+    fn: ast.AST,
+    plan: CallerPlan,
+    sites: list[Site],
+    flags: Flags,
+    *,
+    keep_alive: bool,
+    receiver: str | None,
+    events: EventFacts | None = None,
+    owner: str | None = None,
 ) -> CallerPlan:
-    """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``) whose guard the call
-    site can read as written."""
+    """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``, a method of ``owner``)
+    whose guard the call site can read as written; ``events``: the user events of the module's functions."""
     wraps, calls, steps = dict(plan.wraps), dict(plan.calls), dict(plan.steps)
     made: dict[str, str] = {}  # name -> the stream whose manual call bound it last
+    made_aside = {name for stmt in plan.wraps for name in bound_names(stmt)}  # bound by an automatic call
     kept: set[tuple[str, str]] = set()
     last = 0
     whole = _whole_statements(sites)
+    blocks = statement_blocks(fn)
+    by_stmt: dict[ast.stmt, list[Site]] = {}
+    for site in sites:
+        by_stmt.setdefault(site.stmt, []).append(site)
     for site in sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset)):
         for name in _rebound(fn, last, site.stmt.lineno):
             made.pop(name, None)
@@ -47,7 +62,10 @@ def with_manual_sites(
                 Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
             )
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
-        values = _crossing(site, made, kept, receiver, dict(hoisted)) if keep_alive else ()
+        waited = waited_before_allocating(site, blocks[site.stmt], by_stmt, events, owner) if events else None
+        # names whose maker may allocate again before that wait: made aside, or by a stream issued until then
+        busy = made_aside | {n for n, tag in made.items() if waited is None or tag in waited}
+        values = _crossing(site, made, kept, receiver, dict(hoisted), waited is not None, busy) if keep_alive else ()
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
         if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
             enter = (*wraps[site.stmt].enter, *enter)
@@ -72,13 +90,21 @@ def _whole_statements(sites: list[Site]) -> dict[int, bool]:
 
 
 def _crossing(
-    site: Site, made: dict[str, str], kept: set[tuple[str, str]], receiver: str | None, hoisted: dict[int | str, str]
+    site: Site,
+    made: dict[str, str],
+    kept: set[tuple[str, str]],
+    receiver: str | None,
+    hoisted: dict[int | str, str],
+    waited: bool,
+    busy: set[str],
 ) -> tuple[Value, ...]:
+    """The inputs to keep alive for the call's stream: not made by that stream, not kept already, and not made on
+    by a stream that does not allocate (not ``busy``) before the caller's stream waits for the call's (``waited``)."""
     values: list[Value] = []
     for argument in site.args:
         bare = (argument.bare and argument.name) or argument.slot in hoisted
         for name in argument_names(argument, receiver, hoisted):
-            if made.get(name) == site.tag or (name, site.tag) in kept:
+            if made.get(name) == site.tag or (name, site.tag) in kept or (waited and name not in busy):
                 continue
             kept.add((name, site.tag))
             values.append(Value(name=name, tensor=argument.tensor) if bare else Value(name=name))
