@@ -49,6 +49,13 @@ class Block(nn.Module):
     def make_t(self, x):
         return x * 4
 
+    @on_stream("s", sync="manual")
+    @after("ready")
+    @records("done")
+    def scale_in_place(self, g):
+        g.mul_(2)
+        return g
+
     @after("done")
     def add(self, a, b):
         return a + b
@@ -95,6 +102,18 @@ class Block(nn.Module):
         out = self.second(y)
         return self.add(routed, out)
 
+    def held_past_the_wait(self, x):
+        g = self.prep(x)
+        r = self.scale_in_place(g)
+        h = x * 5
+        return self.add(h, r)
+
+    def not_read_at_the_wait(self, x):
+        g = self.prep(x)
+        r = self.scale_in_place(g)
+        h = x * 5
+        return self.add(h, h)
+
 
 class Caller(nn.Module):
     def __init__(self, method):
@@ -115,6 +134,19 @@ def test_a_tensor_of_another_side_stream_that_issues_nothing_more_before_the_wai
     x = torch.arange(6.0).reshape(2, 3)
     out = run_checked(code, "portable", lambda m: m.Caller(method), (x,))
     assert torch.equal(out, (x - 1) + (x * 4 * 2 + 1) + 1)
+
+
+@pytest.mark.parametrize(("method", "kept"), [("held_past_the_wait", False), ("not_read_at_the_wait", True)])
+def test_a_tensor_the_waiting_call_reads_is_alive_until_the_wait(method: str, kept: bool) -> None:
+    """``scale_in_place`` returns its argument as it came: ``r`` is ``g``'s tensor, and ``add`` reads it after
+    its wait for "done", so no allocation can take that memory while "s" writes it (the caller's ``x * 5``
+    allocates in between)."""
+    code = transform_source(SOURCE, path="m.py", target="portable")
+    assert ('runtime.record_stream(g, "s")' in _method(code, method)) is kept
+    x = torch.arange(6.0).reshape(2, 3)
+    out = run_checked(code, "portable", lambda m: m.Caller(method), (x,))
+    expected = x * 5 + x * 2 if method == "held_past_the_wait" else x * 10
+    assert torch.equal(out, expected + 1)
 
 
 def _method(code: str, name: str) -> str:

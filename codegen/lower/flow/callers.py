@@ -226,7 +226,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             receiver,
         )
     owner = qualname.rpartition(".")[0] or None
-    events = EventFacts.of(module.ir.functions) if manual else None
+    events = EventFacts.of(module.ir.functions, module.tree) if manual else None
     return with_manual_sites(
         fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver, events=events, owner=owner
     )

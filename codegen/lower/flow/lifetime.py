@@ -18,25 +18,30 @@ import ast
 import attrs
 
 from codegen.frontend.ir import StreamFunction
-from codegen.lower.flow.exprs import runs_op
+from codegen.index import scan
+from codegen.lower.flow.exprs import bound_names, runs_op
 from codegen.lower.flow.planner import computed
 from codegen.lower.flow.sites import Site
 
-__all__ = ["EventFacts", "waited_before_allocating"]
+__all__ = ["EventFacts", "WaitAhead", "result_alias", "wait_ahead"]
 
 
 @attrs.frozen(kw_only=True)
 class EventFacts:
-    """The user events of one module's functions, by qualname."""
+    """The user events of one module's functions, by qualname, and which of them return a parameter as it came."""
 
     records: dict[str, frozenset[str]]  # recorded at the end whenever the function runs on its stream
     waits: dict[str, frozenset[str]]  # waited for first, always
+    returns_param: dict[str, str] = attrs.Factory(dict)  # ``return grad`` after ``dist.all_reduce(grad)``
 
     @classmethod
-    def of(cls, functions: tuple[StreamFunction, ...]) -> EventFacts:
+    def of(cls, functions: tuple[StreamFunction, ...], tree: ast.Module | None = None) -> EventFacts:
+        nodes = scan.functions_by_qualname(tree) if tree is not None else {}
+        returned = {q: _returned_param(nodes[q]) for q in (fn.qualname for fn in functions) if q in nodes}
         return cls(
             records={fn.qualname: _recorded(fn) for fn in functions},
             waits={fn.qualname: frozenset(n for s in fn.waits if s.when is None for n in s.names) for fn in functions},
+            returns_param={q: name for q, name in returned.items() if name is not None},
         )
 
 
@@ -45,26 +50,81 @@ def _recorded(fn: StreamFunction) -> frozenset[str]:
     return frozenset(n for s in fn.records if s.when is None or s.when == stream_when for n in s.names)
 
 
-def waited_before_allocating(
+def _returned_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The parameter ``fn`` returns as it came (its only ``return``, last, names it, and nothing rebinds it)."""
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    last = fn.body[-1] if fn.body else None
+    if len(returns) != 1 or last is not returns[0] or not isinstance(last.value, ast.Name):
+        return None
+    name = last.value.id
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    rebound = any(name in bound_names(stmt) for stmt in fn.body)
+    return name if name in params and not rebound else None
+
+
+@attrs.frozen(kw_only=True)
+class WaitAhead:
+    """The caller's stream waits for a call's stream further on in the call's block."""
+
+    clean: bool  # no op ran on the caller's stream between the call and the wait
+    streams: frozenset[str]  # the streams of the calls issued until then
+    held: frozenset[str]  # names the waiting call reads, each holding its memory past the wait
+    bound: frozenset[str]  # names bound between the call and the wait (they no longer hold what they held)
+
+
+def wait_ahead(
     site: Site, block: list[ast.stmt], sites: dict[ast.stmt, list[Site]], facts: EventFacts, owner: str | None
-) -> frozenset[str] | None:
-    """When the caller's stream waits for ``site``'s stream, after the call, before any statement that may
-    allocate: the streams of the calls issued until then (a tensor made on any other stream is safe too: its
-    stream allocates again only after that wait). None when it does not."""
+) -> WaitAhead | None:
+    """Where the caller's stream, on every path from the call, waits for an event ``site``'s stream records after
+    it: a call, with plain arguments, of a method of the caller's class that first waits for it. None if nowhere."""
     recorded: set[str] = set()
     streams: set[str] = set()
+    bound: set[str] = set()
+    clean = True
     for stmt in block[block.index(site.stmt) :]:
+        if any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt)):
+            if not (isinstance(stmt, ast.Return) and _waits_first(stmt, facts, owner) & recorded):
+                return None  # a path leaves the block before any wait
         here = sites.get(stmt, [])
         if here:
-            if any(computed(a.node) for s in here for a in s.args):
-                return None  # an argument is computed on the caller's stream first
+            clean = clean and not any(computed(a.node) for s in here for a in s.args)
             recorded |= {e for s in here if s.tag == site.tag for e in facts.records.get(_qualname(s), ())}
             streams |= {s.tag for s in here}
         elif _waits_first(stmt, facts, owner) & recorded:
-            return frozenset(streams)
-        elif runs_op(stmt):
-            return None
+            held = frozenset(a.id for a in _arguments(stmt) if isinstance(a, ast.Name))
+            return WaitAhead(clean=clean, streams=frozenset(streams), held=held, bound=frozenset(bound))
+        else:
+            clean = clean and not runs_op(stmt)
+        if stmt is not site.stmt:
+            bound |= bound_names(stmt)
     return None
+
+
+def result_alias(site: Site, facts: EventFacts, hoisted: dict[int | str, str]) -> dict[str, str]:
+    """``{argument: result}`` when the call returns that argument as it came (``reduced = self.all_reduce(g)``;
+    ``hoisted``: the names computed arguments are bound to before the call)."""
+    param = facts.returns_param.get(_qualname(site))
+    target = site.stmt.targets[0] if isinstance(site.stmt, ast.Assign) and len(site.stmt.targets) == 1 else None
+    if param is None or not isinstance(target, ast.Name):
+        return {}
+    for argument in site.args:
+        name = hoisted.get(argument.slot) or (argument.name if argument.bare else None)
+        if _param_of(site, argument.slot) == param and name:
+            return {name: target.id}
+    return {}
+
+
+def _param_of(site: Site, slot: int | str) -> str | None:
+    if isinstance(slot, str):
+        return slot
+    params = [p.name for p in site.callee.signature.params]  # type: ignore[attr-defined]
+    at = slot - (1 if site.call.resolved.explicit_receiver else 0)
+    return params[at] if 0 <= at < len(params) else None
+
+
+def _arguments(stmt: ast.stmt) -> list[ast.expr]:
+    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) else None
+    return [*call.args, *(k.value for k in call.keywords)] if isinstance(call, ast.Call) else []
 
 
 def _qualname(site: Site) -> str:

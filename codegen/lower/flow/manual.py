@@ -13,8 +13,8 @@ import ast
 
 import attrs
 
-from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.lifetime import EventFacts, waited_before_allocating
+from codegen.lower.flow.exprs import bound_names, data_reads
+from codegen.lower.flow.lifetime import EventFacts, result_alias, wait_ahead
 from codegen.lower.flow.planner import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.wraps import argument_names, statement_blocks
@@ -62,10 +62,8 @@ def with_manual_sites(
                 Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
             )
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
-        waited = waited_before_allocating(site, blocks[site.stmt], by_stmt, events, owner) if events else None
-        # names whose maker may allocate again before that wait: made aside, or by a stream issued until then
-        busy = made_aside | {n for n, tag in made.items() if waited is None or tag in waited}
-        values = _crossing(site, made, kept, receiver, dict(hoisted), waited is not None, busy) if keep_alive else ()
+        safe = _safe_names(site, blocks[site.stmt], by_stmt, events, owner, made, made_aside, dict(hoisted))
+        values = _crossing(site, made, kept, receiver, dict(hoisted), safe) if keep_alive else ()
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
         if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
             enter = (*wraps[site.stmt].enter, *enter)
@@ -95,20 +93,43 @@ def _crossing(
     kept: set[tuple[str, str]],
     receiver: str | None,
     hoisted: dict[int | str, str],
-    waited: bool,
-    busy: set[str],
+    safe: set[str],
 ) -> tuple[Value, ...]:
-    """The inputs to keep alive for the call's stream: not made by that stream, not kept already, and not made on
-    by a stream that does not allocate (not ``busy``) before the caller's stream waits for the call's (``waited``)."""
+    """The inputs to keep alive for the call's stream: not made by that stream, not kept already, not ``safe``."""
     values: list[Value] = []
     for argument in site.args:
         bare = (argument.bare and argument.name) or argument.slot in hoisted
         for name in argument_names(argument, receiver, hoisted):
-            if made.get(name) == site.tag or (name, site.tag) in kept or (waited and name not in busy):
+            if made.get(name) == site.tag or (name, site.tag) in kept or name in safe:
                 continue
             kept.add((name, site.tag))
             values.append(Value(name=name, tensor=argument.tensor) if bare else Value(name=name))
     return tuple(values)
+
+
+def _safe_names(
+    site: Site,
+    block: list[ast.stmt],
+    sites: dict[ast.stmt, list[Site]],
+    events: EventFacts | None,
+    owner: str | None,
+    made: dict[str, str],
+    made_aside: set[str],
+    hoisted: dict[int | str, str],
+) -> set[str]:
+    """The names whose memory no stream can reuse while the call's stream reads it: the caller's stream waits
+    for that stream before it allocates again (names it made, or made by a side stream that issues nothing
+    more until then), or the waiting call reads the name (or the call's result that is the name's tensor)."""
+    ahead = wait_ahead(site, block, sites, events, owner) if events is not None else None
+    if events is None or ahead is None:
+        return set()
+    names = {n for a in site.args for n in ({a.name, hoisted.get(a.slot)} | data_reads(a.node)) if n}
+    busy = made_aside | {n for n, tag in made.items() if tag in ahead.streams}
+    safe = {n for n in names if ahead.clean and n not in busy}
+    for name, alias in {**{n: n for n in names}, **result_alias(site, events, hoisted)}.items():
+        if alias in ahead.held and alias not in ahead.bound:
+            safe.add(name)
+    return safe
 
 
 def _rebound(fn: ast.AST, after: int, before: int) -> set[str]:

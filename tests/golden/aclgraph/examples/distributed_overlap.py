@@ -82,7 +82,6 @@ class OverlapStep(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         grad_1 = self.local_grad(x)
         with torchair.scope.npu_stream_switch("comm", 0):
-            torchair.ops.npu_record_tagged_stream(grad_1, "comm")
             reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)

@@ -61,18 +61,6 @@ def _create_streams() -> None:
         _REDUCED()
 
 
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
-    if isinstance(value, torch.Tensor):
-        value.record_stream(stream)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            _record_stream(item, stream)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _record_stream(item, stream)
-
-
 _GRAD_READY = functools.partial(_event, _EVENTS, "distributed_overlap.OverlapStep.grad_ready")
 _REDUCED = functools.partial(_event, _EVENTS, "distributed_overlap.OverlapStep.reduced")
 
@@ -115,7 +103,6 @@ class OverlapStep(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         grad_1 = self.local_grad(x)
         with torch.npu.stream(_stream("comm", 0)):
-            _record_stream(grad_1, _stream("comm"))
             reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)

@@ -68,7 +68,6 @@ class OverlapStep(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         grad_1 = self.local_grad(x)
         with runtime.stream("comm", 0):
-            runtime.record_stream(grad_1, "comm")
             reduced = self.all_reduce(grad_1)
         hidden = self.compute(x)
         return self.combine(hidden, reduced)
