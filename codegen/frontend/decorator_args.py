@@ -1,4 +1,4 @@
-"""Read one decorator's arguments into its IR node, or say what is wrong.
+"""Read one decorator's arguments into its spec, or say what is wrong, by the rules of its registry entry.
 
 Arguments are literals, or module-level names bound once to a literal (see
 :mod:`codegen.frontend.constants`); ``core_limit`` counts may also be dotted names as
@@ -25,7 +25,7 @@ __all__ = ["Scope", "parse"]
 
 
 def _shape(decorator: str) -> inspect.Signature:
-    """The decorator's own signature (``npudsl.decorators``), less ``keep_output``'s slot for its bare use."""
+    """The decorator's own signature (``npudsl.decorators``), less the slot for a bare use (``@keep_output``)."""
     full = inspect.signature(getattr(decorators, decorator))
     return full.replace(parameters=[p for p in full.parameters.values() if p.kind is not p.POSITIONAL_ONLY])
 

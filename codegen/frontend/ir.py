@@ -13,7 +13,6 @@ import attrs
 from npudsl.schedule import CoreLimitSpec, EventSpec, Guard, KeepOutputSpec, Loc, Schedule, StreamSpec
 
 __all__ = [
-    "CallSite",
     "CoreLimit",
     "Events",
     "Guard",
@@ -46,17 +45,6 @@ class StreamFunction(Schedule[Loc]):
     @property
     def qualname(self) -> str:
         return f"{self.owner}.{self.name}" if self.owner else self.name
-
-
-@attrs.frozen(kw_only=True)
-class CallSite:
-    """A visible call of an auto-synchronized stream function."""
-
-    caller: str  # qualname of the calling function
-    callee: str  # key of the callee in the run index
-    receiver: str  # "self" or "self.<submodule>"
-    bindable: bool  # the result is bound by a plain statement, so the join can wait
-    loc: Loc
 
 
 @attrs.frozen(kw_only=True)

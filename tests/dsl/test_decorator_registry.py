@@ -76,6 +76,7 @@ def test_decorations_walks_every_decorator_of_a_function() -> None:
 def test_the_transformer_and_the_runtime_build_one_model() -> None:
     """The specs ``collect`` reads from the source are those the decorators attach, plus where each is written."""
     (fn,) = collect(ast.parse(ALL_DECORATORS), ALL_DECORATORS, path="m.py", module_name="m").ir.functions
+    assert all(fn.said_by(name) for name in DECORATORS), "ALL_DECORATORS uses every decorator of the registry"
     namespace: dict[str, object] = {"__name__": "m"}
     exec(compile(ALL_DECORATORS, "m.py", "exec"), namespace)
     runtime = namespace["M"].f.__npudsl__  # type: ignore[attr-defined]
