@@ -5,9 +5,9 @@ no source position), and the transformer builds it from the source
 (``codegen.frontend.ir.StreamFunction``, a ``Schedule[Loc]`` with a position on each
 spec), so the eager runtime, the collector, the checks and the lowering read the
 same classes. :data:`DECORATORS` holds each decorator's facts once: the field of
-``Schedule`` it fills, the rule of each argument (:mod:`npudsl._rules`), whether it
-may be written bare, and so whether it repeats. A spec is made from its decorator's
-arguments by name (``spec(**arguments, loc=...)``).
+``Schedule`` it fills (a tuple field: it repeats), the rule of each argument
+(:mod:`npudsl._rules`), and whether it may be written bare. A spec is made from
+its decorator's arguments by name (``spec(**arguments, loc=...)``).
 """
 
 from __future__ import annotations
@@ -150,8 +150,8 @@ class Schedule(Generic[L]):
 
 
 # The registry: one entry per decorator, in a canonical order. Name resolution, argument shapes and rules (at
-# decoration time and statically), the collector, the checks that walk every decorator, the eager runtime and
-# the lowering all read it (tests/dsl/test_decorator_registry.py).
+# decoration time and statically), the collector, the checks that walk every decorator (``decorations``) and the
+# lowering (``LOWERINGS``) read it; the eager runtime reads the fields (tests/dsl/test_decorator_registry.py).
 DECORATORS: dict[str, Decorator] = {
     d.name: d
     for d in (
