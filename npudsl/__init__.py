@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from npudsl import decorators
 from npudsl._version import __version__
-from npudsl.decorators import after, core_limit, keep_output, on_stream, records
+from npudsl.decorators import *  # noqa: F403  (every public decorator, as npudsl.decorators lists them)
 from npudsl.errors import DecoratorError, NpudslError, StaleOutputError, StreamRaceError
 
 __all__ = [
@@ -14,13 +15,10 @@ __all__ = [
     "StaleOutputError",
     "StreamRaceError",
     "__version__",
-    "after",
     "compile",
-    "core_limit",
-    "keep_output",
-    "on_stream",
-    "records",
 ]
+__all__ += decorators.__all__
+__all__.sort()  # the order `from npudsl import *` binds, the same however many decorators there are
 
 
 def compile(model: Any, target: str = "portable", **kwargs: Any) -> Any:  # noqa: A001

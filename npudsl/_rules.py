@@ -8,6 +8,7 @@ same thing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TypeGuard
 
 import attrs
@@ -19,7 +20,9 @@ __all__ = [
     "SYNC_MODES",
     "Violation",
     "check_cores",
+    "check_count",
     "check_event",
+    "check_events",
     "check_priority",
     "check_sync",
     "check_tag",
@@ -39,6 +42,7 @@ class Violation:
     code: str
     message: str
     hint: str
+    item: int | None = None  # which value of a ``*args`` argument (``@after("a", "b c")``: 1)
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -76,6 +80,26 @@ def check_event(value: object) -> Violation | None:
     )
 
 
+def check_events(decorator: str) -> Callable[[object], Violation | None]:
+    """``*events``: at least one, each an event name."""
+
+    def check(value: object) -> Violation | None:
+        names = value if isinstance(value, tuple) else ()
+        if not names:
+            return Violation(
+                code=codes.BAD_ARGUMENTS,
+                message=f"@{decorator} needs at least one event name",
+                hint=f'name the events, e.g. @{decorator}("dispatched")',
+            )
+        for item, name in enumerate(names):
+            found = check_event(name)
+            if found is not None:
+                return attrs.evolve(found, item=item)
+        return None
+
+    return check
+
+
 def check_when(value: object) -> Violation | None:
     if value is None or (isinstance(value, str) and _DOTTED.match(value)):
         return None
@@ -97,6 +121,11 @@ def check_cores(kind: str, value: object, *, dotted: bool = True) -> Violation |
         hint='core counts range over [1, cores of the device]; a dotted name as a string ("self.cfg.aic") '
         "is read when the function is called",
     )
+
+
+def check_count(kind: str) -> Callable[[object], Violation | None]:
+    """The rule of a ``core_limit`` argument: ``kind`` is "aicore" or "vector"."""
+    return lambda value: check_cores(kind, value)
 
 
 def check_sync(value: object) -> Violation | None:

@@ -10,7 +10,6 @@ their decorators merge, as they do in eager mode.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 import attrs
 
@@ -20,8 +19,9 @@ from codegen.frontend.ir import ModuleIR, StreamFunction
 from codegen.frontend.names.resolve import DECORATORS, NpudslNames, resolve
 from codegen.frontend.positions import Positions
 from codegen.index import scan
-from npudsl import codes
-from npudsl.schedule import DECORATOR_FIELDS, REPEATABLE
+from npudsl import codes, schedule
+from npudsl._registry import Twice
+from npudsl.schedule import Loc, Schedule
 
 __all__ = ["DECORATORS", "Collection", "NpudslNames", "collect", "npudsl_names"]
 
@@ -111,42 +111,40 @@ class _Builder:
     def _build(
         self, ours: list[tuple[str, ast.expr]], fn: ast.FunctionDef, *, owner: ast.ClassDef | None, class_level: bool
     ) -> None:
-        fields: dict[str, Any] = {}
+        said: Schedule[Loc] = Schedule()
         scope = decorator_args.Scope(names=self.names, cls=owner)
         for decorator, node in ours:
-            result, problems = decorator_args.parse(decorator, node, self.positions, self.path, scope)
+            spec, problems = decorator_args.parse(decorator, node, self.positions, self.path, scope)
             self.diagnostics.extend(problems)
-            if result is not None:
-                self._merge(fields, decorator, result, node)
-        first = self.positions.loc(ours[0][1])
+            if spec is not None:
+                said = self._add(said, decorator, spec, node)
         method = owner is not None
         self.functions.append(
             StreamFunction(
                 owner=owner.name if owner else None,
                 name=fn.name,
-                loc=first,
+                loc=self.positions.loc(ours[0][1]),
                 class_level=class_level,
                 inputs=signature.tensor_inputs(fn, method=method),
                 required_inputs=signature.required_tensor_inputs(fn, method=method),
                 returns_value=signature.returns_value(fn),
                 params=scan.params_of(fn),
-                **fields,
+                **attrs.asdict(said, recurse=False),
             )
         )
 
-    def _merge(self, fields: dict[str, object], decorator: str, result: object, node: ast.expr) -> None:
-        key = DECORATOR_FIELDS[decorator]
-        if decorator in REPEATABLE:
-            fields[key] = (*fields.get(key, ()), result)  # type: ignore[misc]
-        elif key in fields:
+    def _add(self, said: Schedule[Loc], decorator: str, spec: object, node: ast.expr) -> Schedule[Loc]:
+        """``said`` with ``spec``, written below what it holds (decorators are read from the top)."""
+        try:
+            return schedule.DECORATORS[decorator].add(said, spec, outer=False)
+        except Twice:
             self.error(
                 node,
                 codes.TWICE,
                 f"@{decorator} appears twice on one function",
                 f"keep one @{decorator} (on the class or on its forward); its arguments say everything",
             )
-        else:
-            fields[key] = result
+            return said
 
     def reject_nested(self, tree: ast.Module) -> None:
         """Decorators anywhere but on top-level classes, their methods and module functions."""

@@ -1,4 +1,4 @@
-"""Read one decorator's arguments into its IR node, or say what is wrong.
+"""Read one decorator's arguments into its spec, or say what is wrong, by the rules of its registry entry.
 
 Arguments are literals, or module-level names bound once to a literal (see
 :mod:`codegen.frontend.constants`); ``core_limit`` counts may also be dotted names as
@@ -16,22 +16,21 @@ import attrs
 
 from codegen.check.diagnostics import Diagnostic
 from codegen.frontend.constants import ConstantError, literal, module_constant
-from codegen.frontend.ir import CoreLimit, Events, Guard, KeepOutput, Stream
 from codegen.frontend.names.resolve import NpudslNames
 from codegen.frontend.positions import Positions
-from npudsl import _rules, codes, decorators
-from npudsl.schedule import DECORATOR_FIELDS
+from npudsl import codes, decorators
+from npudsl.schedule import DECORATORS
 
 __all__ = ["Scope", "parse"]
 
 
 def _shape(decorator: str) -> inspect.Signature:
-    """The decorator's own signature (``npudsl.decorators``), less ``keep_output``'s slot for its bare use."""
+    """The decorator's own signature (``npudsl.decorators``), less the slot for a bare use (``@keep_output``)."""
     full = inspect.signature(getattr(decorators, decorator))
     return full.replace(parameters=[p for p in full.parameters.values() if p.kind is not p.POSITIONAL_ONLY])
 
 
-_SHAPES = {name: _shape(name) for name in DECORATOR_FIELDS}
+_SHAPES = {name: _shape(name) for name in DECORATORS}
 
 Result = tuple[Any, list[Diagnostic]]
 
@@ -51,20 +50,19 @@ class Scope:
 
 
 def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope: Scope = Scope()) -> Result:
-    """The IR node for ``node`` (an ``@decorator`` or ``@decorator(...)``), or diagnostics."""
-    loc = positions.loc(node)
+    """The spec for ``node`` (an ``@decorator`` or ``@decorator(...)``), or diagnostics: the rules of its registry
+    entry, the ones the decorator applies at run time, each violation placed at the argument that breaks it."""
+    entry = DECORATORS[decorator]
     try:
         bound, arg_nodes = _bind(decorator, node, scope)
-        if decorator in ("after", "records") and not bound.arguments.get("events"):
-            raise _Invalid(
-                node,
-                codes.BAD_ARGUMENTS,
-                f"@{decorator} needs at least one event name",
-                f'name the events, e.g. @{decorator}("dispatched")',
-            )
-        for name, value in bound.arguments.items():
-            _check(decorator, name, value, arg_nodes[name])
-        return _build(decorator, bound.arguments, loc), []
+        bound.apply_defaults()
+        found = entry.violation(bound.arguments)
+        if found is not None:
+            argument, violation = found
+            given: Any = arg_nodes.get(argument) or node  # a list for ``*events``; none given: the decorator
+            place = given if violation.item is None else given[violation.item]
+            raise _Invalid(place, violation.code, violation.message, violation.hint)
+        return entry.make(bound.arguments, positions.loc(node)), []
     except _Invalid as bad:
         at = positions.loc(bad.node)
         return None, [
@@ -74,7 +72,7 @@ def parse(decorator: str, node: ast.expr, positions: Positions, path: str, scope
 
 def _bind(decorator: str, node: ast.expr, scope: Scope) -> tuple[inspect.BoundArguments, dict[str, Any]]:
     if not isinstance(node, ast.Call):
-        if decorator == "keep_output":
+        if DECORATORS[decorator].bare:
             return _SHAPES[decorator].bind(), {}
         raise _Invalid(node, codes.BAD_ARGUMENTS, f"@{decorator} needs arguments", f"call it: @{decorator}(...)")
     values, nodes = [], []
@@ -119,38 +117,3 @@ def _literal(decorator: str, node: ast.expr, scope: Scope) -> object:
         what = node.id if isinstance(node, ast.Name) else "argument"
         message = bad.message if isinstance(node, ast.Name) else f"{what} {bad.message}"
         raise _Invalid(node, codes.NOT_LITERAL, f"@{decorator}: {message}", bad.hint) from None
-
-
-def _check(decorator: str, name: str, value: object, node: Any) -> None:
-    if name == "events":
-        for event, event_node in zip(value, node):  # type: ignore[call-overload]
-            _raise(_rules.check_event(event), event_node)
-        return
-    check = {
-        "tag": _rules.check_tag,
-        "priority": _rules.check_priority,
-        "when": _rules.check_when,
-        "sync": _rules.check_sync,
-        "clone": _rules.check_clone,
-        "aicore": lambda v: _rules.check_cores("aicore", v),
-        "vector": lambda v: _rules.check_cores("vector", v),
-    }[name]
-    _raise(check(value), node)
-
-
-def _raise(violation: _rules.Violation | None, node: ast.AST) -> None:
-    if violation is not None:
-        raise _Invalid(node, violation.code, violation.message, violation.hint)
-
-
-def _build(decorator: str, args: dict[str, Any], loc: Any) -> Any:
-    when = Guard(dotted=args["when"]) if args.get("when") else None
-    if decorator == "on_stream":
-        return Stream(
-            tag=args["tag"], priority=args.get("priority", 0), sync=args.get("sync", "auto"), when=when, loc=loc
-        )
-    if decorator in ("after", "records"):
-        return Events(names=tuple(args["events"]), when=when, loc=loc)
-    if decorator == "core_limit":
-        return CoreLimit(aicore=args["aicore"], vector=args["vector"], when=when, loc=loc)
-    return KeepOutput(clone=args.get("clone", False), when=when, loc=loc)

@@ -1,24 +1,24 @@
 """Lower: the IR of one module, seen with the run index, -> a target-independent plan.
 
-Each stream function (the *callee*) is planned here; the calls of stream functions (the *callers*)
-are planned by :mod:`codegen.lower.flow.planner` on the dataflow of each caller.
+Each stream function (the *callee*) is planned here, one lowering per decorator of the registry
+(``npudsl.schedule.DECORATORS``); the calls of stream functions (the *callers*) are planned by
+:mod:`codegen.lower.flow.planner` on the dataflow of each caller, with the fork and join of
+:mod:`npudsl.forkjoin` at each call site the run sees.
 
-The callee's protocol, the same whoever calls it: it forks from its caller's stream (the caller's
-stream records ``<fn>.fork``, its own stream waits for it), runs, and records ``<fn>.join``. A caller
-that joins by itself passes ``join=False``; any other caller (one outside the run, a lambda, a
-``functools.partial``) leaves ``join=True``, and the callee then keeps its tensors alive for the
-streams that read them and waits for its own stream before it returns: safe, with no overlap.
-"""
+A call the run cannot see (a caller outside the run, a lambda, a ``functools.partial``) runs the body
+on its caller's stream: safe, with no overlap."""
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
 from codegen.check.diagnostics import Diagnostic
-from codegen.frontend.ir import Guard, ModuleIR, StreamFunction
+from codegen.frontend.ir import CoreLimit, Events, Guard, KeepOutput, ModuleIR, Stream, StreamFunction
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.index import RunIndex
@@ -36,11 +36,14 @@ from codegen.lower.plan import (
     LimitCores,
     ModulePlan,
     Record,
+    Step,
     Wait,
 )
 from npudsl._rules import is_shared_event
+from npudsl.forkjoin import ROLES
+from npudsl.schedule import DECORATORS
 
-__all__ = ["UserEvents", "lower", "lower_function"]
+__all__ = ["LOWERINGS", "UserEvents", "lower", "lower_function"]
 
 
 @attrs.define(eq=False)
@@ -91,7 +94,7 @@ def lower(
     ir: ModuleIR, index: RunIndex, tree: ast.Module, positions: Positions, names: ModuleNames, *, event_sync: bool
 ) -> tuple[ModulePlan, tuple[Diagnostic, ...]]:
     """The plan of a module: its stream functions (callees) and the functions that call them (callers)."""
-    own = {e.var for c in index.callees.values() if c.module == ir.module_name for e in (c.fork, c.join)}
+    own = {getattr(c, role).var for c in index.callees.values() if c.module == ir.module_name for role in ROLES}
     events = UserEvents(ir, taken=set(identifiers(tree)) | own)
     nodes = scan.functions_by_qualname(tree)
     functions = {
@@ -137,23 +140,61 @@ def lower_function(
     *,
     event_sync: bool,
 ) -> FunctionPlan:
-    """The plan of one decorated function: what it asks for in its own body, whoever calls it.
+    """The plan of one decorated function: what it asks for in its own body, whoever calls it."""
+    steps = _Steps(fn=fn, events=events)
+    for decorator in DECORATORS:
+        for spec in fn.said_by(decorator):
+            LOWERINGS[decorator](steps, spec)
+    epilogue = (*steps.clones, *steps.records)
+    return FunctionPlan(fn=fn, contexts=tuple(steps.contexts), prologue=tuple(steps.prologue), epilogue=epilogue)
 
-    The stream switch, fork, join and the lifetime of the tensors that cross belong to the call sites the run
-    sees (:mod:`codegen.lower.flow`); a call the run cannot see runs the body on its caller's stream.
-    """
-    waits = tuple(
-        Wait(event=attrs.evolve(events.ref(fn.owner, name), waiter=fn.qualname), when=Cond.of(_when(spec.when)))
-        for spec in fn.waits
-        for name in spec.names
-    )
-    records = tuple(
-        Record(event=events.ref(fn.owner, name), when=Cond.of(_when(spec.when)))
-        for spec in fn.records
-        for name in spec.names
-    )
-    clone = (Clone(when=Cond.of(_when(fn.keep_output.when))),) if fn.keep_output and fn.keep_output.clone else ()
-    return FunctionPlan(fn=fn, contexts=_contexts(fn), prologue=waits, epilogue=(*clone, *records))
+
+@attrs.define(eq=False)
+class _Steps:
+    """What the decorators of one function add to its body: contexts around it, steps before and after it."""
+
+    fn: StreamFunction
+    events: UserEvents
+    contexts: list[Context] = attrs.Factory(list)
+    prologue: list[Step] = attrs.Factory(list)
+    clones: list[Step] = attrs.Factory(list)  # first after the body, so an event recorded after it covers them
+    records: list[Step] = attrs.Factory(list)
+
+
+def _waits(steps: _Steps, spec: Events) -> None:
+    for name in spec.names:
+        event = attrs.evolve(steps.events.ref(steps.fn.owner, name), waiter=steps.fn.qualname)
+        steps.prologue.append(Wait(event=event, when=Cond.of(_when(spec.when))))
+
+
+def _records(steps: _Steps, spec: Events) -> None:
+    for name in spec.names:
+        steps.records.append(Record(event=steps.events.ref(steps.fn.owner, name), when=Cond.of(_when(spec.when))))
+
+
+def _core_limit(steps: _Steps, limit: CoreLimit) -> None:
+    stream = steps.fn.stream
+    guard = limit.when or (stream.when if stream is not None else None)  # off with the stream's guard
+    steps.contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(guard))))
+
+
+def _keep_output(steps: _Steps, keep: KeepOutput) -> None:
+    if keep.clone:
+        steps.clones.append(Clone(when=Cond.of(_when(keep.when))))
+
+
+def _on_stream(steps: _Steps, stream: Stream) -> None:
+    """Nothing in the body: the switch, fork, join and lifetimes belong to the call sites (``flow/``)."""
+
+
+# Each decorator's lowering, by the registry's names (tests/dsl/test_decorator_registry.py).
+LOWERINGS: dict[str, Callable[[_Steps, Any], None]] = {
+    "on_stream": _on_stream,
+    "after": _waits,
+    "records": _records,
+    "core_limit": _core_limit,
+    "keep_output": _keep_output,
+}
 
 
 def _returned_records(
@@ -173,12 +214,3 @@ def _returned_records(
 
 def _when(guard: Guard | None) -> str | None:
     return guard.dotted if guard is not None else None
-
-
-def _contexts(fn: StreamFunction) -> tuple[Context, ...]:
-    contexts: list[Context] = []
-    if fn.core_limit is not None:
-        limit = fn.core_limit
-        guard = limit.when or (fn.stream.when if fn.stream is not None else None)  # off with the stream's guard
-        contexts.append(LimitCores(aicore=limit.aicore, vector=limit.vector, when=Cond.of(_when(guard))))
-    return tuple(contexts)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import attrs
 import torch.fx
 
+from npudsl import forkjoin
 from npudsl.race._alias import is_tensor, root, writes
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.units import Instance, SourceDefs, frames_of
@@ -65,7 +66,8 @@ def _join(
         for user in node.users
         if index[user] not in inside and index[user] > last
     ]
-    return _statement_start(instance, min(readers), nodes, defs) if readers else None
+    first = forkjoin.join_point(readers, None)  # no reader: nothing to join, the unit stays where it is
+    return _statement_start(instance, first, nodes, defs) if first is not None else None
 
 
 def _roots(nodes: list[torch.fx.Node]) -> set[torch.fx.Node]:

@@ -2,21 +2,23 @@
 
 The rules are those of :func:`npudsl.timeline.simulate.simulate` applied to the
 code the transformer writes for ``@on_stream`` with automatic sync: every stream
-runs its ops in program order; a moved unit's stream first waits for the main
-stream's work issued before the call (the fork), and the main stream waits for
-the unit's last op before the statement that reads a result (the join). A unit
-whose statement moved up is issued before an earlier op (its join stays). No
-moved unit reads another's result (the plan sees to it), so every join is the
-main stream's.
+runs its ops in program order, and each moved unit is a call with the fork and
+join of :mod:`npudsl.forkjoin` (its stream first waits for the main stream's
+work issued before the call; the main stream waits for the unit's last op
+before the statement that reads a result, ``Unit.join``). A unit whose statement
+moved up is issued before an earlier op (its join stays). No moved unit reads
+another's result (the plan sees to it), so every join is the main stream's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 
 import attrs
 import torch.fx
 
+from npudsl import forkjoin
 from npudsl.race._timeline import runtime_op
 from npudsl.suggest.dag import Unit
 from npudsl.timeline.cost import name_of
@@ -34,34 +36,58 @@ class _Run:
     slots: list[Slot] = attrs.Factory(list)
     arrows: list[Arrow] = attrs.Factory(list)
     regions: list[Region] = attrs.Factory(list)
-    pending: dict[Unit, tuple[str, float]] = attrs.Factory(dict)  # not joined yet: its stream, its last op's end
+    on: str = MAIN  # the stream issuing now
+    pending: dict[Unit, tuple[_Events, str]] = attrs.Factory(dict)  # not joined yet: its events, its label
 
-    def wait(self, source: str, at: float, target: str, event: str) -> None:
-        until = max(self.clock.setdefault(target, 0.0), at)
-        self.arrows.append(Arrow(event=event, source=source, at=at, target=target, until=until))
-        self.clock[target] = until
+    def wait(self, source: str, at: float, event: str) -> None:
+        until = max(self.clock[self.on], at)
+        self.arrows.append(Arrow(event=event, source=source, at=at, target=self.on, until=until))
+        self.clock[self.on] = until
 
-    def run(self, node: torch.fx.Node, stream: str) -> None:
+    @contextlib.contextmanager
+    def switch(self, stream: str) -> Iterator[None]:
+        before, self.on = self.on, stream
+        self.clock.setdefault(stream, 0.0)
+        try:
+            yield
+        finally:
+            self.on = before
+
+    def run(self, node: torch.fx.Node) -> None:
         cost = self.cost(node) if node.op in _COMPUTE and runtime_op(node) is None else 0.0
         if cost > 0:
-            start = self.clock[stream]
-            self.slots.append(Slot(stream=stream, label=name_of(node), start=start, end=start + cost))
-            self.clock[stream] = start + cost
+            start = self.clock[self.on]
+            self.slots.append(Slot(stream=self.on, label=name_of(node), start=start, end=start + cost))
+            self.clock[self.on] = start + cost
 
     def unit(self, unit: Unit, stream: str, label: str, nodes: list[torch.fx.Node]) -> None:
-        self.wait(MAIN, self.clock[MAIN], stream, f"{label}.fork")
-        first = len(self.slots)
-        for i in unit.instance.nodes:
-            self.run(nodes[i], stream)
+        first, events = len(self.slots), _Events(self)
+        with forkjoin.forked(events, label, self.switch(stream)):
+            for i in unit.instance.nodes:
+                self.run(nodes[i])
         mine = self.slots[first:]
         if mine:
             self.regions.append(Region(stream=stream, label=label, start=mine[0].start, end=mine[-1].end))
-        self.pending[unit] = (stream, self.clock[stream])
+        self.pending[unit] = (events, label)
 
     def join(self, unit: Unit) -> None:
         if unit in self.pending:
-            stream, at = self.pending.pop(unit)
-            self.wait(stream, at, MAIN, f"{stream}.join")
+            forkjoin.join(*self.pending.pop(unit))
+
+
+@attrs.define
+class _Events:
+    """One moved unit's fork and join events, recorded and waited for on the run's clocks (each unit its own:
+    two units of one label are two calls)."""
+
+    run: _Run
+    recorded: dict[str, tuple[str, float]] = attrs.Factory(dict)  # event -> the stream that recorded it, when
+
+    def record(self, event: str) -> None:
+        self.recorded[event] = (self.run.on, self.run.clock[self.run.on])
+
+    def wait(self, event: str) -> None:
+        self.run.wait(*self.recorded[event], event)
 
 
 def predict(
@@ -92,7 +118,7 @@ def predict(
         if i in starts:
             run.unit(starts[i], *moves[starts[i]], nodes)
         elif i not in inside:
-            run.run(node, MAIN)
+            run.run(node)
     return Schedule(
         streams=tuple(run.clock),
         slots=tuple(run.slots),

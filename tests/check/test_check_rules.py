@@ -61,8 +61,8 @@ def _ring(size: int) -> ModuleIR:
             name=f"f{i}",
             loc=loc,
             stream=Stream(tag=f"s{i % 3}", priority=0, sync="manual", when=None, loc=loc),
-            waits=(Events(names=(f"e{(i + 1) % size}",), when=None, loc=Loc(line=i + 1, col=6)),),
-            records=(Events(names=(f"e{i}",), when=None, loc=loc),),
+            waits=(Events(events=(f"e{(i + 1) % size}",), when=None, loc=Loc(line=i + 1, col=6)),),
+            records=(Events(events=(f"e{i}",), when=None, loc=loc),),
         )
         for i in range(size)
     )

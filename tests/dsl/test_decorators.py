@@ -41,11 +41,11 @@ def test_metadata_is_the_same_whatever_the_order() -> None:
     a = on_stream("s", sync="manual")(after("go")(records("done")(core_limit(4, 8)(keep_output(body)))))
     b = keep_output(core_limit(4, 8)(records("done")(after("go")(on_stream("s", sync="manual")(body)))))
     expected = Schedule(
-        stream=StreamSpec(tag="s", sync="manual"),
-        waits=(EventSpec(events=("go",)),),
-        records=(EventSpec(events=("done",)),),
-        core_limit=CoreLimitSpec(aicore=4, vector=8),
-        keep_output=KeepOutputSpec(),
+        stream=StreamSpec(tag="s", sync="manual", loc=None),
+        waits=(EventSpec(events=("go",), loc=None),),
+        records=(EventSpec(events=("done",), loc=None),),
+        core_limit=CoreLimitSpec(aicore=4, vector=8, loc=None),
+        keep_output=KeepOutputSpec(loc=None),
     )
     assert a.__npudsl__ == b.__npudsl__ == expected
     assert a.__wrapped__ is body and b.__wrapped__ is body
@@ -53,7 +53,7 @@ def test_metadata_is_the_same_whatever_the_order() -> None:
 
 def test_events_keep_source_order() -> None:
     fn = after("a")(after("b", "c")(lambda_free))
-    assert [spec.events for spec in fn.__npudsl__.waits] == [("a",), ("b", "c")]
+    assert [spec.names for spec in fn.__npudsl__.waits] == [("a",), ("b", "c")]
 
 
 def lambda_free(x):
@@ -97,8 +97,8 @@ def test_class_decoration_wraps_forward() -> None:
         def forward(self, x):
             return x * 2
 
-    assert Expert.__npudsl__.stream == StreamSpec(tag="expert")
-    assert Expert.forward.__npudsl__.keep_output == KeepOutputSpec(clone=True)
+    assert Expert.__npudsl__.stream == StreamSpec(tag="expert", loc=None)
+    assert Expert.forward.__npudsl__.keep_output == KeepOutputSpec(clone=True, loc=None)
     x = torch.arange(4.0)
     assert torch.equal(Expert()(x), x * 2)
 
@@ -127,7 +127,9 @@ def test_class_and_forward_decorators_merge_and_twice_is_an_error() -> None:
         def forward(self, x):
             return x * 2
 
-    assert Expert.__npudsl__ == Schedule(stream=StreamSpec(tag="expert"), core_limit=CoreLimitSpec(aicore=4, vector=8))
+    assert Expert.__npudsl__ == Schedule(
+        stream=StreamSpec(tag="expert", loc=None), core_limit=CoreLimitSpec(aicore=4, vector=8, loc=None)
+    )
     with pytest.raises(DecoratorError, match="NPD107"):
 
         @on_stream("expert")
@@ -152,7 +154,7 @@ class _Counted(nn.Module):
 def test_dotted_core_counts_are_read_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
     from npudsl import runtime
 
-    assert _Counted.forward.__npudsl__.core_limit == CoreLimitSpec(aicore="self.cfg.aic", vector="vector")
+    assert _Counted.forward.__npudsl__.core_limit == CoreLimitSpec(aicore="self.cfg.aic", vector="vector", loc=None)
     seen = []
     real = runtime.core_limit
     monkeypatch.setattr(runtime, "core_limit", lambda a, v: seen.append((a, v)) or real(a, v))
