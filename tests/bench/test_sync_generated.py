@@ -8,16 +8,19 @@ from bench import sync_generated
 from bench.sync_sources import Row
 
 
-def test_the_extra_record_stream_of_the_indexer_is_named(capsys: pytest.CaptureFixture[str]) -> None:
-    """``q_scale`` is made on "22", which issues nothing after that block: its record_stream for "33" is extra
-    (the planner keeps it: it cannot see that nothing run later issues work on "22")."""
-    found = sync_generated.droppable(Row("cann_v32_indexer", "corpus"))
-    assert [(d.call, d.why) for d in found] == [("record_stream(scale, '33')", "no race without it")]
-    assert sync_generated.main(["core_split", "seed000", "distributed_overlap"]) == 0
+def test_the_extra_record_stream_of_the_native_shared_expert_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shared expert's last statement reads the layer input on its stream and returns: what orders the
+    input's reuse is the routed path's wait for "moe:shared_done", in another class (the planner keeps it)."""
+    found = sync_generated.droppable(Row("vllm_native_shared_expert", "corpus"))
+    assert [(d.call, d.why) for d in found] == [
+        ("record_stream(clone, 'shared_experts_calculation')", "no race without it")
+    ]
+    assert sync_generated.main(["core_split", "seed000", "distributed_overlap", "cann_v32_indexer"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "core_split (portable): 0 droppable",
         "distributed_overlap (portable): 0 droppable",  # all_reduce's argument is read after the wait
         "seed000 (portable): 0 droppable",
+        "cann_v32_indexer (portable): 0 droppable",  # "22" issues nothing before "33" is joined
     ]
 
 

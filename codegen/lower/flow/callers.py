@@ -8,6 +8,7 @@ to the callee (NPD508). GE orders streams through data: its calls only get the f
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterable, Iterator
 
 import attrs
@@ -23,6 +24,7 @@ from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.planner import Flags, plan_caller
 from codegen.lower.flow.sites import Site, plan_site
+from codegen.lower.flow.stream_free import StreamFree
 from codegen.lower.flow.tensors import certain_tensors, local_returns
 from codegen.lower.flow.wraps import SiteEvents
 from codegen.lower.hygiene import ModuleNames, identifiers
@@ -50,6 +52,10 @@ class _Module:
     positions: Positions
     imports: list[str] = attrs.Factory(list)
     diagnostics: list[Diagnostic] = attrs.Factory(list)
+    stream_free: StreamFree = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.stream_free = StreamFree(self.tree)
 
     def warn(self, node: ast.AST, code: str, message: str, hint: str) -> None:
         loc = self.positions.loc(node)
@@ -224,6 +230,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             barriers,
             _methods(module.tree, qualname),
             receiver,
+            functools.partial(module.stream_free.statement, qualname=qualname),
         )
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None

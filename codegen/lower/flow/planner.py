@@ -67,6 +67,7 @@ def plan_caller(
     barriers: frozenset[ast.stmt] = frozenset(),
     methods: frozenset[str] = frozenset(),
     receiver: str | None = None,
+    free: Callable[[ast.stmt], bool] | None = None,
 ) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
@@ -83,7 +84,7 @@ def plan_caller(
         if not sites:
             return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags, since) for s in sites]
-    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver)
+    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free)
 
 
 def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:

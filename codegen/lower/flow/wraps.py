@@ -9,7 +9,8 @@ the dataflow needs, each decided here:
   point share one record;
 - the join's record (last thing on the side stream): only when some wait reads it;
 - an input kept alive for the side stream (``record_stream``): only a tensor the side stream did not make whose
-  last use may come before the caller's stream joins (a name the caller reads again after the join needs none);
+  last use may come before the caller's stream joins (a name the caller reads again after the join needs none,
+  and so does one an earlier call made on another side stream that issues nothing more before that join);
 - a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
   side stream could reuse the result's memory while the caller still reads it.
 """
@@ -99,6 +100,7 @@ class _Lowering:
     _anchored: list[bool] = attrs.Factory(list)  # per call so far: ordered after the caller's work before it
     forked_at: dict[ast.stmt, tuple[EventRef, str | None, frozenset[str]]] = attrs.Factory(dict)  # call -> its
     # fork's event, guard, and the streams that waited for it
+    free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream (stream_free.py)
 
     def run(self) -> CallerPlan:
         relays: dict[int, list[tuple[int, Step]]] = {}
@@ -162,7 +164,12 @@ class _Lowering:
             root = _viewed(argument.node) if argument.slot in hoisted else None
             for name in argument_names(argument, self.receiver, hoisted):
                 key = (name, site.tag)
-                if name in own or self._kept_before(key, site.stmt) or self._held_past_join(site, root or name):
+                if (
+                    name in own
+                    or self._kept_before(key, site.stmt)
+                    or self._held_past_join(site, root or name)
+                    or self._maker_idle(site, name)
+                ):
                     continue
                 self.kept[key] = site.stmt
                 whole = argument.bare or argument.slot in hoisted
@@ -192,6 +199,47 @@ class _Lowering:
         if not joins or any(kind != "before" for kind, _, _ in joins):
             return False
         return all(_read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name) for _, stmt, _ in joins)
+
+    def _maker_idle(self, site: Site, name: str) -> bool:
+        """``name`` holds what an earlier call of the block made on another side stream M, and M issues nothing
+        more before the caller joins the call's stream: no later call on M, and only stream-free code (``free``)
+        from the call to that join. M's memory then goes to no allocation while the call still reads it."""
+        maker = self._maker(site, name)
+        join = self._surely_joined_at(site)
+        if maker is None or join is None or self.free is None:
+            return False
+        block = self.blocks.get(site.stmt, [site.stmt])
+        run = block[block.index(site.stmt) : block.index(join)]
+        later = any(
+            o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in self.sites
+        )
+        return not later and all(self.free(s) and not _leaves(s) for s in run)
+
+    def _maker(self, site: Site, name: str) -> Site | None:
+        """The earlier call of ``site``'s block, on another stream under the same guard, whose result ``name``
+        surely holds (nothing binds it in between); None if there is none, or the call is in a loop."""
+        block = self.blocks.get(site.stmt, [site.stmt])
+        found = [self.sites[p.site] for p in pending(self.result.states.get(site.stmt, ())) if name in p.names]
+        if len(found) != 1 or _in_loop(self.fn, site.stmt):
+            return None
+        maker = found[0]
+        if maker.tag == site.tag or maker.stmt not in block or block.index(maker.stmt) >= block.index(site.stmt):
+            return None
+        same_guard = self.syncs[maker.index].guard_text == self.syncs[site.index].guard_text
+        if not same_guard or self.syncs[maker.index].flag or self.syncs[site.index].flag:
+            return None
+        between = block[block.index(maker.stmt) + 1 : block.index(site.stmt)]
+        return None if any(name in bound_names(s) for s in between) else maker
+
+    def _surely_joined_at(self, site: Site) -> ast.stmt | None:
+        """The statement of ``site``'s block after it before which the caller always joins its stream."""
+        block = self.blocks.get(site.stmt, [site.stmt])
+        for anchor, found in self.result.steps.items():
+            kind, stmt, _ = anchor
+            joins = [s for s in found if isinstance(s, Join) and s.site == site.index]
+            if joins and kind == "before" and stmt in block and block.index(stmt) > block.index(site.stmt):
+                return stmt  # type: ignore[no-any-return]
+        return None
 
     def _keeps_results(self, site: Site) -> bool:
         """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
@@ -303,9 +351,10 @@ def lower_sites(
     events: Callable[[Site], SiteEvents],
     tensors: frozenset[str] = frozenset(),
     receiver: str | None = None,
+    free: Callable[[ast.stmt], bool] | None = None,
 ) -> CallerPlan:
     """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
-    certainly hold a tensor."""
+    certainly hold a tensor; ``free``: whether a statement issues work on no side stream."""
     return _Lowering(
         fn=fn,
         sites=sites,
@@ -317,6 +366,7 @@ def lower_sites(
         receiver=receiver,
         tensors=tensors,
         blocks=statement_blocks(fn),
+        free=free,
     ).run()
 
 
@@ -386,6 +436,10 @@ def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
             if isinstance(block, list):
                 found.update({stmt: block for stmt in block if isinstance(stmt, ast.stmt)})
     return found
+
+
+def _leaves(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt))
 
 
 def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
