@@ -7,6 +7,7 @@ on the index) and ``transform`` (which plans on the same calls) never disagree.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -120,8 +121,26 @@ def _names_only(target: ast.expr) -> bool:
     return isinstance(target, ast.Name)
 
 
-def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
-    """Every call in ``module`` that resolves to a stream function of the run."""
+_FOUND: weakref.WeakKeyDictionary[ast.Module, tuple[str, tuple[object, ...], tuple[CallSite, ...]]]
+_FOUND = weakref.WeakKeyDictionary()
+
+
+def find_calls(module: str, tree: ast.Module, index: _Index) -> tuple[CallSite, ...]:
+    """Every call in ``module`` that resolves to a stream function of the run.
+
+    Searched once per tree and run: the index and the planner ask for the same calls (what they read of
+    the index, its callees, submodules and modules, are the same objects in both).
+    """
+    read = (index.callees, index.submodules, getattr(index, "modules", None))
+    known = _FOUND.get(tree)
+    if known is not None and known[0] == module and all(a is b for a, b in zip(known[1], read)):
+        return known[2]
+    found = tuple(_search(module, tree, index))
+    _FOUND[tree] = (module, read, found)
+    return found
+
+
+def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
     wanted = _callee_names(index)
     if not wanted:
         return
