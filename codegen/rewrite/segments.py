@@ -37,6 +37,15 @@ class Unit:
         return self.nodes[0]
 
     @property
+    def docstring(self) -> bool | None:
+        """Whether libcst sees a lone string (a docstring) here; None when only libcst can tell (``ast`` makes
+        one ``JoinedStr`` of ``f"a"`` and of ``"a" f"b"``, and only the second is a string to libcst)."""
+        value = self.node.value if len(self.nodes) == 1 and isinstance(self.node, ast.Expr) else None
+        if isinstance(value, ast.JoinedStr):
+            return None
+        return isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes))
+
+    @property
     def imports(self) -> bool:
         """A line holding imports and nothing else."""
         return all(isinstance(node, (ast.Import, ast.ImportFrom)) for node in self.nodes)

@@ -83,19 +83,24 @@ def function_resolver(
 
 def _annotations(fn: _Function) -> dict[str, ast.expr]:
     """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
-    loop could rebind them to anything)."""
+    loop could rebind them to anything). One walk of ``fn`` finds both."""
     found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            found[stmt.target.id] = stmt.annotation
-    rebound = {
-        n
-        for stmt in fn.body
-        for sub in ast.walk(stmt)
-        if not isinstance(sub, ast.AnnAssign)
-        for n in (bound_names(sub) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.For, ast.With)) else ())
-    }
+    binders, stored = [], set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                found[node.target.id] = node.annotation
+        elif isinstance(node, _REBINDING):
+            binders.append(node)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.add(node.id)
+    if stored.isdisjoint(found):  # what a binder binds is a stored name (walrus targets too)
+        return found
+    rebound = {name for node in binders for name in bound_names(node)}
     return {name: annotation for name, annotation in found.items() if name not in rebound}
+
+
+_REBINDING = (ast.Assign, ast.AugAssign, ast.For, ast.With)
 
 
 def _static(fn: _Function) -> bool:
