@@ -38,7 +38,9 @@ import libcst  # noqa: E402
 from bench.corpus import generate  # noqa: E402
 from bench.timing import best_in_turns  # noqa: E402
 from bench.transform_stages import STAGES, stage_seconds  # noqa: E402
-from codegen.driver.run import SourceFile, discover, read_sources, run  # noqa: E402
+from codegen.driver import pyast  # noqa: E402
+from codegen.driver.run import SourceFile, discover, read_sources, run, run_index  # noqa: E402
+from codegen.driver.triage import needs_analysis  # noqa: E402
 from codegen.driver.workers import auto_jobs  # noqa: E402
 from codegen.rewrite.build import clear_caches  # noqa: E402
 
@@ -105,12 +107,19 @@ def _check_tree(tree: str) -> float:
     return _cpu() - before
 
 
+def _analyzed_characters(files: list[SourceFile]) -> int:
+    """The work the default ``--jobs`` is picked from: the characters of the files a run analyzes."""
+    with pyast.shared_trees():
+        index = run_index(files)
+        return sum(len(f.source or "") for f in files if f.source and needs_analysis(f.source, f.module, index))
+
+
 def measure(root: str, *, files: int, repeat: int, target: str, check_tree: str | None) -> Figures:
     """Every figure of the report (seconds, best of ``repeat``; the measures take turns in each repeat)."""
     corpus = generate(root, files=files)
     decorated, plain = decorated_corpus(), read_sources((p, corpus.root) for p in corpus.undecorated)
     everything = read_sources((p, corpus.root) for p in corpus.all_files)
-    work = sum(len(f.source or "") for f in everything)
+    work = _analyzed_characters(everything)
     measures = {
         "rt_decorated": _timed(lambda: _round_trip(decorated)),
         "tf_decorated": _timed(lambda: _transform(decorated, target, 1)),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from codegen.driver.run import run
+from codegen.frontend.names.resolve import resolve
 from codegen.index.index import build_index
 from codegen.lower.flow import callsites
 from frontend_util import CALLER, LAYERS, source_files
@@ -83,3 +84,12 @@ def test_annotated_names_are_those_never_bound_otherwise() -> None:
     assert isinstance(fn, ast.FunctionDef)
     found = {name: ast.unparse(annotation) for name, annotation in callsites._annotations(fn).items()}
     assert found == {"c": "C", "local": "L"}  # a walrus in an ``if`` test binds nothing a binder does
+
+
+def test_npudsl_names_resolved_once_per_tree() -> None:
+    tree = ast.parse(LAYERS)
+    names = resolve(tree)
+    assert resolve(tree) is names and resolve(tree, walrus=False) is not names
+    assert names.aliases == {"on_stream": "on_stream"}
+    other = resolve(ast.parse(LAYERS))  # another tree of the same text: resolved again, alike
+    assert other is not names and (other.aliases, other.spellings) == (names.aliases, names.spellings)
