@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import attrs
 import libcst as cst
 
+from codegen.rewrite.printing import module_code
+
 __all__ = ["Layout", "Statement", "Style", "Unit", "layout"]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends, not str.splitlines'
@@ -71,7 +73,7 @@ class Style:
         """The text of top-level ``nodes``, as the module would print them."""
         if not nodes:
             return ""
-        return cst.Module(body=nodes, default_indent=self.indent, default_newline=self.newline).code
+        return module_code(nodes, indent=self.indent, newline=self.newline)
 
 
 @attrs.frozen
