@@ -153,7 +153,8 @@ def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
     names = module_level_names(tree)
     for owner, fn in scan.all_functions(tree):
         annotated = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
-        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in wanted | annotated]
+        called = wanted | annotated
+        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in called]
         if not calls:
             continue
         resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
