@@ -12,7 +12,9 @@ the best of the repeats is kept.
 - check: ``npudsl check TREE --jobs 1`` in its own process (start-up and reading included), in
   CPU seconds per 1,000 files; TREE is the installed ``transformers`` package unless given;
 - jobs: the whole generated corpus with jobs=1, jobs=2 and the default picked from the work,
-  wall clock and CPU (workers included).
+  wall clock and CPU (workers included);
+- stages: where the decorated run's CPU time goes (``bench/transform_stages.py``), from the
+  fastest of as many runs again, timed apart from the ratio (the wrappers cost a little).
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ import libcst  # noqa: E402
 
 from bench.corpus import generate  # noqa: E402
 from bench.timing import best_in_turns  # noqa: E402
-from codegen.driver.run import SourceFile, discover, read_sources, run  # noqa: E402
+from bench.transform_stages import STAGES, stage_seconds  # noqa: E402
+from codegen.driver import pyast  # noqa: E402
+from codegen.driver.run import SourceFile, discover, read_sources, run, run_index  # noqa: E402
+from codegen.driver.triage import needs_analysis  # noqa: E402
 from codegen.driver.workers import auto_jobs  # noqa: E402
-from codegen.rewrite.build import parse_statement  # noqa: E402
+from codegen.rewrite.build import clear_caches  # noqa: E402
 
 __all__ = ["GOALS", "decorated_corpus", "main", "measure", "report"]
 
@@ -67,7 +72,7 @@ def _round_trip(files: list[SourceFile]) -> None:
 
 
 def _transform(files: list[SourceFile], target: str, jobs: int | None) -> None:
-    parse_statement.cache_clear()  # every timing starts cold, as one `npudsl transform` process does
+    clear_caches()  # every timing starts cold, as one `npudsl transform` process does
     failed = [r.file.path for r in run(files, target=target, jobs=jobs) if r.has_errors]
     if failed:
         raise SystemExit(f"transform failed on {failed[:3]}")
@@ -102,12 +107,19 @@ def _check_tree(tree: str) -> float:
     return _cpu() - before
 
 
+def _analyzed_characters(files: list[SourceFile]) -> int:
+    """The work the default ``--jobs`` is picked from: the characters of the files a run analyzes."""
+    with pyast.shared_trees():
+        index = run_index(files)
+        return sum(len(f.source or "") for f in files if f.source and needs_analysis(f.source, f.module, index))
+
+
 def measure(root: str, *, files: int, repeat: int, target: str, check_tree: str | None) -> Figures:
     """Every figure of the report (seconds, best of ``repeat``; the measures take turns in each repeat)."""
     corpus = generate(root, files=files)
     decorated, plain = decorated_corpus(), read_sources((p, corpus.root) for p in corpus.undecorated)
     everything = read_sources((p, corpus.root) for p in corpus.all_files)
-    work = sum(len(f.source or "") for f in everything)
+    work = _analyzed_characters(everything)
     measures = {
         "rt_decorated": _timed(lambda: _round_trip(decorated)),
         "tf_decorated": _timed(lambda: _transform(decorated, target, 1)),
@@ -120,8 +132,10 @@ def measure(root: str, *, files: int, repeat: int, target: str, check_tree: str 
     if check_tree:
         measures["check"] = lambda: _check_tree(check_tree)
     found = best_in_turns(measures, repeat)
+    stages = stage_seconds(lambda: _transform(decorated, target, 1), repeat)
     return {
         **found,
+        **{f"stage_{name}": seconds for name, seconds in stages.items()},
         "decorated_files": len(decorated),
         "decorated_lines": _lines(decorated),
         "plain_files": len(plain),
@@ -162,6 +176,9 @@ def report(f: Figures) -> list[str]:
         for label, key in (("jobs=1", "jobs1"), ("jobs=2", "jobs2"), (f"default ({f['auto_jobs']:.0f})", "jobs_auto"))
     )
     lines.append(f"whole generated corpus ({f['all_files']:.0f} files, {os.cpu_count()} CPUs): {jobs}")
+    total = sum(f[f"stage_{name}"] for name in STAGES)
+    split = ", ".join(f"{name} {f[f'stage_{name}']:.3f} ({f[f'stage_{name}'] / total:.0%})" for name in STAGES)
+    lines.append(f"stages of the decorated run, CPU s: {split}; total {total:.3f}")
     return lines
 
 

@@ -24,7 +24,7 @@ import attrs
 from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.driver import pyast
 from codegen.driver.discover import discover
-from codegen.driver.modules import module_id
+from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile, read_sources, source_of
 from codegen.driver.triage import needs_analysis
@@ -85,18 +85,18 @@ def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunI
         (module_id(f.path, f.module), f.source) for f in files if f.source is not None and mentions_npudsl(f.source)
     ]
     _parse_ahead(decorated, "indexing", progress)
-    first = build_index(decorated)
-    defined = {key.split(":", 1)[1].split(".", 1)[0] for key in first.callees}
-    if not defined:
-        return first
-    names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-    callers = [
-        (module_id(f.path, f.module), f.source)
-        for f in files
-        if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)
-    ]
-    _parse_ahead(callers, "indexing call sites", progress)
-    return build_index(decorated + callers) if callers else first
+
+    def callers(defined: frozenset[str]) -> list[tuple[ModuleId, str]]:
+        names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
+        found = [
+            (module_id(f.path, f.module), f.source)
+            for f in files
+            if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)
+        ]
+        _parse_ahead(found, "indexing call sites", progress)
+        return found
+
+    return build_index(decorated, callers)
 
 
 def run_index(files: list[SourceFile], progress: Progress | None = None) -> RunIndex | None:

@@ -8,7 +8,7 @@ call sites in another.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -93,27 +93,29 @@ class RunIndex:
         return keys[0] if len(keys) == 1 else dotted
 
 
-def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
+def build_index(
+    files: Iterable[tuple[str | ModuleId, str]],
+    callers: Callable[[frozenset[str]], Iterable[tuple[str | ModuleId, str]]] | None = None,
+) -> RunIndex:
     """Index ``(module, source)`` pairs (a module is its run key, or its :class:`ModuleId`); sources that
-    fail to parse are skipped."""
-    trees = []
-    positions = []
+    fail to parse are skipped.
+
+    ``callers``, when given, is asked once the stream functions of ``files`` are known, with the names
+    their modules define them under (a class, a function): the files it returns are indexed too, for
+    their calls and submodules. One pass, as if every file had been given at once.
+    """
     modules: dict[str, ModuleId] = {}
-    for module, source in files:
-        found = ModuleId.of(module)
-        source = pyast.without_bom(source)
-        try:
-            trees.append((found.key, pyast.parse(source), source))
-        except (SyntaxError, ValueError):
-            continue
-        modules[found.key] = found
-        positions.append(Positions(source))
     callees: dict[str, CalleeInfo] = {}
     classes: dict[str, list[str]] = {}
     submodules: dict[str, dict[str, str]] = {}
     shared: set[str] = set()
+    trees = _parsed(files, modules)
     for module, tree, source in trees:
         shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
+    more = _parsed(callers(_defined(callees)), modules) if callers is not None and callees else []
+    for module, tree, source in more:
+        shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
+    trees += more
     partial = RunIndex(
         callees=callees,
         classes={k: tuple(v) for k, v in classes.items()},
@@ -125,8 +127,8 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
     )
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}
-    for (module, tree, _), where in zip(trees, positions):
-        for callee, info in _collect_calls(module, tree, partial, where):
+    for module, tree, source in trees:
+        for callee, info in _collect_calls(module, tree, partial, Positions(source)):
             stream_calls.setdefault(callee, []).append(info)
             if partial.callees[callee].auto:
                 calls.setdefault(callee, []).append(info)
@@ -135,6 +137,27 @@ def build_index(files: Iterable[tuple[str | ModuleId, str]]) -> RunIndex:
         calls={k: tuple(v) for k, v in calls.items()},
         stream_calls={k: tuple(v) for k, v in stream_calls.items()},
     )
+
+
+def _parsed(
+    files: Iterable[tuple[str | ModuleId, str]], modules: dict[str, ModuleId]
+) -> list[tuple[str, ast.Module, str]]:
+    """(key, tree, source) of each file that parses; ``modules`` learns their identities."""
+    found = []
+    for module, source in files:
+        identity = ModuleId.of(module)
+        source = pyast.without_bom(source)
+        try:
+            found.append((identity.key, pyast.parse(source), source))
+        except (SyntaxError, ValueError):
+            continue
+        modules[identity.key] = identity
+    return found
+
+
+def _defined(callees: dict[str, CalleeInfo]) -> frozenset[str]:
+    """The module-level names (a class, a function) the stream functions are defined under."""
+    return frozenset(key.split(":", 1)[1].split(".", 1)[0] for key in callees)
 
 
 def _collect_definitions(

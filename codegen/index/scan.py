@@ -19,6 +19,7 @@ __all__ = [
     "params_of",
     "statements_breadth_first",
     "submodule_assignments",
+    "unordered_walk",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -43,6 +44,21 @@ def statements_breadth_first(tree: ast.AST) -> Iterator[ast.AST]:
         yield node
         for name in _BLOCK_FIELDS.get(type(node), ()):
             queue.extend(child for child in getattr(node, name) if isinstance(child, _BLOCKS))
+
+
+def unordered_walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``tree`` (itself included), as ``ast.walk`` gives them but in no promised order: for
+    a question whose answer no order changes (a count, a set), at about half ``ast.walk``'s cost."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def _decorator_name(node: ast.expr) -> str | None:

@@ -18,6 +18,8 @@ from collections import Counter
 
 import attrs
 
+from codegen.index.scan import unordered_walk
+
 __all__ = ["ModuleNames", "identifiers"]
 
 
@@ -51,7 +53,7 @@ def _module_spelled(tree: ast.Module) -> _Spelled:
 def _spelled(node: ast.AST) -> _Spelled:
     found: Counter[str] = Counter()
     loads: Counter[str] = Counter()
-    for sub in ast.walk(node):
+    for sub in unordered_walk(node):  # counts: the order is no matter
         if isinstance(sub, ast.Name):
             found[sub.id] += 1
             if isinstance(sub.ctx, ast.Load):

@@ -10,13 +10,37 @@ import libcst as cst
 from codegen.lower.plan import Context, Step
 from codegen.targets.base import Spelling, indent
 
-__all__ = ["guarded_statements", "parse_statement", "statements", "with_items_text"]
+__all__ = [
+    "clear_caches",
+    "guarded_statements",
+    "parse_definitions",
+    "parse_statement",
+    "statements",
+    "with_items_text",
+]
 
 
 @functools.lru_cache(maxsize=4096)
 def parse_statement(text: str) -> cst.BaseStatement:
     """``cst.parse_statement``, remembered: generated lines repeat, and libcst nodes are immutable."""
     return cst.parse_statement(text)
+
+
+@functools.lru_cache(maxsize=64)
+def parse_definitions(source: str) -> tuple[cst.BaseStatement, ...]:
+    """The statements of a module's text (a target's helpers), the blank and comment lines above the first kept
+    with it (the parser puts them in the module header); remembered like :func:`parse_statement`."""
+    parsed = cst.parse_module(source)
+    body = list(parsed.body)
+    if body:
+        body[0] = body[0].with_changes(leading_lines=[*parsed.header, *body[0].leading_lines])
+    return tuple(body)
+
+
+def clear_caches() -> None:
+    """Forget every parsed text, so that a timing starts cold as one ``npudsl transform`` process does."""
+    parse_statement.cache_clear()
+    parse_definitions.cache_clear()
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:

@@ -11,7 +11,7 @@ import libcst.matchers as m
 
 from codegen.frontend.collect import NpudslNames
 from codegen.lower.plan import ModulePlan
-from codegen.rewrite.build import statements
+from codegen.rewrite.build import parse_definitions, statements
 from codegen.rewrite.import_order import place_imports
 from codegen.rewrite.returns import local_names
 from codegen.rewrite.segments import Statement, Style
@@ -29,8 +29,9 @@ def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, n
     A statement left unparsed spells no npudsl name, and is an import line only if it neither
     imports from npudsl nor holds a ``;`` (``codegen.rewrite.splice`` parses every other one).
     """
-    body = _drop_unused_npudsl(body, names)
-    texts = [stmt.code(style) for stmt in body]
+    printed = [None if stmt.unit.imports else stmt.code(style) for stmt in body]
+    body, printed = _drop_unused_npudsl(body, printed, names)
+    texts = [stmt.code(style) if text is None else text for stmt, text in zip(body, printed)]
     events = _event_definitions(plan, spelling)
     existing = {text.strip() for stmt, text in zip(body, texts) if stmt.unit.imports}
     wanted = [line for line in _imports(plan, spelling) if line not in existing]
@@ -73,11 +74,7 @@ def _imports(plan: ModulePlan, spelling: Spelling) -> list[str]:
 
 def _helper_definitions(spelling: Spelling) -> list[cst.BaseStatement]:
     """The spelling's module-level helpers (source text, blank lines and comments kept)."""
-    parsed = cst.parse_module(spelling.helper_source())
-    body = list(parsed.body)
-    if body:  # the parser keeps leading blank lines and comments in the module header
-        body[0] = body[0].with_changes(leading_lines=[*parsed.header, *body[0].leading_lines])
-    return body
+    return list(parse_definitions(spelling.helper_source()))
 
 
 def _event_definitions(plan: ModulePlan, spelling: Spelling) -> list[cst.BaseStatement]:
@@ -87,8 +84,7 @@ def _event_definitions(plan: ModulePlan, spelling: Spelling) -> list[cst.BaseSta
 
 def _import_block(body: list[Statement]) -> range:
     """The statements of the leading import block, after the docstring."""
-    first = body[0].node if body else None
-    start = 1 if first is not None and m.matches(first, _DOCSTRING) else 0
+    start = 1 if body and _docstring(body[0]) else 0
     last = start
     for i, stmt in enumerate(body[start:], start=start):
         if stmt.unit.imports:
@@ -98,23 +94,37 @@ def _import_block(body: list[Statement]) -> range:
     return range(start, last)
 
 
-def _drop_unused_npudsl(body: list[Statement], names: NpudslNames) -> list[Statement]:
+def _docstring(stmt: Statement) -> bool:
+    """A lone string: parsed, as libcst matches it; unparsed, as its ``ast`` shows (see ``Unit.docstring``)."""
+    if stmt.node is not None:
+        return m.matches(stmt.node, _DOCSTRING)
+    return bool(stmt.unit.docstring)
+
+
+def _drop_unused_npudsl(
+    body: list[Statement], printed: list[str | None], names: NpudslNames
+) -> tuple[list[Statement], list[str | None]]:
+    """The statements (and their printed text, None for imports) without the npudsl imports nothing uses.
+
+    A name is used when a parsed statement reads it; a statement whose text spells none of the names
+    still in doubt cannot, so only the others are walked.
+    """
     local = set(names.aliases) | set(names.modules)
     if not local:
-        return body
+        return body, printed
     used: set[str] = set()
-    for stmt in body:
-        if stmt.node is not None and not stmt.unit.imports:
+    for stmt, text in zip(body, printed):
+        if stmt.node is not None and text is not None and any(name in text for name in local - used):
             used |= local_names(stmt.node)
-    out: list[Statement] = []
-    for stmt in body:
+    out: list[tuple[Statement, str | None]] = []
+    for stmt, text in zip(body, printed):
         if stmt.unit.imports and stmt.node is not None:
             trimmed = _trim_line(stmt.node, local - used)
             if trimmed is None:
                 continue
             stmt = attrs.evolve(stmt, node=trimmed)
-        out.append(stmt)
-    return out
+        out.append((stmt, text))
+    return [stmt for stmt, _ in out], [text for _, text in out]
 
 
 def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:

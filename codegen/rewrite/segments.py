@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import attrs
 import libcst as cst
 
+from codegen.rewrite.printing import module_code
+
 __all__ = ["Layout", "Statement", "Style", "Unit", "layout"]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends, not str.splitlines'
@@ -35,6 +37,15 @@ class Unit:
     @property
     def node(self) -> ast.stmt:
         return self.nodes[0]
+
+    @property
+    def docstring(self) -> bool | None:
+        """Whether libcst sees a lone string (a docstring) here; None when only libcst can tell (``ast`` makes
+        one ``JoinedStr`` of ``f"a"`` and of ``"a" f"b"``, and only the second is a string to libcst)."""
+        value = self.node.value if len(self.nodes) == 1 and isinstance(self.node, ast.Expr) else None
+        if isinstance(value, ast.JoinedStr):
+            return None
+        return isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes))
 
     @property
     def imports(self) -> bool:
@@ -62,7 +73,7 @@ class Style:
         """The text of top-level ``nodes``, as the module would print them."""
         if not nodes:
             return ""
-        return cst.Module(body=nodes, default_indent=self.indent, default_newline=self.newline).code
+        return module_code(nodes, indent=self.indent, newline=self.newline)
 
 
 @attrs.frozen

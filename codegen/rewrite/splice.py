@@ -13,12 +13,12 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import libcst as cst
 
 from codegen.frontend.collect import NpudslNames
-from codegen.index.scan import functions_by_qualname
+from codegen.index.scan import functions_by_qualname, unordered_walk
 from codegen.lower.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter
@@ -64,8 +64,8 @@ def _to_parse(units: Sequence[Unit], plan: ModulePlan, names: NpudslNames) -> se
     tops = {qualname.split(".")[0] for qualname in [*plan.functions, *plan.callers]}
     chosen = {i for i, unit in enumerate(units) if _needed(unit, local, tops)}
     first = next((i for i, unit in enumerate(units) if not unit.imports), None)
-    if first is not None and len(units[first].nodes) == 1 and isinstance(units[first].node, ast.Expr):
-        chosen.add(first)  # may be the docstring the new imports go after
+    if first is not None and units[first].docstring is None:
+        chosen.add(first)  # may be the docstring the new imports go after: only libcst can tell
     return chosen
 
 
@@ -77,11 +77,31 @@ def _needed(unit: Unit, local: Collection[str], tops: Collection[str]) -> bool:
     """
     if unit.imports:
         return bool(local) and ("npudsl" in unit.text or ";" in unit.text)
-    if any(name in unit.text for name in local):
-        return True
     if isinstance(unit.node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return unit.node.name in tops
-    return any(name in unit.text for name in tops)  # e.g. a class defined under ``if``
+        return unit.node.name in tops or _spells(unit, local)
+    return _spells(unit, local) or _spells(unit, tops)  # e.g. a class defined under ``if``
+
+
+def _spells(unit: Unit, local: Collection[str]) -> bool:
+    """Whether the code of ``unit`` spells a name of ``local``; a string or a comment that does is no use of it.
+
+    Every name libcst parses (a name, a parameter, a keyword, a definition, an alias) is an identifier
+    field of some ``ast`` node: only the units whose text holds the name at all are walked.
+    """
+    wanted = {name for name in local if name in unit.text}
+    return bool(wanted) and any(not wanted.isdisjoint(_identifiers(node)) for node in unit.nodes)
+
+
+def _identifiers(tree: ast.AST) -> Iterator[str]:
+    """Every identifier field under ``tree`` (a superset of the names libcst sees: attributes too)."""
+    for node in unordered_walk(tree):
+        if isinstance(node, ast.Constant):
+            continue  # its value is text, not a name
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, str):
+                yield value
+            elif isinstance(value, list):
+                yield from (item for item in value if isinstance(item, str))
 
 
 def _footer(text: str, style: Style) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import transform_throughput
+from bench import transform_stages, transform_throughput
 from bench.corpus import generate
 from codegen.driver.run import read_sources, run
 
@@ -23,6 +23,18 @@ def test_tiny_run_prints_every_ratio_and_the_check_of_a_tree(capsys: pytest.Capt
         assert int(files) > 0 and int(lines) > 0 and float(round_trip) > 0 and float(ratio.rstrip("x")) > 0
     assert re.search(r"^check --jobs 1 on 5 files: [0-9.]+ CPU s = [0-9.]+ CPU s per 1,000 files", rows["check"])
     assert "jobs=1" in rows["whole"] and "jobs=2" in rows["whole"] and "default (1)" in rows["whole"]
+    stages = dict(re.findall(r"(\w+) ([0-9.]+) \(\d+%\)", rows["stages"]))
+    assert list(stages) == ["index", "collect", "validate", "lower", "rewrite", "other"]
+    total = float(rows["stages"].rsplit("total ", 1)[1])
+    assert float(stages["rewrite"]) > 0 and abs(sum(map(float, stages.values())) - total) < 0.01
+
+
+def test_stage_seconds_add_up_to_the_run_and_leave_the_stages_unwrapped() -> None:
+    files = transform_throughput.decorated_corpus()
+    before = (transform_stages.api.lower, transform_stages.driver.run_index)
+    spent = transform_stages.stage_seconds(lambda: run(files, target="aclgraph", jobs=1), 1)
+    assert set(spent) == set(transform_stages.STAGES) and spent["index"] > 0 and spent["lower"] > 0
+    assert (transform_stages.api.lower, transform_stages.driver.run_index) == before
 
 
 def test_the_decorated_corpus_is_every_example_and_corpus_model_without_its_twin() -> None:

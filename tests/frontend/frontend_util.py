@@ -11,10 +11,11 @@ from pathlib import Path
 from codegen.check.diagnostics import Diagnostic
 from codegen.check.rules.pipeline import check_source
 from codegen.driver.api import transform_with_index
+from codegen.driver.run import SourceFile, read_sources
 from codegen.index.index import build_index
 from npudsl.devices import DEFAULT_DEVICE
 
-__all__ = ["check", "cli", "codes", "load", "transform", "write_tree"]
+__all__ = ["CALLER", "LAYERS", "check", "cli", "codes", "load", "source_files", "transform", "write_tree"]
 
 
 def _source(text: str) -> str:
@@ -61,3 +62,43 @@ def load(code: str, name: str) -> types.ModuleType:
     sys.modules[name] = module
     exec(compile(code, module.__file__, "exec"), module.__dict__)  # noqa: S102 - generated code under test
     return module
+
+
+# Two modules of a run: stream functions (a decorated class, a decorated method) and a caller of the class.
+LAYERS = """
+from torch import nn
+
+from npudsl import on_stream
+
+
+@on_stream("shared")
+class SharedExpert(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Block(nn.Module):
+    @on_stream("side")
+    def branch(self, x):
+        return x + 1
+"""
+CALLER = """
+from torch import nn
+
+from layers import SharedExpert
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = SharedExpert()
+
+    def forward(self, x):
+        return self.shared(x) + x
+"""
+
+
+def source_files(root: Path, names: dict[str, str]) -> list[SourceFile]:
+    """``names`` (path under ``root`` -> text) written and read back as the files of one run."""
+    write_tree(root, names)
+    return read_sources((str(root / name), str(root)) for name in names)

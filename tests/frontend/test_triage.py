@@ -11,47 +11,11 @@ import pytest
 from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.driver.run import SourceFile, map_files, read_sources, run, run_index
 from codegen.driver.workers import WORK_PER_WORKER, auto_jobs
-from frontend_util import write_tree
+from frontend_util import CALLER, LAYERS, source_files
 from npudsl.cli.noqa import Rules
 
-_LAYERS = """
-from torch import nn
-
-from npudsl import on_stream
-
-
-@on_stream("shared")
-class SharedExpert(nn.Module):
-    def forward(self, x):
-        return x * 2
-
-
-class Block(nn.Module):
-    @on_stream("side")
-    def branch(self, x):
-        return x + 1
-"""
-_CALLER = """
-from torch import nn
-
-from layers import SharedExpert
-
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.shared = SharedExpert()
-
-    def forward(self, x):
-        return self.shared(x) + x
-"""
 _SPELLER = "def use(block, x):\n    return block.branch(x)\n"  # names a stream method: the checks may report on it
 _PLAIN = "import torch\n\n\ndef f(x):  # noqa: E501 names npu but never the package\n    return torch.relu(x)\n"
-
-
-def _files(root: Path, names: dict[str, str]) -> list[SourceFile]:
-    write_tree(root, names)
-    return read_sources((str(root / name), str(root)) for name in names)
 
 
 def _analyzed(files: list[SourceFile]) -> list[str]:
@@ -61,18 +25,18 @@ def _analyzed(files: list[SourceFile]) -> list[str]:
 
 
 def test_decorated_files_their_callers_and_method_spellers_are_analyzed(tmp_path: Path) -> None:
-    files = _files(tmp_path, {"layers.py": _LAYERS, "model.py": _CALLER, "use.py": _SPELLER, "plain.py": _PLAIN})
+    files = source_files(tmp_path, {"layers.py": LAYERS, "model.py": CALLER, "use.py": _SPELLER, "plain.py": _PLAIN})
     assert _analyzed(files) == ["layers.py", "model.py", "use.py"]
 
 
 def test_a_run_without_npudsl_has_no_index_and_analyzes_nothing(tmp_path: Path) -> None:
-    files = _files(tmp_path, {"plain.py": _PLAIN, "use.py": _SPELLER, "model.py": _CALLER})
+    files = source_files(tmp_path, {"plain.py": _PLAIN, "use.py": _SPELLER, "model.py": CALLER})
     assert run_index(files) is None
     assert _analyzed(files) == []
 
 
 def test_a_file_left_alone_keeps_its_text_and_its_read_error(tmp_path: Path) -> None:
-    files = _files(tmp_path, {"layers.py": _LAYERS, "plain.py": _PLAIN})
+    files = source_files(tmp_path, {"layers.py": LAYERS, "plain.py": _PLAIN})
     (tmp_path / "latin1.py").write_bytes(b"x = '\xe9'\n")
     files += read_sources([(str(tmp_path / "latin1.py"), str(tmp_path))])
     decorated, plain, unread = run(files, target="aclgraph", jobs=1)
@@ -81,8 +45,8 @@ def test_a_file_left_alone_keeps_its_text_and_its_read_error(tmp_path: Path) -> 
 
 
 def test_parallel_results_equal_one_process_results(tmp_path: Path) -> None:
-    names = {f"m{i}.py": _LAYERS if i % 2 else _PLAIN for i in range(8)}
-    files = _files(tmp_path, names)
+    names = {f"m{i}.py": LAYERS if i % 2 else _PLAIN for i in range(8)}
+    files = source_files(tmp_path, names)
     alone, pooled = run(files, target="aclgraph", jobs=1), run(files, target="aclgraph", jobs=2)
     assert [(r.code, r.diagnostics) for r in alone] == [(r.code, r.diagnostics) for r in pooled]
     assert sum(r.changed for r in pooled) == 4

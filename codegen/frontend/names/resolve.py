@@ -17,6 +17,7 @@ npudsl imports alone never runs where npudsl runs, so its fallbacks are ignored.
 from __future__ import annotations
 
 import ast
+import weakref
 
 import attrs
 import libcst as cst
@@ -74,8 +75,21 @@ def _spelling(node: ast.expr) -> str | None:
     return ".".join([found[0], *found[1]]) if found else None
 
 
+_RESOLVED: weakref.WeakKeyDictionary[ast.Module, dict[bool, NpudslNames]] = weakref.WeakKeyDictionary()
+
+
 def resolve(tree: ast.Module, *, walrus: bool = True) -> NpudslNames:
-    """Resolve every decorator of ``tree`` (``walrus=False``: the source has no ``:=``, skip looking)."""
+    """Resolve every decorator of ``tree`` (``walrus=False``: the source has no ``:=``, skip looking).
+
+    Once per tree (the index and the transform of a run both ask): callers must not change what they get.
+    """
+    known = _RESOLVED.setdefault(tree, {})
+    if walrus not in known:
+        known[walrus] = _resolve(tree, walrus)
+    return known[walrus]
+
+
+def _resolve(tree: ast.Module, walrus: bool) -> NpudslNames:
     flow = Flow(walrus=walrus)
     flow.run(tree)
     verdicts: dict[_Key, str] = {}

@@ -27,7 +27,7 @@ from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
 from codegen.lower.flow.tensors import certain_tensors, local_returns
 from codegen.lower.flow.wraps import SiteEvents
-from codegen.lower.hygiene import ModuleNames, identifiers
+from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CallerPlan, Cond, CurrentStream
 from npudsl import codes
 
@@ -78,7 +78,7 @@ def plan_callers(
     module = _Module(ir=ir, tree=tree, index=index, names=names, positions=positions)
     nodes = scan.functions_by_qualname(tree)
     plans: dict[str, CallerPlan] = {}
-    for qualname, calls in _by_caller(ir.module_name, tree, index).items():
+    for qualname, calls in _by_caller(find_calls(ir.module_name, tree, index), index).items():  # type: ignore[arg-type]
         fn = nodes[qualname]
         sites = list(_sites(module, qualname, fn, calls))
         if sites:
@@ -86,10 +86,10 @@ def plan_callers(
     return Callers(plans=plans, imports=tuple(dict.fromkeys(module.imports)), diagnostics=tuple(module.diagnostics))
 
 
-def _by_caller(module: str, tree: ast.Module, index: object) -> dict[str, list[CallSite]]:
+def _by_caller(found: Iterable[CallSite], index: object) -> dict[str, list[CallSite]]:
     grouped: dict[str, list[CallSite]] = {}
     nested: dict[int, list[CallSite]] = {}
-    for site in find_calls(module, tree, index):  # type: ignore[arg-type]
+    for site in found:
         callee = index.callees[site.key]  # type: ignore[attr-defined]
         if callee.tag == "default" or callee.compiled_apart:
             continue
@@ -117,11 +117,11 @@ def _whole_statement(sites: list[CallSite], index: object) -> bool:
     )
 
 
-def _barriers(module: str, tree: ast.Module, index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
+def _barriers(found: Iterable[CallSite], index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
     """The statements of ``fn`` that call a function compiled apart (``torch.compiler.disable``): graph breaks."""
     calls = {
         id(s.call)
-        for s in find_calls(module, tree, index)  # type: ignore[arg-type]
+        for s in found
         if s.caller == qualname and index.callees[s.key].compiled_apart  # type: ignore[attr-defined]
     }
     return frozenset(
@@ -216,15 +216,16 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
     receiver = _receiver(qualname, fn)
     returns = local_returns(module.tree, qualname, receiver)
     if not event_sync:
-        plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module, fn))
+        plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module))
     else:
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
-        barriers = _barriers(module.ir.module_name, module.tree, module.index, qualname, fn)
+        found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
+        barriers = _barriers(found, module.index, qualname, fn)
         plan = plan_caller(
             fn,
             auto,
             _current(module, qualname),
-            _flags(module, fn),
+            _flags(module),
             _site_events(module),
             tensors,
             barriers,
@@ -235,7 +236,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None
     return with_manual_sites(
-        fn, plan, manual, _flags(module, fn), keep_alive=event_sync, receiver=receiver, events=events, owner=owner
+        fn, plan, manual, _flags(module), keep_alive=event_sync, receiver=receiver, events=events, owner=owner
     )
 
 
@@ -252,5 +253,6 @@ def _numbered(sites: Iterable[Site]) -> list[Site]:
     return [attrs.evolve(s, index=i) for i, s in enumerate(sites)]
 
 
-def _flags(module: _Module, fn: _Function) -> Flags:
-    return Flags(taken=set(identifiers(fn)) | set(module.names.generated.values()) | set(module.names.taken))
+def _flags(module: _Module) -> Flags:
+    """Fresh against every identifier of the module (the caller's among them) and every generated name."""
+    return Flags(taken=set(module.names.generated.values()) | set(module.names.taken))

@@ -7,6 +7,7 @@ on the index) and ``transform`` (which plans on the same calls) never disagree.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -82,19 +83,24 @@ def function_resolver(
 
 def _annotations(fn: _Function) -> dict[str, ast.expr]:
     """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
-    loop could rebind them to anything)."""
+    loop could rebind them to anything). One walk of ``fn`` finds both."""
     found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            found[stmt.target.id] = stmt.annotation
-    rebound = {
-        n
-        for stmt in fn.body
-        for sub in ast.walk(stmt)
-        if not isinstance(sub, ast.AnnAssign)
-        for n in (bound_names(sub) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.For, ast.With)) else ())
-    }
+    binders, stored = [], set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                found[node.target.id] = node.annotation
+        elif isinstance(node, _REBINDING):
+            binders.append(node)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.add(node.id)
+    if stored.isdisjoint(found):  # what a binder binds is a stored name (walrus targets too)
+        return found
+    rebound = {name for node in binders for name in bound_names(node)}
     return {name: annotation for name, annotation in found.items() if name not in rebound}
+
+
+_REBINDING = (ast.Assign, ast.AugAssign, ast.For, ast.With)
 
 
 def _static(fn: _Function) -> bool:
@@ -120,8 +126,26 @@ def _names_only(target: ast.expr) -> bool:
     return isinstance(target, ast.Name)
 
 
-def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
-    """Every call in ``module`` that resolves to a stream function of the run."""
+_FOUND: weakref.WeakKeyDictionary[ast.Module, tuple[str, tuple[object, ...], tuple[CallSite, ...]]]
+_FOUND = weakref.WeakKeyDictionary()
+
+
+def find_calls(module: str, tree: ast.Module, index: _Index) -> tuple[CallSite, ...]:
+    """Every call in ``module`` that resolves to a stream function of the run.
+
+    Searched once per tree and run: the index and the planner ask for the same calls (what they read of
+    the index, its callees, submodules and modules, are the same objects in both).
+    """
+    read = (index.callees, index.submodules, getattr(index, "modules", None))
+    known = _FOUND.get(tree)
+    if known is not None and known[0] == module and all(a is b for a, b in zip(known[1], read)):
+        return known[2]
+    found = tuple(_search(module, tree, index))
+    _FOUND[tree] = (module, read, found)
+    return found
+
+
+def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
     wanted = _callee_names(index)
     if not wanted:
         return
@@ -129,7 +153,8 @@ def find_calls(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSit
     names = module_level_names(tree)
     for owner, fn in scan.all_functions(tree):
         annotated = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
-        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in wanted | annotated]
+        called = wanted | annotated
+        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in called]
         if not calls:
             continue
         resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
