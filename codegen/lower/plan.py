@@ -152,6 +152,7 @@ class ForkToken:
     name: str
     wait: bool
     when: Cond | None
+    also: tuple[str, ...] = ()  # a wait: more tensors to wait for the producers of (``wait([cos, sin])``)
 
 
 @attrs.frozen(kw_only=True)

@@ -53,7 +53,7 @@ class _Spelling(TorchairSpelling):
             return [f"{self.torchair}.scope.npu_wait_tensor({step.tensor}, {step.dependency})"]
         if isinstance(step, ForkToken):
             if step.wait:
-                return [f"{self.torchair}.ops.wait([{step.name}])"]
+                return [f"{self.torchair}.ops.wait([{', '.join((step.name, *step.also))}])"]
             return [f"{step.name} = {self.torchair}.ops.record()"]
         raise TypeError(step)
 

@@ -306,6 +306,14 @@ class M(torch.nn.Module):
         y = self.c(u)
         return y + v
 
+    def reads_unpacked(self, x: torch.Tensor) -> torch.Tensor:
+        u, w = self.halves(x)
+        y = self.c(u)
+        return y + w
+
+    def halves(self, x):
+        return x.chunk(2)
+
     def reads_earlier(self, x: torch.Tensor) -> torch.Tensor:
         u = x * 3
         v = x.sum()
@@ -323,5 +331,8 @@ def test_a_fork_edge_only_where_data_does_not_already_order_the_call() -> None:
     assert "torchair.ops" not in first and "npu_wait_tensor" not in first
     reads_last = code[code.index("def reads_last") : code.index("def reads_earlier")]
     assert "torchair.scope.npu_wait_tensor(u, v)" in reads_last
+    # ``u`` is no certain tensor where it is made, but ``c`` takes a tensor: wait for its producer, one call
+    reads_unpacked = code[code.index("def reads_unpacked") : code.index("def halves")]
+    assert "torchair.ops.wait([u])" in reads_unpacked and "record()" not in reads_unpacked
     reads_earlier = code[code.index("def reads_earlier") :]
     assert "torchair.ops.wait([v])" in reads_earlier or "npu_wait_tensor(u, v)" in reads_earlier

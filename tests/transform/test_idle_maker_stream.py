@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from npudsl import on_stream
 
-from helpers import opaque
+from idle_maker_opaque import opaque
 
 
 def scaled(x: torch.Tensor) -> torch.Tensor:
@@ -90,7 +90,7 @@ def test_a_tensor_of_a_side_stream_that_issues_nothing_more(
 ) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     assert ('runtime.record_stream(y, "b")' in _method(code, method)) is kept
-    (tmp_path / "helpers.py").write_text(HELPERS)  # type: ignore[operator]
+    (tmp_path / "idle_maker_opaque.py").write_text(HELPERS)  # type: ignore[operator]
     monkeypatch.syspath_prepend(str(tmp_path))
     x = torch.arange(6.0).reshape(2, 3)
     run_checked(code, "portable", lambda m: m.Caller(method), (x,))

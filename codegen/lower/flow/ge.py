@@ -62,6 +62,8 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
             enter, previous = (ForkToken(name=dependency, wait=True, when=when),), None
+        elif made_last := _made_last(site, block, site_stmts, made):  # wait for the producers of what it reads
+            enter, previous = (ForkToken(name=made_last[0], wait=True, when=when, also=made_last[1:]),), None
         elif previous is not None and _follows(block, previous[0], site.stmt) and previous[1] == site.guard.expr:
             enter = (ForkToken(name=previous[2], wait=True, when=when),)
         else:
@@ -115,6 +117,22 @@ def _ordered_by_chain(site: Site, chain: list[Site]) -> bool:
     chain follows that stream's fork, and one that reads a result of the chain follows its producer."""
     made = {name for earlier in chain for name in bound_names(earlier.stmt)}
     return any(e.tag == site.tag for e in chain) or bool(_inputs(site) & made)
+
+
+def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], made: dict[ast.stmt, str]) -> tuple:
+    """The call's tensor inputs (certain: the callee's annotation or the caller's making) that the caller's last
+    statement to run an op binds, in argument order (``cos, sin = ...`` then ``self.side(kv, cos, sin)``)."""
+    before = [s for s in block[: block.index(site.stmt)] if runs_op(s)]
+    if not before or before[-1] in site_stmts or not _binds_a_call(before[-1]):
+        return ()
+    bound = bound_names(before[-1])
+    return tuple(dict.fromkeys(a.name for a in site.args if a.bare and a.name in bound and _certain(a, made)))
+
+
+def _binds_a_call(stmt: ast.stmt) -> bool:
+    """``a, b = f(x)``: the names hold what the call's op made (an index of a buffer is left to the token: its
+    result may be a view, whose producer torchair's ``wait`` would look for in the buffer)."""
+    return isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call)
 
 
 def _inputs(site: Site) -> set[str]:
