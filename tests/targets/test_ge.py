@@ -314,6 +314,13 @@ class M(torch.nn.Module):
     def halves(self, x):
         return x.chunk(2)
 
+    def above(self, x: torch.Tensor, n: int) -> torch.Tensor:
+        w, i = x.topk(1)
+        if n > 0:
+            y = self.c(x)
+            return y + w
+        return w
+
     def reads_earlier(self, x: torch.Tensor) -> torch.Tensor:
         u = x * 3
         v = x.sum()
@@ -334,5 +341,8 @@ def test_a_fork_edge_only_where_data_does_not_already_order_the_call() -> None:
     # ``u`` is no certain tensor where it is made, but ``c`` takes a tensor: wait for its producer, one call
     reads_unpacked = code[code.index("def reads_unpacked") : code.index("def halves")]
     assert "torchair.ops.wait([u])" in reads_unpacked and "record()" not in reads_unpacked
+    # the tensors ``topk`` unpacks to are certain, and the block above the ``if`` is searched for one
+    above = code[code.index("def above") : code.index("def reads_earlier")]
+    assert "torchair.scope.npu_wait_tensor(x, i)" in above
     reads_earlier = code[code.index("def reads_earlier") :]
     assert "torchair.ops.wait([v])" in reads_earlier or "npu_wait_tensor(u, v)" in reads_earlier

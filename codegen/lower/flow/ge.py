@@ -50,7 +50,9 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             else [site]
         )
         tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
-        dependency = _last_tensor(block, site.stmt, site_stmts, made)
+        dependency = _last_tensor(block, site.stmt, site_stmts, made) or _above(
+            site.stmt, blocks, parents, site_stmts, made
+        )
         enter: tuple[ForkWait | ForkToken, ...]
         if _ordered_by_chain(site, chain[:-1]):
             enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
@@ -146,6 +148,24 @@ def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
 def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
     """The argument is a tensor: the callee says so, or the caller made it (the ``tensors.py`` rules)."""
     return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
+
+
+def _above(
+    stmt: ast.stmt,
+    blocks: dict[ast.stmt, list[ast.stmt]],
+    parents: dict,
+    site_stmts: set[ast.stmt],
+    made: dict[ast.stmt, str],
+) -> str | None:
+    """The tensor made last before the ``if``/``with`` blocks around ``stmt`` (its own block makes none): a loop
+    around it ends the search (an earlier iteration ran its body)."""
+    parent = parents.get(stmt)
+    while isinstance(parent, (ast.If, ast.With, ast.AsyncWith)) and parent in blocks:
+        found = _last_tensor(blocks[parent], parent, site_stmts, made)
+        if found is not None:
+            return found
+        parent = parents.get(parent)
+    return None
 
 
 def _last_tensor(

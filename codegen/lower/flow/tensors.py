@@ -203,13 +203,21 @@ def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.
     if isinstance(target, ast.Name):
         return [(target, is_tensor_expr(value, known, returns))]
     if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-        kinds = _tuple_kinds(value, len(target.elts), returns)
+        kinds = _tuple_kinds(value, len(target.elts), returns, known)
         return list(zip(target.elts, kinds))  # type: ignore[arg-type]
     return []
 
 
-def _tuple_kinds(value: ast.expr, width: int, returns: Returns) -> list[bool]:
-    """Which elements of a call annotated ``-> tuple[...]`` are tensors."""
+# Tensor methods and torch functions whose result, unpacked, is tensors only (``values, indices = x.topk(k)``).
+_TENSOR_TUPLES = frozenset({"topk", "sort", "chunk", "split", "unbind", "tensor_split", "aminmax", "kthvalue"})
+
+
+def _tuple_kinds(value: ast.expr, width: int, returns: Returns, known: Known = frozenset()) -> list[bool]:
+    """Which elements of a call annotated ``-> tuple[...]`` (or of a tensor method that returns tensors only)
+    are tensors."""
+    func = value.func if isinstance(value, ast.Call) else None
+    if isinstance(func, ast.Attribute) and func.attr in _TENSOR_TUPLES and _tensor_callable(func.value, known, returns):
+        return [True] * width
     annotation = returns.get(ast.unparse(value.func)) if isinstance(value, ast.Call) else None
     if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple"):
         elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
