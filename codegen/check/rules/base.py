@@ -26,6 +26,7 @@ class Context:
     device: Device
     tree: ast.Module | None = None  # the module's ``ast``, for rules that read more than the decorators
     source: str | None = None  # its text (for positions)
+    memo: dict[str, object] = attrs.field(factory=dict, eq=False, repr=False)  # facts several rules read, once
 
     def key(self, fn: StreamFunction) -> str:
         """The run-index key of ``fn``: ``module:Class.method`` or ``module:function``."""

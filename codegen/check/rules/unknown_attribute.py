@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.check.rules.base import Context, Finding, Rule
-from codegen.check.rules.class_members import members_of
+from codegen.check.rules.class_members import Members, members_of
 from codegen.frontend.ir import Loc, StreamFunction
 from codegen.index import scan
 from npudsl import codes
@@ -51,10 +51,19 @@ class Unknown:
     close: str | None
 
 
-def unknown_attributes(ctx: Context) -> Iterator[Unknown]:
+def unknown_attributes(ctx: Context) -> tuple[Unknown, ...]:
+    """Every attribute a guard or count reads that its class does not define (found once per module: NPD205
+    and NPD513 both read it)."""
+    if "unknown_attributes" not in ctx.memo:
+        ctx.memo["unknown_attributes"] = tuple(_unknown_attributes(ctx))
+    return ctx.memo["unknown_attributes"]  # type: ignore[return-value]
+
+
+def _unknown_attributes(ctx: Context) -> Iterator[Unknown]:
     if ctx.tree is None:
         return
     classes = {node.name: node for node in ctx.tree.body if isinstance(node, ast.ClassDef)}
+    members: dict[str, Members] = {}
     functions = scan.functions_by_qualname(ctx.tree)
     for fn in ctx.ir.functions:
         receiver = _receiver(functions.get(fn.qualname), fn)
@@ -63,9 +72,11 @@ def unknown_attributes(ctx: Context) -> Iterator[Unknown]:
             owner = fn.owner if parts[0] == receiver else parts[0] if parts[0] in classes else None
             if owner is None or owner not in classes or len(parts) < 2:
                 continue
-            members = members_of(classes[owner], classes)
-            if not members.open and parts[1] not in members.names:
-                close = difflib.get_close_matches(parts[1], sorted(members.names), n=1)
+            if owner not in members:
+                members[owner] = members_of(classes[owner], classes)
+            found = members[owner]
+            if not found.open and parts[1] not in found.names:
+                close = difflib.get_close_matches(parts[1], sorted(found.names), n=1)
                 yield Unknown(what, dotted, owner, loc, receiver == parts[0], close[0] if close else None)
 
 
