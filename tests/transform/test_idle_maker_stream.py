@@ -9,6 +9,8 @@ under the race checker, called from a caller that makes its input right before t
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 import torch
 
@@ -59,6 +61,21 @@ class Block(nn.Module):
         w = opaque(x)
         return z + w
 
+    def quiet(self, x: torch.Tensor) -> torch.Tensor:
+        h = x * 3
+        y = self.read(h, h)
+        z = self.make(x)
+        w = y * 2
+        return w + z
+
+    def not_quiet(self, x: torch.Tensor) -> torch.Tensor:
+        h = x * 3
+        y = self.read(h, h)
+        z = self.make(x)
+        v = x + 1
+        w = y * 2
+        return w + z + v
+
 
 class Caller(nn.Module):
     def __init__(self, method):
@@ -77,6 +94,20 @@ import torch
 def opaque(x):
     return x.sum(0)
 """
+
+
+@pytest.mark.parametrize(("method", "kept"), [("quiet", False), ("not_quiet", True)])
+def test_the_callers_stream_runs_no_op_until_the_join(method: str, kept: bool, tmp_path: object) -> None:
+    """``h`` (made on the caller's stream) is read on "b"; until "b" is joined the caller only issues a call on
+    "a": nothing it allocates can take ``h``'s memory. ``v = x + 1`` in between can."""
+    code = transform_source(SOURCE, path="m.py", target="portable")
+    assert ('runtime.record_stream(h, "b")' in _method(code, method)) is kept
+    (tmp_path / "idle_maker_opaque.py").write_text(HELPERS)  # type: ignore[operator]
+    sys.path.insert(0, str(tmp_path))
+    try:
+        run_checked(code, "portable", lambda m: m.Caller(method), (torch.arange(6.0).reshape(2, 3),))
+    finally:
+        sys.path.remove(str(tmp_path))
 
 
 def _method(code: str, name: str) -> str:

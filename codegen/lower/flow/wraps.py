@@ -10,7 +10,8 @@ the dataflow needs, each decided here:
 - the join's record (last thing on the side stream): only when some wait reads it;
 - an input kept alive for the side stream (``record_stream``): only a tensor the side stream did not make whose
   last use may come before the caller's stream joins (a name the caller reads again after the join needs none,
-  and so does one an earlier call made on another side stream that issues nothing more before that join);
+  and so does one an earlier call made on another side stream that issues nothing more before that join, and
+  one the caller made when it runs no op from the call to the join);
 - a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
   side stream could reuse the result's memory while the caller still reads it.
 """
@@ -25,7 +26,7 @@ import attrs
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.arguments import Argument
-from codegen.lower.flow.exprs import bound_names, data_reads
+from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
 from codegen.lower.flow.transfer import Join, Relations, Relay
@@ -160,6 +161,7 @@ class _Lowering:
         own = same_stream(state, site, self.relations)
         values: list[Value] = []
         hoisted = dict(self.syncs[site.index].hoisted)
+        quiet = self._quiet_until_joined(site)
         for argument in site.args:
             root = _viewed(argument.node) if argument.slot in hoisted else None
             for name in argument_names(argument, self.receiver, hoisted):
@@ -169,6 +171,7 @@ class _Lowering:
                     or self._kept_before(key, site.stmt)
                     or self._held_past_join(site, root or name)
                     or self._maker_idle(site, name)
+                    or (quiet and not self._made_aside(site, name))
                 ):
                     continue
                 self.kept[key] = site.stmt
@@ -214,6 +217,25 @@ class _Lowering:
             o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in self.sites
         )
         return not later and all(self.free(s) and not _leaves(s) for s in run)
+
+    def _quiet_until_joined(self, site: Site) -> bool:
+        """The caller's stream runs no op from the call to its join (calls of other stream functions with plain
+        arguments run on their own streams): nothing it made can go to a new allocation while the call reads it."""
+        join = self._surely_joined_at(site)
+        if join is None:
+            return False
+        block = self.blocks.get(site.stmt, [site.stmt])
+        run = block[block.index(site.stmt) + 1 : block.index(join)]
+        planned = {other.stmt: other for other in self.sites}
+        return not any(_leaves(s) or (runs_op(s) and not self._runs_aside(planned.get(s))) for s in run)
+
+    def _runs_aside(self, other: Site | None) -> bool:
+        return other is not None and not self.syncs[other.index].hoisted
+
+    def _made_aside(self, site: Site, name: str) -> bool:
+        """``name`` may hold what a planned call made, on its stream (whose allocations matter, not the caller's),
+        joined or not."""
+        return any(name in bound_names(other.stmt) for other in self.sites)
 
     def _maker(self, site: Site, name: str) -> Site | None:
         """The earlier call of ``site``'s block, on another stream under the same guard, whose result ``name``
