@@ -1,100 +1,36 @@
 """``npudsl.compile``: transform the model's classes in-process, then ``torch.compile`` it.
 
-Each target maps to a factory in :data:`BACKENDS`; a factory either returns the
+Each target of the registry (``codegen.targets``, a folder per target) says how it is
+compiled: its ``compile_args`` (``backend.py`` in its folder) either returns the
 ``torch.compile`` keyword arguments that pick the target's backend (``backend=``,
 and for ``npugraph_ex`` its ``options=``) or raises :class:`NpudslError` explaining
-what the target needs. Factories run before the model is touched, so an unusable
+what the target needs, and its trait ``graph_options`` says whether it takes the
+graph memory options. They run before the model is touched, so an unusable
 target changes nothing. The user's other keyword arguments pass through unchanged
 (``mode="reduce-overhead"`` with ``cuda``, for instance).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from npudsl.errors import NpudslError
 
-__all__ = ["BACKENDS", "compile_model"]
+if TYPE_CHECKING:
+    from codegen.targets.base import Target
 
-Backend = Callable[..., Any]
+__all__ = ["GRAPH_OPTIONS", "compile_model"]
+
 CompileArgs = dict[str, Any]  # keyword arguments of torch.compile
 
 GRAPH_OPTIONS = ("mempool", "reuse_within_graph", "clone_inputs", "clone_outputs", "share_inputs_across_graphs")
-GRAPH_TARGETS = ("aclgraph", "npugraph_ex", "portable")  # the targets that take GRAPH_OPTIONS
 
 
-def _portable(options: dict[str, Any]) -> CompileArgs:
-    """The race checker, and graph outputs that live as graph memory (StaleOutputError), under seed 003's options."""
-    from npudsl.graph_config import graph_memory
-    from npudsl.race import portable_backend
+def _targets() -> dict[str, Target]:
+    """The registry of targets (``codegen.targets``): imported when asked, so ``import npudsl`` stays cheap."""
+    from codegen.targets import TARGETS
 
-    return {"backend": portable_backend(graph_memory(**options))}
-
-
-def _missing(target: str, needs: str) -> NpudslError:
-    return NpudslError(
-        f"target {target!r} needs {needs}; use target='portable' to run and check the model on CPU or CUDA"
-    )
-
-
-def _torchair(target: str) -> Any:
-    try:
-        import torchair
-    except ImportError:
-        raise _missing(target, "torch_npu with torchair (an Ascend NPU and CANN)") from None
-    return torchair
-
-
-def _aclgraph(options: dict[str, Any]) -> CompileArgs:
-    """torchair reduce-overhead, with the graph memory options of seed 003 (docs/contract.md)."""
-    from npudsl.graph_config import aclgraph_options, build_compiler_config
-
-    settings = aclgraph_options(**options)  # contradictions fail before anything is imported
-    torchair = _torchair("aclgraph")
-    config = build_compiler_config(settings, factory=torchair.CompilerConfig)
-    return {"backend": torchair.get_npu_backend(compiler_config=config)}
-
-
-def _ge(options: dict[str, Any]) -> CompileArgs:
-    """torchair max-autotune (GE)."""
-    torchair = _torchair("ge")
-    config = torchair.CompilerConfig()
-    config.mode = "max-autotune"
-    return {"backend": torchair.get_npu_backend(compiler_config=config)}
-
-
-def _registered(name: str, target: str) -> str:
-    """``name`` if dynamo knows a backend by it (torch_npu registers npugraph_ex through an entry point)."""
-    import torch._dynamo
-
-    try:
-        torch._dynamo.lookup_backend(name)
-    except torch._dynamo.exc.InvalidBackend:
-        raise _missing(target, f"torch_npu (2.13 or later), which registers the {name!r} backend") from None
-    return name
-
-
-def _npugraph_ex(options: dict[str, Any]) -> CompileArgs:
-    """The npugraph_ex backend, with the graph memory options of seed 003 as its ``options=``."""
-    from npudsl.graph_config import NPUGRAPH_EX_BACKEND, npugraph_ex_options
-
-    settings = npugraph_ex_options(**options)  # contradictions fail before the backend is looked up
-    return {"backend": _registered(NPUGRAPH_EX_BACKEND, "npugraph_ex"), "options": settings}
-
-
-def _cuda(options: dict[str, Any]) -> CompileArgs:
-    """Inductor, with the user's own options (``mode="reduce-overhead"`` captures CUDA graphs)."""
-    return {"backend": "inductor"}
-
-
-BACKENDS: dict[str, Callable[[dict[str, Any]], CompileArgs]] = {
-    "portable": _portable,
-    "aclgraph": _aclgraph,
-    "ge": _ge,
-    "npugraph_ex": _npugraph_ex,
-    "cuda": _cuda,
-}
+    return TARGETS
 
 
 def _merged(chosen: CompileArgs, given: dict[str, Any]) -> CompileArgs:
@@ -124,16 +60,18 @@ def compile_model(model: Any, target: str = "portable", **torch_compile_kwargs: 
     npugraph_ex's ``options=`` with ``npugraph_ex`` (``npudsl.graph_config.npugraph_ex_options``).
     ``cuda`` compiles with inductor; its keyword arguments (``mode=``, ``options=``, ...) pass through.
     """
-    if target not in BACKENDS:
-        raise NpudslError(f"unknown target {target!r}; choose one of {', '.join(sorted(BACKENDS))}")
+    targets = _targets()
+    if target not in targets:
+        raise NpudslError(f"unknown target {target!r}; choose one of {', '.join(sorted(targets))}")
     if "backend" in torch_compile_kwargs:
         raise NpudslError("npudsl.compile picks the backend from the target; do not pass backend=")
     options = {name: torch_compile_kwargs.pop(name) for name in GRAPH_OPTIONS if name in torch_compile_kwargs}
-    if options and target not in GRAPH_TARGETS:
+    if options and not targets[target].graph_options:
+        takers = sorted(name for name, each in targets.items() if each.graph_options)
         raise NpudslError(
-            f"graph memory options ({', '.join(options)}) apply to targets {', '.join(map(repr, GRAPH_TARGETS))} only"
+            f"graph memory options ({', '.join(options)}) apply to targets {', '.join(map(repr, takers))} only"
         )
-    arguments = _merged(BACKENDS[target](options), torch_compile_kwargs)
+    arguments = _merged(targets[target].compile_args(options), torch_compile_kwargs)
     import torch
 
     if not isinstance(model, torch.nn.Module):

@@ -24,6 +24,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+TARGET_FOLDERS = ("aclgraph", "cuda", "ge", "npugraph_ex", "portable")  # the targets when they became folders
+
 # Old module (or package) -> new one. A package moves with everything under it.
 MODULES: dict[str, str] = {
     **{
@@ -50,6 +52,9 @@ MODULES: dict[str, str] = {
         f"npudsl.{m}": f"npudsl.cli.{m}"
         for m in ("sources", "config", "report", "sarif", "noqa", "files", "diffs", "generated_tree", "terminal")
     },
+    # A folder per target (its spelling, its backend for npudsl.compile, its traits in __init__): the module of
+    # each target becomes the spelling of its folder. Splitting out the traits and the backend is not a move.
+    **{f"codegen.targets.{t}": f"codegen.targets.{t}.spelling" for t in TARGET_FOLDERS},
 }
 FOLDERS = {"codegen.checks", "codegen.flow"}  # the old modules that are packages
 PROMOTED = {"npudsl.cli"}  # old modules that become the __init__.py of a package of the same name
@@ -98,6 +103,14 @@ PACKAGES: dict[str, tuple[str, list[str]]] = {
         "following the data.\n\nEntry: `planner`. IR: the steps of `lower.plan`.",
         ["planner"],
     ),
+    **{
+        f"codegen/targets/{t}": (
+            f"The {t} target: its spelling (`spelling`). Its traits (`TARGET`) and its backend for "
+            "npudsl.compile (`backend`) are written by hand: see docs/architecture.md, Adding a target.",
+            ["spelling"],
+        )
+        for t in TARGET_FOLDERS
+    },
 }
 
 # The transformer's inputs and expected outputs: never rewritten (same list as ruff's extend-exclude).

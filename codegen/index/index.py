@@ -25,6 +25,7 @@ from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.writes import param_writes, writes_state
 from codegen.lower.hygiene import identifiers
 from codegen.lower.plan import EventRef
+from npudsl import forkjoin
 from npudsl._rules import is_shared_event
 
 __all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
@@ -189,7 +190,7 @@ def _collect_definitions(
         shared = any(o.name == fn.name and o.owner != fn.owner for o in streams)
         node = nodes[fn.qualname]
         fork, join = (
-            _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in ("fork", "join")
+            _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in forkjoin.ROLES
         )
         signature = signature_of(node, method=fn.owner is not None)
         state = writes_state(node, signature.receiver)
@@ -258,7 +259,7 @@ def _sync_event(
     """The fork or join event of a stream function; its variable is fresh in the module (``taken`` grows)."""
     var = naming.fresh_name(naming.sync_var(owner, name, role, class_level=class_level, shared=shared), taken)
     taken.add(var)
-    return EventRef(var=var, tag=naming.event_tag(module, owner, name, role))
+    return EventRef(var=var, tag=forkjoin.event(naming.event_tag(module, owner, name), role))
 
 
 def _collect_calls(

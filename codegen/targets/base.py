@@ -1,4 +1,5 @@
-"""What a target is: how it spells each step of a plan, with hygienic names for one module.
+"""What a target is: how it spells each step of a plan, with hygienic names for one module, and the traits
+the checks and ``npudsl.compile`` read (they never test a target's name).
 
 A :class:`Target` is a stateless description; its :class:`Spelling` for one module is a builder
 that spells steps as source lines and remembers which imports and helpers they use, so the module
@@ -7,23 +8,63 @@ gets exactly those (under names that nothing in the module shadows, see :mod:`co
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from codegen.frontend.signature import Tensorness
 from codegen.lower.hygiene import ModuleNames
-from codegen.lower.plan import Assign, Clone, Context, CurrentStream, EventRef, KeepAlive, Record, Step, Value
+from codegen.lower.plan import (
+    Assign,
+    Clone,
+    Context,
+    CurrentStream,
+    EventRef,
+    KeepAlive,
+    ModulePlan,
+    Record,
+    Step,
+    Value,
+)
 
-__all__ = ["Spelling", "Target", "indent", "is_tensor", "quote", "returned_record", "wants_values"]
+if TYPE_CHECKING:
+    from codegen.check.diagnostics import Diagnostic
+    from codegen.frontend.ir import ModuleIR
+
+__all__ = ["CompileArgs", "Spelling", "Target", "indent", "is_tensor", "quote", "returned_record", "wants_values"]
+
+CompileArgs = dict[str, Any]  # keyword arguments of torch.compile
 
 
-class Target(Protocol):
+def _no_diagnostics(ir: ModuleIR, plan: ModulePlan) -> Iterable[Diagnostic]:
+    return ()
+
+
+@attrs.frozen(kw_only=True)
+class Target:
+    """A target: the ``TARGET`` of a folder ``codegen/targets/<name>/``, named by one line of the registry.
+
+    Every trait is stated by every target (none has a default), so a trait added here fails the import of
+    each target until it says its value.
+    """
+
     name: str
-    event_sync: bool  # orders streams with events (True) or through tensors (GE)
+    spelled_by: Callable[..., Spelling]  # called with ``names=``: the spelling for one module
+    backend: Callable[[dict[str, Any]], CompileArgs]  # npudsl.compile: torch.compile's arguments, given the
+    # graph memory options (empty unless ``graph_options``); raises NpudslError when the target's software is missing
+    event_sync: bool  # orders streams with events (True) or through tensors (GE: tokens, NPD512)
+    joins_every_stream: bool  # its graph capture fails unless every side stream rejoins the capturing one (NPD511)
+    nests_stream_scopes: bool  # an inner stream scope wins and "default" opens none (NPD504)
+    graph_options: bool  # takes npudsl.compile's graph memory options (seed 003: mempool=, clone_inputs=, ...)
+    diagnose: Callable[[ModuleIR, ModulePlan], Iterable[Diagnostic]] = _no_diagnostics  # NPD59x, after lowering
 
     def spelling(self, names: ModuleNames) -> Spelling:
         """The spelling of this target for one module."""
+        return self.spelled_by(names=names)
+
+    def compile_args(self, options: dict[str, Any]) -> CompileArgs:
+        return self.backend(options)
 
 
 def quote(text: str) -> str:

@@ -62,10 +62,12 @@ def test_pinned_api_exists_with_its_parameters(npu_table: ApiTable, target: str,
 
 
 def test_every_torchair_call_the_generator_spells_is_pinned() -> None:
-    """aclgraph.py spells what aclgraph and GE share (scopes) and aclgraph's events; ge.py GE's own. The
+    """torchair.py spells what aclgraph and GE share (scopes), aclgraph/spelling.py aclgraph's events, and
+    ge/spelling.py GE's own. The
     tagged-event records and waits call torchair's custom ops (``torch.ops.air``) by tag: their schemas are
     the stand-ins', which test_standins_wheel pins to the wheel's ``lib.define`` text."""
-    sources = [(ROOT / "codegen/targets" / f"{t}.py").read_text(encoding="utf-8") for t in ("aclgraph", "ge")]
+    spellings = ("torchair.py", "aclgraph/spelling.py", "ge/spelling.py")
+    sources = [(ROOT / "codegen/targets" / name).read_text(encoding="utf-8") for name in spellings]
     spelled = {f"torchair.{s}" for text in sources for s in re.findall(r"\.((?:scope|ops)\.(?!air\b)[a-z_]+)\b", text)}
     assert spelled == {*PINNED["aclgraph"], *PINNED["ge"]}
     ops = {op for text in sources for op in re.findall(r"\.ops\.air\.([a-z_]+)\(", text)}

@@ -15,16 +15,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
-ROW = re.compile(r"^\| `((?:codegen|npudsl)/[\w/]+)` \| [^|]+ \| `(\w+)` \| [^|]+ \| (.+) \|$")
+ROW = re.compile(r"^\| `((?:codegen|npudsl)/[\w/]+?(?:/\*)?)` \| [^|]+ \| `(\w+)` \| [^|]+ \| (.+) \|$")
 
 
 def layout() -> dict[str, tuple[str, list[str]]]:
-    """folder -> (entry, modules named in the table; ``*`` for any)."""
+    """folder -> (entry, modules named in the table; ``*`` for any). A row ``folder/*`` stands for each package
+    in ``folder`` (the targets: a folder each, all alike), so adding one does not touch the table."""
     section = DOC.read_text(encoding="utf-8").split("## Folder layout", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
         if match := ROW.match(line):
-            rows[match.group(1)] = (match.group(2), re.findall(r"`?([\w*]+/?)`?", match.group(3)))
+            named = (match.group(2), re.findall(r"`?([\w*]+/?)`?", match.group(3)))
+            folder = match.group(1)
+            if folder.endswith("/*"):
+                parent = ROOT / folder[:-2]
+                each = sorted(p for p in parent.iterdir() if (p / "__init__.py").is_file()) if parent.is_dir() else []
+                rows |= {p.relative_to(ROOT).as_posix(): named for p in each}
+            else:
+                rows[folder] = named
     return rows
 
 
@@ -64,6 +72,13 @@ def bound(tree: ast.Module) -> set[str]:
 
 
 LAYOUT = layout() if DOC.exists() else {}
+
+
+def test_each_registered_target_is_a_folder_of_the_table() -> None:
+    from codegen.targets import NAMES
+
+    assert {f"codegen/targets/{name}" for name in NAMES} <= set(LAYOUT)
+    assert all(LAYOUT[f"codegen/targets/{name}"][0] == "TARGET" for name in NAMES)
 
 
 def test_the_table_names_every_stage() -> None:

@@ -49,6 +49,12 @@ RENAMER = restructure.Renamer(restructure.MODULES, restructure.FOLDERS)
         ('"npudsl.transform_cli"', '"npudsl.cli.transform"'),
         ("npudsl/check_cli.py", "npudsl/cli/check.py"),
         ("npudsl/cli.py", "npudsl/cli/__init__.py"),
+        ("from codegen.targets.ge import Ge", "from codegen.targets.ge.spelling import Ge"),
+        (
+            "from codegen.targets.aclgraph import TorchairSpelling",
+            "from codegen.targets.aclgraph.spelling import TorchairSpelling",
+        ),
+        ("codegen/targets/ge.py", "codegen/targets/ge/spelling.py"),
     ],
 )
 def test_each_spelling_of_a_moved_module_is_renamed(before: str, after: str) -> None:
@@ -58,12 +64,13 @@ def test_each_spelling_of_a_moved_module_is_renamed(before: str, after: str) -> 
 @pytest.mark.parametrize(
     "kept",
     [
-        "from codegen.targets.ge import Ge",
+        "from codegen.targets.base import Spelling",
         "from codegen import targets",
         "x.codegen.run",
         "codegen/lower",
         "codegen/flow.py",
-        "codegen/targets/ge.py",
+        "codegen/targets/ge/backend.py",
+        "codegen/targets/ge/",
         "from codegen.rewrite.splice import rewrite_source",
         "npudsl.cli:main",
         "from npudsl import cli",
@@ -107,6 +114,8 @@ def test_a_run_moves_and_rewrites_and_a_second_run_does_nothing(tmp_path: Path) 
         "npudsl/__init__.py": "",
         "npudsl/cli.py": "from npudsl import report\n",
         "npudsl/report.py": "R = 3\n",
+        "codegen/targets/__init__.py": "from codegen.targets.ge import Ge\n",
+        "codegen/targets/ge.py": "class Ge: ...\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -121,6 +130,9 @@ def test_a_run_moves_and_rewrites_and_a_second_run_does_nothing(tmp_path: Path) 
     assert (tmp_path / "notes.md").read_text() == "see `codegen/index/index.py`\n"
     assert (tmp_path / "npudsl/cli/__init__.py").read_text() == "from npudsl.cli import report\n"
     assert (tmp_path / "npudsl/cli/report.py").read_text() == "R = 3\n"
+    assert (tmp_path / "codegen/targets/ge/spelling.py").read_text() == "class Ge: ...\n"
+    assert (tmp_path / "codegen/targets/__init__.py").read_text() == "from codegen.targets.ge.spelling import Ge\n"
+    assert ast.get_docstring(ast.parse((tmp_path / "codegen/targets/ge/__init__.py").read_text()))
     assert (tmp_path / "tests/golden/case/in.py").read_text() == files["tests/golden/case/in.py"]
     assert not (tmp_path / "codegen/flow").exists() and (tmp_path / "codegen/check/rules/__init__.py").exists()
     assert ast.get_docstring(ast.parse((tmp_path / "codegen/lower/__init__.py").read_text()))

@@ -1,7 +1,8 @@
 """NPD504 (warning): an ``@on_stream("default")`` function called from code on another stream (torchair targets).
 
 torchair's stream scopes nest and the inner one wins; the generated code opens
-no scope for "default", so the body stays on the caller's side stream.
+no scope for "default", so the body stays on the caller's side stream. The rule
+speaks for the targets with the trait ``nests_stream_scopes`` (aclgraph, ge).
 """
 
 from __future__ import annotations
@@ -9,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
+from codegen.targets import get_target
 from npudsl import codes
 
-__all__ = ["RULE", "TARGETS"]
-
-TARGETS = frozenset({"aclgraph", "ge"})
+__all__ = ["RULE"]
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    if ctx.target not in TARGETS:
+    if not get_target(ctx.target).nests_stream_scopes:
         return
     for key, calls in ctx.index.stream_calls.items():
         if ctx.index.callees[key].tag != "default":

@@ -2,8 +2,9 @@
 
 On GE an event is a token that lives for one run of the compiled graph: ``@records("e")`` makes one
 token per waiting function, and ``@after("e")`` takes its own out and waits for it (see
-``codegen.targets.ge``). What that cannot express, found where one function of the event's scope
-calls both the recorder and the waiter (``self.m(...)``, or ``m(...)`` for module-level functions):
+``codegen.targets.ge.spelling``; the rule speaks for every target without the trait ``event_sync``). What
+that cannot express, found where one function of the event's scope calls both the recorder and the waiter
+(``self.m(...)``, or ``m(...)`` for module-level functions):
 
 - a waiter called before any recorder: it takes the token of the previous run's last record, which
   orders nothing in this graph, and that token was an extra output of the previous run;
@@ -23,6 +24,7 @@ from codegen.check.rules.base import Context, Finding, Rule
 from codegen.check.rules.scope import EventUse, by_scope, event_uses
 from codegen.frontend.ir import Guard, Loc
 from codegen.index import scan
+from codegen.targets import get_target
 from npudsl import codes
 
 __all__ = ["RULE"]
@@ -115,7 +117,7 @@ def _guard(when: Guard | None) -> str:
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    if ctx.target != "ge" or ctx.tree is None:
+    if get_target(ctx.target).event_sync or ctx.tree is None:
         return
     bodies = scan.functions_by_qualname(ctx.tree)
     for owner, functions in by_scope(ctx.ir).items():

@@ -1,4 +1,4 @@
-"""NPD511 (warning, targets cuda and npugraph_ex): a side stream that no stream ever waits for again.
+"""NPD511 (warning, targets whose capture joins every stream: cuda, npugraph_ex): a side stream never waited for again.
 
 CUDA graph capture, and newer torch_npu's (error 107025, reference page), require every
 stream forked from the capturing stream to rejoin it before capture ends. Automatic synchronization joins each side
@@ -6,7 +6,8 @@ stream after its call; with ``sync="manual"`` the join is the user's: some event
 on the side stream (``@records``) must be waited for (``@after``) on the main
 stream, or on a stream that is itself joined; a stream that records a shared event (``"ns:name"``) is
 taken to be joined by whoever waits for it in another class or file. Under torchair (aclgraph, GE) the
-graph joins side streams by itself, so the rule speaks for the native targets only.
+graph joins side streams by itself, so the rule speaks for the targets with the trait ``joins_every_stream``
+(the native ones).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from codegen.check.rules.base import Context, Finding, Rule
 from codegen.check.rules.scope import by_scope, event_uses, stream_of
 from codegen.frontend.ir import StreamFunction
+from codegen.targets import get_target
 from npudsl import codes
 from npudsl._rules import is_shared_event
 
@@ -58,7 +60,7 @@ def _first_on_each_stream(functions: tuple[StreamFunction, ...]) -> dict[str, St
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    if ctx.target not in ("cuda", "npugraph_ex"):
+    if not get_target(ctx.target).joins_every_stream:
         return
     joined = _joined(ctx)
     for tag, fn in _first_on_each_stream(ctx.ir.functions).items():

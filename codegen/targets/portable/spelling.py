@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import Context, CurrentStream, LimitCores, Record, Step, Value, Wait
 from codegen.targets.base import Spelling, is_tensor, quote
 
-__all__ = ["Portable"]
+__all__ = ["PortableSpelling"]
 
 
 @attrs.define(eq=False)
-class _Spelling(Spelling):
+class PortableSpelling(Spelling):
     events_are_variables: bool = False
 
     @property
@@ -42,12 +41,3 @@ class _Spelling(Spelling):
 
     def clone(self, value: Value) -> str:
         return f"{value.name}.clone()" if is_tensor(value) else f"{self.runtime}.clone({value.name})"
-
-
-@attrs.frozen
-class Portable:
-    name: str = "portable"
-    event_sync: bool = True
-
-    def spelling(self, names: ModuleNames) -> Spelling:
-        return _Spelling(names=names)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.lower.hygiene import ModuleNames
-from codegen.lower.plan import Context, CurrentStream, EventRef, ForkWait, LimitCores, Record, Step, Value, Wait
-from codegen.targets.base import Spelling, is_tensor, quote
-from codegen.targets.helpers import CLONE, RECORD
+from codegen.lower.plan import CurrentStream, EventRef, ForkWait, Record, Step, Value, Wait
+from codegen.targets.base import is_tensor, quote
+from codegen.targets.helpers import RECORD
+from codegen.targets.torchair import TorchairSpelling, tag_text
 
-__all__ = ["AclGraph", "TorchairSpelling", "tag_text"]
+__all__ = ["AclGraphSpelling"]
 
 _DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
 
@@ -27,41 +27,8 @@ _TAGGED_EVENT = '''def {name}(tag: str) -> str:
 '''
 
 
-def tag_text(stream: str | CurrentStream) -> str:
-    """The tag of ``stream`` as torchair names it (``"default"`` is the main stream). Tags are static: the
-    stream a callee was called on is taken to be the main one, and code in a side-stream function runs on
-    that function's stream when its guard holds."""
-    if isinstance(stream, CurrentStream):
-        if stream.tag == "default" or stream.when is None:
-            return quote(stream.tag)
-        return f"{quote(stream.tag)} if {stream.when.text} else {quote('default')}"
-    return quote(stream)
-
-
 @attrs.define(eq=False)
-class TorchairSpelling(Spelling):
-    """What aclgraph and GE spell alike: the torchair scopes."""
-
-    @property
-    def torchair(self) -> str:
-        return self.use("torchair")
-
-    def context(self, context: Context) -> str | None:
-        if isinstance(context, LimitCores):
-            return f"{self.torchair}.scope.limit_core_num({context.aicore}, {context.vector})"
-        if context.tag == "default":
-            return None  # torchair switches to side streams only; the main stream is where the graph runs
-        return f"{self.torchair}.scope.npu_stream_switch({quote(context.tag)}, {context.priority})"
-
-    def clone(self, value: Value) -> str:
-        if is_tensor(value):
-            return f"{value.name}.clone()"
-        torch = self.use("torch")
-        return f"{self.helper('_clone', CLONE.replace('TORCH', torch))}({value.name})"
-
-
-@attrs.define(eq=False)
-class _Spelling(TorchairSpelling):
+class AclGraphSpelling(TorchairSpelling):
     def step(self, step: Step) -> list[str]:
         if isinstance(step, Record):
             return [f"{self.use('torch')}.ops.air.tagged_event_record({step.event.var})"]
@@ -97,12 +64,3 @@ class _Spelling(TorchairSpelling):
 
     def event_comment(self) -> str | None:
         return "# torchair's tagged events, made once per process and named by tag."
-
-
-@attrs.frozen
-class AclGraph:
-    name: str = "aclgraph"
-    event_sync: bool = True
-
-    def spelling(self, names: ModuleNames) -> Spelling:
-        return _Spelling(names=names)

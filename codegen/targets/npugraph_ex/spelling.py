@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import LimitCores
-from codegen.targets.base import Spelling
 from codegen.targets.native import NativeSpelling
 
-__all__ = ["NpuGraphEx"]
+__all__ = ["NpuGraphExSpelling"]
 
 
 @attrs.define(eq=False)
-class _Spelling(NativeSpelling):
+class NpuGraphExSpelling(NativeSpelling):
     device: str = "npu"
 
     def limit(self, context: LimitCores) -> str | None:
         return f"{self.torch}.npu.npugraph_ex.scope.limit_core_num({context.aicore}, {context.vector})"
-
-
-@attrs.frozen
-class NpuGraphEx:
-    name: str = "npugraph_ex"
-    event_sync: bool = True
-
-    def spelling(self, names: ModuleNames) -> Spelling:
-        return _Spelling(names=names)

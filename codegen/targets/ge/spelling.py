@@ -21,21 +21,20 @@ import attrs
 
 from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.frontend.ir import ModuleIR
-from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
-from codegen.targets.aclgraph import TorchairSpelling
-from codegen.targets.base import Spelling, quote
+from codegen.targets.base import quote
+from codegen.targets.torchair import TorchairSpelling
 from npudsl import codes
 from npudsl._rules import is_shared_event
 
-__all__ = ["Ge"]
+__all__ = ["GeSpelling", "diagnose"]
 
 _TOKENS = """{name}: dict[str, TORCH.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 """
 
 
 @attrs.define(eq=False)
-class _Spelling(TorchairSpelling):
+class GeSpelling(TorchairSpelling):
     events_are_variables: bool = False
 
     def tokens(self) -> str:
@@ -82,27 +81,19 @@ def _key(event: EventRef, waiter: str) -> str:
     return event.tag if len(event.waiters) < 2 else f"{event.tag}/{waiter.rsplit('.', 1)[-1]}"
 
 
-@attrs.frozen
-class Ge:
-    name: str = "ge"
-    event_sync: bool = False
-
-    def spelling(self, names: ModuleNames) -> Spelling:
-        return _Spelling(names=names)
-
-    def diagnose(self, ir: ModuleIR, plan: ModulePlan) -> Iterator[Diagnostic]:
-        """A shared event orders nothing on GE yet (its tokens live in one module); GE still orders data."""
-        for fn in ir.functions:
-            for spec in (*fn.waits, *fn.records):
-                for name in spec.names:
-                    if is_shared_event(name):
-                        yield Diagnostic(
-                            path=ir.path,
-                            line=spec.loc.line,
-                            col=spec.loc.col,
-                            code=codes.GE_SHARED_EVENT,
-                            message=f'the shared event "{name}" orders nothing on GE',
-                            hint="GE still orders every data dependency; to order more, pass a "
-                            "tensor between the two and let the data say it",
-                            severity=Severity.WARNING,
-                        )
+def diagnose(ir: ModuleIR, plan: ModulePlan) -> Iterator[Diagnostic]:
+    """A shared event orders nothing on GE yet (its tokens live in one module); GE still orders data."""
+    for fn in ir.functions:
+        for spec in (*fn.waits, *fn.records):
+            for name in spec.names:
+                if is_shared_event(name):
+                    yield Diagnostic(
+                        path=ir.path,
+                        line=spec.loc.line,
+                        col=spec.loc.col,
+                        code=codes.GE_SHARED_EVENT,
+                        message=f'the shared event "{name}" orders nothing on GE',
+                        hint="GE still orders every data dependency; to order more, pass a "
+                        "tensor between the two and let the data say it",
+                        severity=Severity.WARNING,
+                    )
