@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-__all__ = ["bound_names", "data_reads", "deleted_names", "loaded_names", "runs_op", "scoped_calls"]
+__all__ = ["bound_names", "data_reads", "deleted_names", "leaves", "loaded_names", "runs_op", "scoped_calls"]
 
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
 _META_METHODS = frozenset(
@@ -114,3 +114,8 @@ def runs_op(stmt: ast.AST) -> bool:
         isinstance(node, ops) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not))
         for node in ast.walk(stmt)
     )
+
+
+def leaves(stmt: ast.AST) -> bool:
+    """The statement may leave its block (``return``, ``raise``, ``break``, ``continue`` anywhere in it)."""
+    return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt))

@@ -56,7 +56,7 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         enter: tuple[ForkWait | ForkToken, ...]
         if _ordered_by_chain(site, chain[:-1]):
             enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
-        elif _nothing_before(site.stmt, block, parents):
+        elif _nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
@@ -79,24 +79,19 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
     return CallerPlan(steps=steps, wraps=wraps)
 
 
-def _nothing_before(stmt: ast.stmt, block: list[ast.stmt], parents: dict) -> bool:
-    """No op of the function runs before ``stmt``: not in its block, nor above it."""
-    return not any(runs_op(s) for s in block[: block.index(stmt)]) and _nothing_runs_above(stmt, parents)
-
-
-def _nothing_runs_above(stmt: ast.stmt, parents: dict) -> bool:
-    """No op runs before ``stmt``'s block is entered: it stands in ``if`` and ``with`` blocks only, whose
-    tests, items and earlier statements run none."""
+def _nothing_before(stmt: ast.stmt, parents: dict) -> bool:
+    """No op of the function runs before ``stmt``: the statements before it in its block run none, and it
+    stands in ``if`` and ``with`` blocks only (a loop ran its body before; a handler, its ``try``), whose tests,
+    items and earlier statements run none either."""
     parent = parents.get(stmt)
+    if any(runs_op(s) for field in ("body", "orelse") for s in _before(parent, field, stmt)):
+        return False
     if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return True
     if not isinstance(parent, (ast.If, ast.With, ast.AsyncWith)):
-        return False  # a loop ran its body before; a handler, its ``try``
-    heads = [getattr(parent, "test", None), *(i.context_expr for i in getattr(parent, "items", []))]
-    if any(h is not None and runs_op(h) for h in heads):
         return False
-    earlier = [s for field in ("body", "orelse") for s in _before(parent, field, stmt)]
-    return not any(runs_op(s) for s in earlier) and _nothing_runs_above(parent, parents)
+    heads = [getattr(parent, "test", None), *(i.context_expr for i in getattr(parent, "items", []))]
+    return not any(h is not None and runs_op(h) for h in heads) and _nothing_before(parent, parents)
 
 
 def _before(parent: ast.AST, field: str, stmt: ast.stmt) -> list[ast.stmt]:

@@ -19,8 +19,8 @@ import attrs
 
 from codegen.frontend.ir import StreamFunction
 from codegen.index import scan
-from codegen.lower.flow.exprs import bound_names, runs_op
-from codegen.lower.flow.planner import computed
+from codegen.lower.flow.exprs import bound_names, leaves, runs_op
+from codegen.lower.flow.planner import computed, param_of
 from codegen.lower.flow.sites import Site
 
 __all__ = ["EventFacts", "WaitAhead", "result_alias", "wait_ahead"]
@@ -82,7 +82,7 @@ def wait_ahead(
     bound: set[str] = set()
     clean = True
     for stmt in block[block.index(site.stmt) :]:
-        if any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt)):
+        if leaves(stmt):
             if not (isinstance(stmt, ast.Return) and _waits_first(stmt, facts, owner) & recorded):
                 return None  # a path leaves the block before any wait
         here = sites.get(stmt, [])
@@ -91,7 +91,7 @@ def wait_ahead(
             recorded |= {e for s in here if s.tag == site.tag for e in facts.records.get(_qualname(s), ())}
             streams |= {s.tag for s in here}
         elif _waits_first(stmt, facts, owner) & recorded:
-            held = frozenset(a.id for a in _arguments(stmt) if isinstance(a, ast.Name))
+            held = frozenset(a.id for a in _call_of(stmt)[1] if isinstance(a, ast.Name))
             return WaitAhead(clean=clean, streams=frozenset(streams), held=held, bound=frozenset(bound))
         else:
             clean = clean and not runs_op(stmt)
@@ -109,22 +109,17 @@ def result_alias(site: Site, facts: EventFacts, hoisted: dict[int | str, str]) -
         return {}
     for argument in site.args:
         name = hoisted.get(argument.slot) or (argument.name if argument.bare else None)
-        if _param_of(site, argument.slot) == param and name:
+        if param_of(site, argument.slot) == param and name:
             return {name: target.id}
     return {}
 
 
-def _param_of(site: Site, slot: int | str) -> str | None:
-    if isinstance(slot, str):
-        return slot
-    params = [p.name for p in site.callee.signature.params]  # type: ignore[attr-defined]
-    at = slot - (1 if site.call.resolved.explicit_receiver else 0)
-    return params[at] if 0 <= at < len(params) else None
-
-
-def _arguments(stmt: ast.stmt) -> list[ast.expr]:
+def _call_of(stmt: ast.stmt) -> tuple[ast.Call | None, list[ast.expr]]:
+    """The call a statement makes whole (``f(...)``, ``x = f(...)``, ``return f(...)``), with its arguments."""
     call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) else None
-    return [*call.args, *(k.value for k in call.keywords)] if isinstance(call, ast.Call) else []
+    if not isinstance(call, ast.Call):
+        return None, []
+    return call, [*call.args, *(k.value for k in call.keywords)]
 
 
 def _qualname(site: Site) -> str:
@@ -134,11 +129,9 @@ def _qualname(site: Site) -> str:
 def _waits_first(stmt: ast.stmt, facts: EventFacts, owner: str | None) -> frozenset[str]:
     """The events the method ``stmt`` calls waits for before anything else (``self.m(a, b)``, bound or returned,
     with plain arguments); none for any other statement."""
-    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) else None
-    if owner is None or not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+    call, arguments = _call_of(stmt)
+    if owner is None or call is None or not isinstance(call.func, ast.Attribute):
         return frozenset()
-    if not isinstance(call.func.value, ast.Name) or any(
-        computed(a) for a in (*call.args, *(k.value for k in call.keywords))
-    ):
+    if not isinstance(call.func.value, ast.Name) or any(computed(a) for a in arguments):
         return frozenset()
     return facts.waits.get(f"{owner}.{call.func.attr}", frozenset())

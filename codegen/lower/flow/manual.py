@@ -13,8 +13,8 @@ import ast
 
 import attrs
 
-from codegen.lower.flow.exprs import bound_names, data_reads
-from codegen.lower.flow.lifetime import EventFacts, result_alias, wait_ahead
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.lifetime import EventFacts, WaitAhead, result_alias, wait_ahead
 from codegen.lower.flow.planner import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.wraps import argument_names, statement_blocks
@@ -62,8 +62,11 @@ def with_manual_sites(
                 Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
             )
             steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
-        safe = _safe_names(site, blocks[site.stmt], by_stmt, events, owner, made, made_aside, dict(hoisted))
-        values = _crossing(site, made, kept, receiver, dict(hoisted), safe) if keep_alive else ()
+        values: tuple[Value, ...] = ()
+        if keep_alive:
+            ahead = wait_ahead(site, blocks[site.stmt], by_stmt, events, owner) if events is not None else None
+            safe = _safe_names(site, ahead, events, receiver, made, made_aside, dict(hoisted))
+            values = _crossing(site, made, kept, receiver, dict(hoisted), safe)
         enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
         if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
             enter = (*wraps[site.stmt].enter, *enter)
@@ -109,21 +112,20 @@ def _crossing(
 
 def _safe_names(
     site: Site,
-    block: list[ast.stmt],
-    sites: dict[ast.stmt, list[Site]],
+    ahead: WaitAhead | None,
     events: EventFacts | None,
-    owner: str | None,
+    receiver: str | None,
     made: dict[str, str],
     made_aside: set[str],
     hoisted: dict[int | str, str],
 ) -> set[str]:
-    """The names whose memory no stream can reuse while the call's stream reads it: the caller's stream waits
-    for that stream before it allocates again (names it made, or made by a side stream that issues nothing
-    more until then), or the waiting call reads the name (or the call's result that is the name's tensor)."""
-    ahead = wait_ahead(site, block, sites, events, owner) if events is not None else None
+    """The names whose memory no stream can reuse while the call's stream reads it, given where the caller's
+    stream waits for it (``ahead``): it waits before it allocates again (names it made, or made by a side
+    stream that issues nothing more until then), or the waiting call reads the name (or the call's result
+    that is the name's tensor)."""
     if events is None or ahead is None:
         return set()
-    names = {n for a in site.args for n in ({a.name, hoisted.get(a.slot)} | data_reads(a.node)) if n}
+    names = {n for a in site.args for n in argument_names(a, receiver, hoisted)}
     busy = made_aside | {n for n, tag in made.items() if tag in ahead.streams}
     safe = {n for n in names if ahead.clean and n not in busy}
     for name, alias in {**{n: n for n in names}, **result_alias(site, events, hoisted)}.items():

@@ -23,7 +23,7 @@ from codegen.lower.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
 from codegen.lower.naming import snake
 from codegen.lower.plan import Anchor, CallerPlan, Cond, CurrentStream
 
-__all__ = ["Flags", "computed", "hoisted_arguments", "plan_caller"]
+__all__ = ["Flags", "computed", "hoisted_arguments", "param_of", "plan_caller"]
 
 
 @attrs.define(eq=False)
@@ -207,13 +207,18 @@ def _short(site: Site) -> str:
     return snake(base)
 
 
-def _param_name(site: Site, slot: int | str) -> str:
+def param_of(site: Site, slot: int | str) -> str | None:
+    """The callee's parameter an argument slot binds: a keyword's name, a position's parameter (None past the
+    end)."""
     if isinstance(slot, str):
-        return slot if slot != "**" else "kwargs"
-    params = [p for p in site.callee.signature.params]  # type: ignore[attr-defined]
-    offset = 1 if site.call.resolved.explicit_receiver else 0
-    position = slot - offset
-    return params[position].name if 0 <= position < len(params) else "arg"
+        return slot
+    params = site.callee.signature.params  # type: ignore[attr-defined]
+    position = slot - (1 if site.call.resolved.explicit_receiver else 0)
+    return params[position].name if 0 <= position < len(params) else None
+
+
+def _param_name(site: Site, slot: int | str) -> str:
+    return "kwargs" if slot == "**" else param_of(site, slot) or "arg"
 
 
 def _slot_of(call: ast.Call, node: ast.expr) -> int | str:

@@ -13,6 +13,7 @@ import ast
 
 import attrs
 
+from codegen.frontend.signature import Tensorness, signature_of
 from codegen.index import scan
 from codegen.lower.flow.tensors import Returns, certain_tensors, is_tensor_expr, local_returns
 
@@ -32,6 +33,7 @@ class StreamFree:
     tree: ast.Module
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = attrs.field(init=False)
     judged: dict[str, bool] = attrs.Factory(dict)
+    contexts: dict[str, tuple[str | None, Returns, set[str]]] = attrs.Factory(dict)  # per function, made once
 
     def __attrs_post_init__(self) -> None:
         self.functions = scan.functions_by_qualname(self.tree)
@@ -41,7 +43,9 @@ class StreamFree:
         fn = self.functions.get(qualname)
         if fn is None:
             return False
-        receiver, returns, known = self._context(fn, qualname)
+        if qualname not in self.contexts:
+            self.contexts[qualname] = self._context(fn, qualname)
+        receiver, returns, known = self.contexts[qualname]
         calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
         return all(self._call(call, qualname, receiver, returns, known) for call in calls)
 
@@ -52,12 +56,15 @@ class StreamFree:
             self.judged[qualname] = all(self.statement(stmt, qualname) for stmt in fn.body)
         return self.judged[qualname]
 
-    def _context(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> tuple[str | None, Returns, set]:
+    def _context(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str
+    ) -> tuple[str | None, Returns, set[str]]:
+        """The function's receiver, the returns its calls can see, and its names certainly holding a tensor."""
         method = "." in qualname
         receiver = fn.args.args[0].arg if method and fn.args.args else None
         returns = local_returns(self.tree, qualname, receiver)
         known = set(certain_tensors(fn, method=method, returns=returns).values())
-        known |= {a.arg for a in fn.args.args if a.annotation is not None and _tensor(a.annotation)}
+        known |= {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
         return receiver, returns, known
 
     def _call(self, call: ast.Call, qualname: str, receiver: str | None, returns: Returns, known: set) -> bool:
@@ -77,7 +84,3 @@ class StreamFree:
                 return self.function(method)
             return ast.unparse(func) in returns  # a torch.nn layer ``__init__`` assigns
         return is_tensor_expr(func.value, known, returns)
-
-
-def _tensor(annotation: ast.expr) -> bool:
-    return ast.unparse(annotation) in ("torch.Tensor", "Tensor")

@@ -26,7 +26,7 @@ import attrs
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.arguments import Argument
-from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
+from codegen.lower.flow.exprs import bound_names, data_reads, leaves, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
 from codegen.lower.flow.transfer import Join, Relations, Relay
@@ -161,7 +161,9 @@ class _Lowering:
         own = same_stream(state, site, self.relations)
         values: list[Value] = []
         hoisted = dict(self.syncs[site.index].hoisted)
-        quiet = self._quiet_until_joined(site)
+        join = self._surely_joined_at(site)
+        quiet = join is not None and self._quiet_until(site, join)
+        made_by_calls = {n for other in self.sites for n in bound_names(other.stmt)} if quiet else set()
         for argument in site.args:
             root = _viewed(argument.node) if argument.slot in hoisted else None
             for name in argument_names(argument, self.receiver, hoisted):
@@ -170,8 +172,8 @@ class _Lowering:
                     name in own
                     or self._kept_before(key, site.stmt)
                     or self._held_past_join(site, root or name)
-                    or self._maker_idle(site, name)
-                    or (quiet and not self._made_aside(site, name))
+                    or (join is not None and self._maker_idle(site, name, join))
+                    or (quiet and name not in made_by_calls)  # made on the caller's stream
                 ):
                     continue
                 self.kept[key] = site.stmt
@@ -203,39 +205,31 @@ class _Lowering:
             return False
         return all(_read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name) for _, stmt, _ in joins)
 
-    def _maker_idle(self, site: Site, name: str) -> bool:
+    def _maker_idle(self, site: Site, name: str, join: ast.stmt) -> bool:
         """``name`` holds what an earlier call of the block made on another side stream M, and M issues nothing
-        more before the caller joins the call's stream: no later call on M, and only stream-free code (``free``)
-        from the call to that join. M's memory then goes to no allocation while the call still reads it."""
+        more before the caller joins the call's stream (before ``join``): no later call on M, and only
+        stream-free code (``free``) until then. M's memory then goes to no allocation while the call reads it."""
         maker = self._maker(site, name)
-        join = self._surely_joined_at(site)
-        if maker is None or join is None or self.free is None:
+        if maker is None or self.free is None:
             return False
         block = self.blocks.get(site.stmt, [site.stmt])
         run = block[block.index(site.stmt) : block.index(join)]
         later = any(
             o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in self.sites
         )
-        return not later and all(self.free(s) and not _leaves(s) for s in run)
+        return not later and all(self.free(s) and not leaves(s) for s in run)
 
-    def _quiet_until_joined(self, site: Site) -> bool:
-        """The caller's stream runs no op from the call to its join (calls of other stream functions with plain
-        arguments run on their own streams): nothing it made can go to a new allocation while the call reads it."""
-        join = self._surely_joined_at(site)
-        if join is None:
-            return False
+    def _quiet_until(self, site: Site, join: ast.stmt) -> bool:
+        """The caller's stream runs no op from the call to its join before ``join`` (calls of other stream
+        functions with plain arguments run on their own streams): nothing it made can go to a new allocation
+        while the call reads it."""
         block = self.blocks.get(site.stmt, [site.stmt])
         run = block[block.index(site.stmt) + 1 : block.index(join)]
         planned = {other.stmt: other for other in self.sites}
-        return not any(_leaves(s) or (runs_op(s) and not self._runs_aside(planned.get(s))) for s in run)
+        return not any(leaves(s) or (runs_op(s) and not self._runs_aside(planned.get(s))) for s in run)
 
     def _runs_aside(self, other: Site | None) -> bool:
         return other is not None and not self.syncs[other.index].hoisted
-
-    def _made_aside(self, site: Site, name: str) -> bool:
-        """``name`` may hold what a planned call made, on its stream (whose allocations matter, not the caller's),
-        joined or not."""
-        return any(name in bound_names(other.stmt) for other in self.sites)
 
     def _maker(self, site: Site, name: str) -> Site | None:
         """The earlier call of ``site``'s block, on another stream under the same guard, whose result ``name``
@@ -458,10 +452,6 @@ def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
             if isinstance(block, list):
                 found.update({stmt: block for stmt in block if isinstance(stmt, ast.stmt)})
     return found
-
-
-def _leaves(stmt: ast.stmt) -> bool:
-    return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt))
 
 
 def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
