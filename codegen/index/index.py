@@ -219,13 +219,7 @@ def _flips_guard(node: ast.FunctionDef | ast.AsyncFunctionDef, fn: StreamFunctio
     parts = when.split(".")
     prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
     for stmt in ast.walk(node):
-        targets = (
-            stmt.targets
-            if isinstance(stmt, ast.Assign)
-            else [stmt.target]
-            if isinstance(stmt, (ast.AugAssign, ast.AnnAssign))
-            else []
-        )
+        targets = scan.assignment_targets(stmt)
         if any(ast.unparse(t) in prefixes for t in targets):
             return True
     return False

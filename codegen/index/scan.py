@@ -9,6 +9,7 @@ from typing import TypeGuard
 
 __all__ = [
     "all_functions",
+    "assignment_targets",
     "callee_name",
     "calls_in",
     "dotted_name",
@@ -102,6 +103,15 @@ def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
                 if _is_self_attr(target) and cls_name is not None:
                     found[target.attr] = cls_name
     return found
+
+
+def assignment_targets(node: ast.AST) -> list[ast.expr]:
+    """What an assignment stores to (``a = b = f()``, ``a += 1``, ``a: int = 0``); nothing for other nodes."""
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
 
 
 def dotted_name(node: ast.expr) -> str | None:

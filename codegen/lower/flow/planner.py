@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import attrs
 
+from codegen.index import scan
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
@@ -141,13 +142,7 @@ def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 
         if parts[0] in bound_names(stmt) and parts[0] != "self":
             return False
         for sub in ast.walk(stmt):
-            targets = (
-                sub.targets
-                if isinstance(sub, ast.Assign)
-                else [sub.target]
-                if isinstance(sub, (ast.AugAssign, ast.AnnAssign))
-                else []
-            )
+            targets = scan.assignment_targets(sub)
             if any(_dotted_text(t) in prefixes for t in targets):
                 return False
     return True

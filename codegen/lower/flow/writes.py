@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from codegen.index import scan
+
 __all__ = ["inplace_writes", "param_writes", "state_reads", "writes_state"]
 
 
@@ -116,13 +118,7 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
     """What a statement may point at a new value: a store to ``receiver.attr``, a call of a method that is
     not a tensor's in-place one (``self.acc.append(t)``), an augmented assignment of the attribute itself."""
     found: set[str] = set()
-    targets = (
-        stmt.targets
-        if isinstance(stmt, ast.Assign)
-        else [stmt.target]
-        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
-        else []
-    )
+    targets = scan.assignment_targets(stmt)
     for target in targets:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
             found.add(target.attr)
@@ -134,11 +130,7 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
 
 def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
     """The first attribute of each chain rooted at ``receiver`` that ``stmt`` writes (``*`` if none is named)."""
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.AugAssign):
-        targets.append(stmt.target)
-    elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-        targets += stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    targets = scan.assignment_targets(stmt)
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             targets.append(node.func.value)
