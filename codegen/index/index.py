@@ -214,15 +214,7 @@ def _collect_definitions(
 def _flips_guard(node: ast.FunctionDef | ast.AsyncFunctionDef, fn: StreamFunction) -> bool:
     """The body assigns the guard's root or an attribute along its path (``self.multistream = False``)."""
     when = fn.stream.when.dotted if fn.stream is not None and fn.stream.when else None
-    if when is None:
-        return False
-    parts = when.split(".")
-    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
-    for stmt in ast.walk(node):
-        targets = scan.assignment_targets(stmt)
-        if any(ast.unparse(t) in prefixes for t in targets):
-            return True
-    return False
+    return when is not None and scan.assigns_path(node, when)
 
 
 def _compiled_apart(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

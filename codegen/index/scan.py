@@ -10,6 +10,7 @@ from typing import TypeGuard
 __all__ = [
     "all_functions",
     "assignment_targets",
+    "assigns_path",
     "callee_name",
     "calls_in",
     "dotted_name",
@@ -112,6 +113,21 @@ def assignment_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
         return [node.target]
     return []
+
+
+def assigns_path(node: ast.AST, dotted: str) -> bool:
+    """``node`` assigns the root of ``dotted`` or an attribute along its path (``self.on = False`` for
+    ``self.on``, ``cfg = ...`` for ``cfg.multi.enabled``)."""
+    parts = dotted.split(".")
+    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return any(_text(t) in prefixes for sub in ast.walk(node) for t in assignment_targets(sub))
+
+
+def _text(node: ast.expr) -> str | None:
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):  # pragma: no cover - an unparsable target names no path
+        return None
 
 
 def dotted_name(node: ast.expr) -> str | None:

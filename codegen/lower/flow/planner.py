@@ -134,25 +134,13 @@ def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 
     """Whether ``fn`` never assigns the guard's root, nor an attribute along its path, once its first planned call
     may run: a plain statement of the body's top level that ends before line ``since`` runs once, before every
     fork and join, so every one of them reads the value it left (``multi_stream = self.enabled and not prefill``)."""
-    parts = expr.split(".")
-    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    root = expr.split(".")[0]
     for stmt in fn.body:
         if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
             continue
-        if parts[0] in bound_names(stmt) and parts[0] != "self":
+        if (root in bound_names(stmt) and root != "self") or scan.assigns_path(stmt, expr):
             return False
-        for sub in ast.walk(stmt):
-            targets = scan.assignment_targets(sub)
-            if any(_dotted_text(t) in prefixes for t in targets):
-                return False
     return True
-
-
-def _dotted_text(node: ast.expr) -> str | None:
-    try:
-        return ast.unparse(node)
-    except (ValueError, RecursionError):  # pragma: no cover - an unparsable target reads no guard
-        return None
 
 
 def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
