@@ -22,7 +22,7 @@ from codegen.frontend.signature import Signature, is_static, signature_of
 from codegen.index import scan
 from codegen.lower import naming
 from codegen.lower.flow.callsites import find_calls
-from codegen.lower.flow.writes import param_writes, writes_state
+from codegen.lower.flow.writes import param_writes, reads_state, writes_state
 from codegen.lower.hygiene import identifiers
 from codegen.lower.plan import EventRef
 from npudsl import forkjoin
@@ -46,6 +46,7 @@ class CalleeInfo:
     compiled_apart: bool = False  # under ``torch.compiler.disable``: its graph is not its caller's
     writes_state: frozenset[str] = frozenset()  # the attributes of its object the body changes ("*": unnamed)
     state_in_place: frozenset[str] = frozenset()  # those of them it only writes in place (made elsewhere)
+    reads_state: frozenset[str] = frozenset({"*"})  # the attributes of its object the body reads ("*": any)
     flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
@@ -205,6 +206,7 @@ def _collect_definitions(
             writes_state=state[0],
             flips_guard=_flips_guard(node, fn),
             state_in_place=state[1],
+            reads_state=reads_state(node, signature.receiver, submodules.get(f"{module}:{fn.owner}", {})),
             class_level=fn.class_level,
             static=fn.owner is not None and is_static(node),
         )

@@ -31,7 +31,12 @@ def _sites(fn: ast.FunctionDef, streams: dict[str, str]) -> tuple[dict[ast.stmt,
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
         bound = frozenset(n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name))
         sites[stmt] = SiteView(
-            index=len(names), names=bound, bare=bare, reads=frozenset(reads), guarded=func.attr.startswith("guarded")
+            index=len(names),
+            names=bound,
+            bare=bare,
+            reads=frozenset(reads),
+            guarded=func.attr.startswith("guarded"),
+            event=func.attr,
         )
         names.append(func.attr)
     return sites, names

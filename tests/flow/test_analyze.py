@@ -26,10 +26,9 @@ CASES = {
         """def f(self, x, flag):
     s = self.side(x)
     a = x * 2
-    if flag:
-        join(side)
-        a = a + s
     join(side)
+    if flag:
+        a = a + s
     return a
 """,
     ),
@@ -46,11 +45,75 @@ CASES = {
     if shared_experts is not None:
         shared = self.side(x)
     routed = self.moe(x)
-    if shared_experts is not None:
-        join_if_forked(side)
-        routed = routed + shared
     join_if_forked(side)
+    if shared_experts is not None:
+        routed = routed + shared
     return routed
+""",
+    ),
+    "join_in_each_branch_where_one_works_first": (
+        """def f(self, x, flag):
+    s = self.side(x)
+    if flag:
+        a = s + 1
+    else:
+        a = x * 2
+        a = a + s
+    return a
+""",
+        """def f(self, x, flag):
+    s = self.side(x)
+    if flag:
+        join(side)
+        a = s + 1
+    else:
+        a = x * 2
+        join(side)
+        a = a + s
+    return a
+""",
+    ),
+    "next_call_of_a_callee_waits_for_the_result_read_right_after_it": (
+        """def f(self, x):
+    w = self.side(x)
+    for layer in self.layers:
+        if layer.last:
+            x = layer(x, w)
+        else:
+            nxt = self.side(layer.up)
+            x = layer(x, w)
+            w = nxt
+    return x
+""",
+        """def f(self, x):
+    w = self.side(x)
+    for layer in self.layers:
+        join(side)
+        join_if_forked(side)
+        if layer.last:
+            x = layer(x, w)
+        else:
+            nxt = self.side(layer.up)
+            x = layer(x, w)
+            w = nxt
+    join(side)
+    join_if_forked(side)
+    return x
+""",
+    ),
+    "next_call_whose_result_is_read_with_the_old_one_shares_its_wait": (
+        """def f(self, x):
+    a = self.side(x)
+    b = self.side(x + 1)
+    y = torch.cat([a, b])
+    return y
+""",
+        """def f(self, x):
+    a = self.side(x)
+    b = self.side(x + 1)
+    join(side)
+    y = torch.cat([a, b])
+    return y
 """,
     ),
     "loop_carried_result_joined_in_the_next_iteration": (

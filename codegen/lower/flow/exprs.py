@@ -10,7 +10,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-__all__ = ["bound_names", "data_reads", "deleted_names", "leaves", "loaded_names", "runs_op", "scoped_calls"]
+__all__ = [
+    "bound_names",
+    "data_reads",
+    "deleted_names",
+    "leaves",
+    "loaded_names",
+    "only_metadata_calls",
+    "runs_op",
+    "scoped_calls",
+]
 
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
 _META_METHODS = frozenset(
@@ -104,6 +113,15 @@ def scoped_calls(node: ast.AST) -> Iterator[ast.Call]:
         if isinstance(current, ast.Call):
             yield current
         stack.extend(ast.iter_child_nodes(current))
+
+
+def only_metadata_calls(node: ast.AST) -> bool:
+    """Every call in ``node`` reads metadata only (``len(xs)``, ``isinstance(x, T)``, ``x.size(0)``): no op runs."""
+    return all(
+        (isinstance(call.func, ast.Name) and call.func.id in _META_CALLS) or _metadata_name(call) is not None
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+    )
 
 
 def runs_op(stmt: ast.AST) -> bool:

@@ -16,10 +16,11 @@ from collections.abc import Callable
 import attrs
 
 from codegen.index import scan
+from codegen.lower.flow import early
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.transfer import Join
+from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
 from codegen.lower.naming import snake
 from codegen.lower.plan import Anchor, CallerPlan, Cond, CurrentStream
@@ -73,11 +74,12 @@ def plan_caller(
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
-    following = _following(fn)
+    following = early.following(fn)
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
         relations = _Relations(sites, [_guard_key(s, fn, since) for s in sites])
-        result = analyze(fn, {s.stmt: s.view() for s in sites}, relations, barriers, methods)
+        views = {s.stmt: _view(s, relations.keys[s.index], methods) for s in sites}
+        result = analyze(fn, views, relations, barriers, methods)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
             break
@@ -88,16 +90,12 @@ def plan_caller(
     return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free)
 
 
-def _following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
-    """Where the statement after each statement begins: before the next one of its block, or the block's end."""
-    found: dict[ast.stmt, Anchor] = {}
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                for stmt, after in zip(block, [*block[1:], None]):
-                    found[stmt] = ("before", after, "") if after is not None else ("end", node, field)
-    return found
+def _view(site: Site, key: str | None, methods: frozenset[str]) -> SiteView:
+    """The site as the analysis sees it: its fork reads a value that may change between two of its calls only
+    when its guard is not stable (a flag read at each call), or its body flips the guard."""
+    flips = bool(getattr(site.callee, "flips_guard", False))
+    changing = key is not None and key.startswith("<call") or flips
+    return attrs.evolve(site.view(methods), guarded=site.guard.dynamic and changing)
 
 
 def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:

@@ -15,6 +15,7 @@ from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
 from codegen.lower.flow.transfer import SiteView
+from codegen.lower.flow.writes import state_reads
 
 __all__ = ["Site", "plan_site"]
 
@@ -33,7 +34,18 @@ class Site:
     def tag(self) -> str:
         return self.callee.tag  # type: ignore[attr-defined]
 
-    def view(self) -> SiteView:
+    def state_read(self, methods: frozenset[str]) -> frozenset[str]:
+        """What of objects' state the call reads: its arguments' attribute chains (on the caller's stream), and
+        the state of its object its body reads or writes (on its own stream)."""
+        nodes = [*self.call.call.args, *(k.value for k in self.call.call.keywords)]
+        found = set().union(*(state_reads(n, methods) for n in nodes))
+        receiver = self.call.resolved.receiver
+        body = self.callee.reads_state | self.callee.writes_state  # type: ignore[attr-defined]
+        if receiver and body:
+            found |= {f"{receiver}.*"} if "*" in body or "." in receiver else {f"{receiver}.{a}" for a in body}
+        return frozenset(found)
+
+    def view(self, methods: frozenset[str] = frozenset()) -> SiteView:
         bare = frozenset(a.name for a in self.args if a.bare and a.name)
         reads = set(data_reads(self.call.call.func))
         for arg in self.call.call.args:
@@ -46,7 +58,14 @@ class Site:
         guarded = self.guard.dynamic
         inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
         return SiteView(
-            index=self.index, names=self.names, bare=bare, reads=frozenset(reads), guarded=guarded, inputs=inputs
+            index=self.index,
+            names=self.names,
+            bare=bare,
+            reads=frozenset(reads),
+            guarded=guarded,
+            inputs=inputs,
+            event=self.callee.key,  # type: ignore[attr-defined]
+            state=self.state_read(methods),
         )
 
 

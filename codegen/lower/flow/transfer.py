@@ -61,8 +61,10 @@ class SiteView:
     names: frozenset[str]  # the names its statement binds to the result
     bare: frozenset[str]  # names passed to it as whole arguments
     reads: frozenset[str]  # what the statement reads on the caller's stream (bare arguments excluded)
-    guarded: bool = False  # whether it forks depends on a value read at each call
+    guarded: bool = False  # whether it forks depends on a value that may change between two of its calls
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads
+    event: str = ""  # the callee: calls of one callee record one join event
+    state: frozenset[str] = frozenset()  # what of objects' state the call reads (its body's on its stream)
 
 
 def join_step(entry: Pending, state: State) -> Join:
@@ -80,9 +82,13 @@ def transfer(
     if isinstance(stmt, ast.Return):
         steps = _minimal([join_step(p, state) for p in pending(state)], state)
         return steps, joined(state, (s.site for s in steps))
-    reads = (_reads(stmt) if site is None else set(site.reads)) | state_reads(stmt, methods)
+    reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
     written = inplace_writes(stmt)
-    steps: list[Step] = [join_step(p, state) for p in pending(state) if touches(p.names, reads) or p.inputs & written]
+    steps: list[Step] = [
+        join_step(p, state)
+        for p in pending(state)
+        if touches(p.names, reads) or p.inputs & written or _state_crosses(p, site, relations)
+    ]
     if site is not None:
         steps += _consumed(state, site, relations)
         steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
@@ -94,6 +100,13 @@ def transfer(
         covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
         state = fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
     return steps, state
+
+
+def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
+    """The call reads state ``entry`` may have changed, on another stream (its own stream's needs no join)."""
+    if site is None or not touches(entry.names, set(site.state)):
+        return False
+    return relations.consume(entry.site, site.index) != "none"
 
 
 def touches(names: frozenset[str], reads: set[str]) -> bool:

@@ -120,12 +120,13 @@ class _Lowering:
         for site in self.sites:
             self.forks.append(self._forks(site, sure.get(site.index, set())))
         for anchor, join in joins:
-            self.steps.setdefault(anchor, []).extend(self._join(join))
+            self.steps.setdefault(anchor, []).extend(self._join(join, self._waited_with(join, anchor, joins)))
         wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
+        unread = self._unread_flags(wraps)
         start = tuple(
             Assign(name=s.flag, value="False")
             for s, site in zip(self.syncs, self.sites)
-            if s.flag and any_may(self.result, site.index)
+            if s.flag and s.flag not in unread and any_may(self.result, site.index)
         )
         calls = {
             site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs) if sync.hoisted
@@ -133,6 +134,17 @@ class _Lowering:
         return CallerPlan(
             steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls, wraps=wraps
         )
+
+    def _unread_flags(self, wraps: dict[ast.stmt, Wrap]) -> set[str]:
+        """Flags set to True after a call whose every reader went (a wait merged into another one of its event):
+        their assignments go too."""
+        steps = [*(s for found in self.steps.values() for s in found), *(s for w in wraps.values() for s in w.enter)]
+        read = {term for s in steps if getattr(s, "when", None) is not None for term in s.when.terms}  # type: ignore[attr-defined, union-attr]
+        unread = {s.flag for s in self.syncs if s.flag and not s.guard_text and s.flag not in read}
+        for anchor, found in self.steps.items():
+            if anchor[0] == "after":
+                self.steps[anchor] = [s for s in found if not (isinstance(s, Assign) and s.name in unread)]
+        return unread
 
     # -- decisions ---------------------------------------------------------------------------------
     def _forks(self, site: Site, relayed: set[int]) -> bool:
@@ -275,8 +287,23 @@ class _Lowering:
     def _wait(self, site: int, may: bool) -> Wait:
         return Wait(event=self.events(self.sites[site]).join, when=self._when(site, may))
 
-    def _join(self, step: Join) -> list[Step]:
-        out: list[Step] = [self._wait(step.site, step.may)]
+    def _waited_with(self, join: Join, anchor: Anchor, joins: list[tuple[Anchor, Join]]) -> bool:
+        """Another join here waits for the same event whenever this one would: a call of the same callee, on
+        the same stream under the same guard, forked on every path (this one only on some)."""
+        if not join.may:
+            return False
+        event = self.events(self.sites[join.site]).join
+        return any(
+            where == anchor
+            and not other.may
+            and self.events(self.sites[other.site]).join == event
+            and self.relations.covers(join.site, other.site)
+            and self.relations.covers(other.site, join.site)
+            for where, other in joins
+        )
+
+    def _join(self, step: Join, waited: bool = False) -> list[Step]:
+        out: list[Step] = [] if waited else [self._wait(step.site, step.may)]
         made = step.names - _state_made_elsewhere(self.sites[step.site])
         if made and self._keeps_results(self.sites[step.site]):
             values = tuple(Value(name=n) for n in sorted(made))

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from codegen.index import scan
 
-__all__ = ["inplace_writes", "param_writes", "state_reads", "writes_state"]
+__all__ = ["inplace_writes", "param_writes", "reads_state", "state_reads", "writes_state"]
 
 
 def _root(node: ast.expr) -> str | None:
@@ -107,6 +107,29 @@ def writes_state(
             found |= _attributes_written(node, receiver)
             rebound |= _attributes_rebound(node, receiver)
     return frozenset(found), frozenset(found - rebound - {"*"})
+
+
+def reads_state(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None, submodules: Iterable[str]
+) -> frozenset[str]:
+    """The attributes of its object the body reads (``self.buf``, ``self.proj(x)`` of a submodule ``proj``);
+    ``"*"`` where it may read any: a call of anything else on it (a method, maybe inherited), or the object
+    passed on whole (``helper(self)``)."""
+    if receiver is None:
+        return frozenset()
+    known = frozenset(submodules)
+    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+    found: set[str] = set()
+    chained: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            chained.add(id(node.value))
+            found.add("*" if id(node) in called and node.attr not in known else node.attr)
+    bare = any(
+        isinstance(n, ast.Name) and n.id == receiver and isinstance(n.ctx, ast.Load) and id(n) not in chained
+        for n in ast.walk(fn)
+    )
+    return frozenset({"*"} if bare or "*" in found else found)
 
 
 def _simple_statements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:

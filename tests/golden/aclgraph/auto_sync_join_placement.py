@@ -42,10 +42,9 @@ class Overlap(nn.Module):
             torch.ops.air.tagged_event_record(_SIDE_JOIN)
         a = x * 2
         b = a + 1
-        if flag:
-            torch.ops.air.tagged_event_wait(_SIDE_JOIN)
-            b = b + s
         torch.ops.air.tagged_event_wait(_SIDE_JOIN)
+        if flag:
+            b = b + s
         return b
 
     def discarded(self, x):

@@ -67,10 +67,9 @@ class Overlap(nn.Module):
             _SIDE_JOIN().record()
         a = x * 2
         b = a + 1
-        if flag:
-            torch.npu.current_stream().wait_event(_SIDE_JOIN())
-            b = b + s
         torch.npu.current_stream().wait_event(_SIDE_JOIN())
+        if flag:
+            b = b + s
         return b
 
     def discarded(self, x):

@@ -16,10 +16,9 @@ class Overlap(nn.Module):
             runtime.record("auto_sync_join_placement.Overlap.side.join")
         a = x * 2
         b = a + 1
-        if flag:
-            runtime.wait("auto_sync_join_placement.Overlap.side.join")
-            b = b + s
         runtime.wait("auto_sync_join_placement.Overlap.side.join")
+        if flag:
+            b = b + s
         return b
 
     def discarded(self, x):
