@@ -1,11 +1,11 @@
 """Which of a caller's locals certainly hold a tensor, read from how each is made.
 
-GE's fork edge, ``npu_wait_tensor(a, b)``, takes two tensors: a flag, a shape, a tuple or a config object
-there fails the capture. The caller's locals carry no types, so a name counts only when its value is
-certainly a tensor: a parameter annotated ``torch.Tensor``, an arithmetic or slice of one, a tensor method
-or ``torch.*`` function that returns one tensor, a function or method of the same module annotated to
-return one (or a tuple of them, unpacked). Anything else (calls the module cannot see, flags) is left out; the
-edge is then put on an earlier tensor, or not at all.
+GE's fork edge, ``npu_wait_tensor(a, b)``, takes two tensors: a flag, a shape, a tuple or a config object there
+fails the capture. The caller's locals carry no types, so a name counts only when its value is certainly a tensor:
+a parameter annotated ``torch.Tensor``, an arithmetic or slice of one, a tensor method or ``torch.*`` function
+whose ATen schema returns one tensor (``schema.py``), a function or method of the same module annotated to return
+one (or a tuple of them, unpacked). Anything else (calls the module cannot see, flags) is left out; the edge is
+then put on an earlier tensor, or not at all.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
 from codegen.index import scan
+from codegen.lower.flow import schema
 
 __all__ = ["Returns", "certain_tensors", "is_tensor_expr", "local_returns", "returns_made_tensor"]
 
@@ -22,47 +23,23 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Known = frozenset[str] | set[str]
 Returns = dict[str, ast.expr]  # a callable as spelled in the caller -> its return annotation
 
-# Methods and functions of a tensor that return something else (a size, a Python number, a tuple).
-_NOT_ONE_TENSOR = frozenset(
+# Python-level names that the ATen table does not hold and that return no tensor (``x.tolist()``, ``torch.finfo``).
+_NOT_ATEN = frozenset(
     {
-        "aminmax",
-        "chunk",
+        "Size",
+        "compile",
+        "cuda",
         "data_ptr",
-        "dim",
-        "element_size",
-        "get_device",
-        "is_contiguous",
-        "is_floating_point",
-        "is_tensor",
-        "item",
-        "kthvalue",
-        "max",
-        "median",
-        "meshgrid",
-        "min",
-        "mode",
-        "nelement",
-        "numel",
-        "size",
-        "sort",
-        "split",
-        "storage_offset",
-        "stride",
-        "tensor_split",
-        "tolist",
-        "topk",
-        "unbind",
-        "broadcast_tensors",
-        "finfo",
-        "iinfo",
-        "get_default_dtype",
         "device",
         "dtype",
-        "Size",
-        "npu",
-        "cuda",
-        "compile",
+        "finfo",
+        "get_default_dtype",
+        "iinfo",
+        "is_tensor",
+        "nelement",
         "no_grad",
+        "npu",
+        "tolist",
     }
 )
 _TORCH_ROOTS = frozenset({"torch", "F"})
@@ -83,8 +60,14 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
     if isinstance(node, ast.Call) and ast.unparse(node.func) in returns:
         return annotation_tensorness(returns[ast.unparse(node.func)]) is Tensorness.TENSOR
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr not in _NOT_ONE_TENSOR and _tensor_callable(node.func.value, known, returns)
+        return _one_tensor(node.func.attr) and _tensor_callable(node.func.value, known, returns)
     return False
+
+
+def _one_tensor(name: str) -> bool:
+    """Its schema returns one tensor; a name outside the ATen table does unless it is a known Python-level one."""
+    known = schema.one_tensor(name)
+    return known if known is not None else name not in _NOT_ATEN
 
 
 def _tensor_callable(owner: ast.expr, known: Known, returns: Returns) -> bool:
@@ -208,16 +191,13 @@ def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.
     return []
 
 
-# Tensor methods and torch functions whose result, unpacked, is tensors only (``values, indices = x.topk(k)``).
-_TENSOR_TUPLES = frozenset({"topk", "sort", "chunk", "split", "unbind", "tensor_split", "aminmax", "kthvalue"})
-
-
 def _tuple_kinds(value: ast.expr, width: int, returns: Returns, known: Known = frozenset()) -> list[bool]:
     """Which elements of a call annotated ``-> tuple[...]`` (or of a tensor method that returns tensors only)
     are tensors."""
     func = value.func if isinstance(value, ast.Call) else None
-    if isinstance(func, ast.Attribute) and func.attr in _TENSOR_TUPLES and _tensor_callable(func.value, known, returns):
-        return [True] * width
+    if isinstance(func, ast.Attribute) and schema.tensors_only(func.attr):
+        if _tensor_callable(func.value, known, returns):
+            return [True] * width
     annotation = returns.get(ast.unparse(value.func)) if isinstance(value, ast.Call) else None
     if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple"):
         elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]

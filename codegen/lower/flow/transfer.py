@@ -15,6 +15,7 @@ from typing import Protocol
 import attrs
 
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
+from codegen.lower.flow.schema import views_self
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
@@ -150,14 +151,36 @@ def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
 
 
 def _aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
-    """``a = b`` / ``a, b = c, d`` / ``t = (a, b)``: (targets, sources) when the statement only copies references."""
+    """``a = b`` / ``a, b = c, d`` / ``t = (a, b)`` / ``a = b.squeeze(-1)``: (targets, sources) when the statement
+    only copies references or takes views (an op whose schema returns views of ``self``: no kernel reads data)."""
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return None
     target, value = stmt.targets[0], stmt.value
-    sources = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-    if not all(isinstance(s, ast.Name) for s in sources):
+    sources = [_viewed_name(s) for s in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
+    if not all(sources):
         return None
-    return sorted(bound_names(target)), [s.id for s in sources]  # type: ignore[attr-defined]
+    return sorted(bound_names(target)), sources  # type: ignore[return-value]
+
+
+def _viewed_name(node: ast.expr) -> str | None:
+    """The name ``node`` is, or takes views of with constant arguments (``x.squeeze(-1).t()``, ``x[0, :2]``)."""
+    while not isinstance(node, ast.Name):
+        if isinstance(node, ast.Subscript) and _constant(node.slice):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and views_self(node.func.attr):
+            if not all(_constant(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                return None
+            node = node.func.value
+        else:
+            return None
+    return node.id
+
+
+def _constant(node: ast.expr) -> bool:
+    """A constant, a slice or tuple of them, or a minus sign on one (``-1``, ``:2``, ``(0, ...)``)."""
+    return all(
+        isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(node)
+    )
 
 
 def _rebind(stmt: ast.stmt, state: State) -> State:

@@ -1,11 +1,12 @@
 """Which names a statement writes in place, read from the source (``transform`` never imports torch).
 
-A tensor's memory is written, not rebound, by: an augmented assignment to it (``h += 1``), a store into an
-item or attribute of it (``h[0] = 0``, ``cache.k[...] = v``), a call of one of its methods whose ATen schema
-writes ``self`` (``Tensor(a!) self``: every such method is spelled with a trailing underscore, ``h.add_(1)``,
-``h[0].index_copy_(...)``), a call that takes it as ``out=``, and a call that takes ``inplace=True`` with it
-first (``F.relu(h, inplace=True)``). The name written is the root of the chain (``kv[0].copy_`` writes ``kv``).
-Names unpacked from another (``k, v = kv``) are views of it: :func:`param_writes` follows them.
+A tensor's memory is written, not rebound, by: an augmented assignment to it (``h += 1``), a store into an item or
+attribute of it (``h[0] = 0``, ``cache.k[...] = v``), a call of one of its methods whose ATen schema writes
+``self`` (``Tensor(a!) self``, read from ``schema.py``: ``h.add_(1)``, ``h[0].index_copy_(...)``,
+``h.record_stream(s)``; a custom op the table does not hold, when spelled with a trailing underscore), a call that
+takes it as ``out=``, and a call that takes ``inplace=True`` with it first (``F.relu(h, inplace=True)``). The name
+written is the root of the chain (``kv[0].copy_`` writes ``kv``). Names unpacked from another (``k, v = kv``) are
+views of it: :func:`param_writes` follows them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import ast
 from collections.abc import Iterable
 
 from codegen.index import scan
+from codegen.lower.flow import schema
 
 __all__ = ["inplace_writes", "param_writes", "reads_state", "state_reads", "writes_state"]
 
@@ -31,9 +33,14 @@ _MUTATORS = frozenset(
 
 
 def _writes_self(call: ast.Call) -> bool:
+    """The method writes its object: its ATen schema says so (``Tensor(a!) self``); a name the table does not
+    hold (a custom op) does when spelled as ATen spells its in-place ops (``npu_op_``); a container mutator."""
     func = call.func
     if not isinstance(func, ast.Attribute):
         return False
+    known = schema.writes_self(func.attr)
+    if known is not None:
+        return known or func.attr in _MUTATORS
     return (func.attr.endswith("_") and not func.attr.startswith("_")) or func.attr in _MUTATORS
 
 
