@@ -209,6 +209,7 @@ class CallerPlan:
     start: tuple[Step, ...] = ()
     calls: dict[ast.Call, CallEdit] = attrs.Factory(dict)
     wraps: dict[ast.stmt, Wrap] = attrs.Factory(dict)
+    splits: dict[ast.stmt, str] = attrs.Factory(dict)  # a statement whose first operand a step bound to this name
 
 
 @attrs.frozen(kw_only=True)

@@ -157,6 +157,10 @@ class _Placer:
         return orelse.with_changes(body=self.block(orelse.body, node.orelse, node, "orelse"))  # type: ignore[attr-defined]
 
     def edit(self, small: cst.BaseSmallStatement, node: ast.stmt) -> cst.BaseSmallStatement:
+        name = self.plan.splits.get(node)
+        if name is not None:  # its first operand was bound to ``name`` just before it
+            value = small.value  # type: ignore[attr-defined]
+            return small.with_changes(value=value.with_changes(left=cst.Name(name)))
         call = _planned_call(node, self.plan)
         if call is None:
             return small

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import attrs
 
-from codegen.lower.flow import early
+from codegen.lower.flow import early, split
 from codegen.lower.flow.exprs import bound_names, data_reads, loaded_names
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending, renamed
 from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, transfer
@@ -29,6 +29,7 @@ _LOOP_LIMIT = 20
 class Analysis:
     steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
     states: dict[ast.stmt, State] = attrs.Factory(dict)  # the state each planned call's statement starts in
+    splits: dict[ast.stmt, ast.expr] = attrs.Factory(dict)  # statements whose first operand runs before the join
 
     def at(self, anchor: Anchor) -> list[Step]:
         return self.steps.get(anchor, [])
@@ -82,9 +83,14 @@ class _Walk:
         if view is not None and self._records_again(view, entry):
             return self._read_right_after(stmt, view, state, attrs.evolve(entry, names=names))
         held = renamed(state, {entry.site: names})
+        if view is None and stmt not in self.barriers and self._first_operand(stmt, held) is not None:
+            return False  # its first operand runs before the join
         steps, _ = transfer(stmt, held, view, self.relations, self.methods)
         done = joined(held, (s.site for s in steps if isinstance(s, Join)))
         return not any(p.site == entry.site and p.pending for p in done)
+
+    def _first_operand(self, stmt: ast.stmt, state: State) -> ast.expr | None:
+        return split.first_operand(stmt, state, lambda s, st: transfer(s, st, None, self.relations, self.methods)[0])
 
     def _read_right_after(self, stmt: ast.stmt, view: SiteView, state: State, entry: Pending) -> bool:
         fresh = Pending(site=view.index, forked=True, names=view.names)
@@ -126,6 +132,10 @@ class _Walk:
             state = self.early_joins(stmt, [p for p in again if self._read_right_after(stmt, view, state, p)], state)
         steps, after = transfer(stmt, state, view, self.relations, self.methods)
         self.place(("before", stmt, ""), steps)
+        joins = view is None and stmt not in self.barriers and any(isinstance(s, Join) for s in steps)
+        first = self._first_operand(stmt, state) if joins else None
+        if self.recording and first is not None:
+            self.result.splits[stmt] = first
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return None
         return after

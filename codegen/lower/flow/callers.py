@@ -20,6 +20,7 @@ from codegen.index import scan
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge import fork_waits
+from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.planner import Flags, plan_caller
@@ -232,6 +233,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             _methods(module.tree, qualname),
             receiver,
             functools.partial(module.stream_free.statement, qualname=qualname),
+            guard_aliases(module.tree, qualname.rpartition(".")[0], receiver),
         )
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None

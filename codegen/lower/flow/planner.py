@@ -16,7 +16,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.index import scan
-from codegen.lower.flow import early
+from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
@@ -47,16 +47,20 @@ class Flags:
 class _Relations:
     sites: list[Site]
     keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
+    reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
 
     def consume(self, producer: int, consumer: int) -> str:
-        same_guard = self.keys[consumer] is None or self.keys[consumer] == self.keys[producer]
-        if not same_guard:
+        if not self._forks_with(producer, consumer):
             return "join"
         return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
 
     def covers(self, earlier: int, later: int) -> bool:
-        same_guard = self.keys[later] is None or self.keys[later] == self.keys[earlier]
-        return same_guard and self.sites[earlier].tag == self.sites[later].tag
+        return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag
+
+    def _forks_with(self, first: int, then: int) -> bool:
+        """``then`` forks wherever ``first`` forked."""
+        key = self.keys[then]
+        return key is None or key == self.keys[first] or key == self.reached.get(first)
 
 
 def plan_caller(
@@ -70,14 +74,17 @@ def plan_caller(
     methods: frozenset[str] = frozenset(),
     receiver: str | None = None,
     free: Callable[[ast.stmt], bool] | None = None,
+    aliases: dict[str, str] | None = None,
 ) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = early.following(fn)
+    aliases = aliases or {}
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
-        relations = _Relations(sites, [_guard_key(s, fn, since) for s in sites])
+        keys = [_guard_key(s, fn, since, aliases) for s in sites]
+        relations = _Relations(sites, keys, _reached(sites, keys, fn, since, aliases))
         views = {s.stmt: _view(s, relations.keys[s.index], methods) for s in sites}
         result = analyze(fn, views, relations, barriers, methods)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
@@ -87,7 +94,8 @@ def plan_caller(
         if not sites:
             return CallerPlan(steps={})
     syncs = [_sync(s, result, fn, flags, since) for s in sites]
-    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free)
+    splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
+    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
 
 
 def _view(site: Site, key: str | None, methods: frozenset[str]) -> SiteView:
@@ -104,7 +112,9 @@ def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anch
     placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
     after = following.get(site.stmt)
     at_once = _immediate(after, following) if after is not None else set()
-    return bool(placed) and all(isinstance(step, Join) and anchor in at_once for anchor, step in placed)
+    return bool(placed) and all(
+        isinstance(step, Join) and anchor in at_once and anchor[1] not in result.splits for anchor, step in placed
+    )
 
 
 def _immediate(anchor: Anchor, following: dict[ast.stmt, Anchor]) -> set[Anchor]:
@@ -118,14 +128,35 @@ def _immediate(anchor: Anchor, following: dict[ast.stmt, Anchor]) -> set[Anchor]
     return found
 
 
-def _guard_key(site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int) -> str | None:
-    """Two sites with the same key fork on the same paths; None: the site always forks."""
+def _guard_key(
+    site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int, aliases: dict[str, str]
+) -> str | None:
+    """Two sites with the same key fork on the same paths; None: the site always forks. ``aliases``: guards
+    spelled otherwise that hold the same value (``guard_alias.py``)."""
     guard = site.guard
     if guard.static:
         return None
     if guard.hoist is not None or guard.expr is None or not _stable(guard.expr, fn, since):
         return f"<call {site.index}>"
-    return guard.expr
+    return aliases.get(guard.expr, guard.expr)
+
+
+def _reached(
+    sites: list[Site], keys: list[str | None], fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int, aliases: dict
+) -> dict[int, str]:
+    """For a call that always forks, in the body of an ``if`` whose test is a stable dotted name (``if
+    self.multistream: x = self.quant(h, True)``): that test's key. It forked only where the test held, so a call
+    whose guard has that key forks wherever it did."""
+    if all(k is None for k in keys) or all(k is not None for k in keys):
+        return {}
+    parents = {child: node for node in ast.walk(fn) if isinstance(node, ast.If) for child in node.body}
+    found: dict[int, str] = {}
+    for site, key in zip(sites, keys):
+        test = parents[site.stmt].test if key is None and site.stmt in parents else None
+        text = scan.dotted_name(test) if test is not None else None
+        if text is not None and _stable(text, fn, since):
+            found[site.index] = aliases.get(text, text)
+    return found
 
 
 def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 0) -> bool:

@@ -19,7 +19,7 @@ from codegen.lower.flow.schema import views_self
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
-__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
+__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "aliasing", "join_step", "transfer"]
 
 
 @attrs.frozen
@@ -128,7 +128,7 @@ def _minimal(joins: list[Join], state: State) -> list[Join]:
 
 
 def _reads(stmt: ast.stmt) -> set[str]:
-    if _aliasing(stmt) is not None or isinstance(stmt, ast.Delete):
+    if aliasing(stmt) is not None or isinstance(stmt, ast.Delete):
         return set()
     reads = data_reads(stmt)
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
@@ -150,7 +150,7 @@ def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
     return steps
 
 
-def _aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
+def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
     """``a = b`` / ``a, b = c, d`` / ``t = (a, b)`` / ``a = b.squeeze(-1)``: (targets, sources) when the statement
     only copies references or takes views (an op whose schema returns views of ``self``: no kernel reads data)."""
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -186,7 +186,7 @@ def _constant(node: ast.expr) -> bool:
 def _rebind(stmt: ast.stmt, state: State) -> State:
     """Names the statement binds or deletes no longer hold what they held; aliases hold it too."""
     written = deleted_names(stmt) if isinstance(stmt, ast.Delete) else bound_names(stmt)
-    alias = _aliasing(stmt)
+    alias = aliasing(stmt)
     update: dict[int, frozenset[str]] = {}
     for entry in state:
         names = entry.names - written

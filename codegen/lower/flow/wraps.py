@@ -29,7 +29,7 @@ from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, leaves, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
-from codegen.lower.flow.transfer import Join, Relations, Relay
+from codegen.lower.flow.transfer import Join, Relations, Relay, aliasing
 from codegen.lower.plan import (
     Anchor,
     Assign,
@@ -102,6 +102,8 @@ class _Lowering:
     forked_at: dict[ast.stmt, tuple[EventRef, str | None, frozenset[str]]] = attrs.Factory(dict)  # call -> its
     # fork's event, guard, and the streams that waited for it
     free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream (stream_free.py)
+    splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
+    applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
 
     def run(self) -> CallerPlan:
         relays: dict[int, list[tuple[int, Step]]] = {}
@@ -121,7 +123,10 @@ class _Lowering:
             self.forks.append(self._forks(site, sure.get(site.index, set())))
         for anchor, join in joins:
             self.steps.setdefault(anchor, []).extend(self._join(join, self._waited_with(join, anchor, joins)))
-        wraps = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
+        split = self.applied = self._split()
+        wraps = self._glued(
+            self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
+        )
         unread = self._unread_flags(wraps)
         start = tuple(
             Assign(name=s.flag, value="False")
@@ -132,8 +137,22 @@ class _Lowering:
             site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(self.sites, self.syncs) if sync.hoisted
         }
         return CallerPlan(
-            steps={k: tuple(v) for k, v in self.steps.items() if v}, start=start, calls=calls, wraps=wraps
+            steps={k: tuple(v) for k, v in self.steps.items() if v},
+            start=start,
+            calls=calls,
+            wraps=wraps,
+            splits=split,
         )
+
+    def _split(self) -> dict[ast.stmt, str]:
+        """Where a statement waits, its first operand computed before the wait (``split.py``)."""
+        done: dict[ast.stmt, str] = {}
+        for stmt, (name, first) in self.splits.items():
+            steps = self.steps.get(("before", stmt, ""), [])
+            if any(isinstance(s, Wait) for s in steps):
+                steps.insert(0, Assign(name=name, value=ast.unparse(first)))
+                done[stmt] = name
+        return done
 
     def _unread_flags(self, wraps: dict[ast.stmt, Wrap]) -> set[str]:
         """Flags set to True after a call whose every reader went (a wait merged into another one of its event):
@@ -215,14 +234,17 @@ class _Lowering:
         ]
         if not joins or any(kind != "before" for kind, _, _ in joins):
             return False
-        return all(_read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name) for _, stmt, _ in joins)
+        return all(
+            stmt not in self.applied and _read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name)
+            for _, stmt, _ in joins
+        )  # a split statement reads its first operand's names before the wait
 
     def _maker_idle(self, site: Site, name: str, join: ast.stmt) -> bool:
         """``name`` holds what an earlier call of the block made on another side stream M, and M issues nothing
         more before the caller joins the call's stream (before ``join``): no later call on M, and only
         stream-free code (``free``) until then. M's memory then goes to no allocation while the call reads it."""
         maker = self._maker(site, name)
-        if maker is None or self.free is None:
+        if maker is None or self.free is None or join in self.applied:
             return False
         block = self.blocks.get(site.stmt, [site.stmt])
         run = block[block.index(site.stmt) : block.index(join)]
@@ -235,6 +257,8 @@ class _Lowering:
         """The caller's stream runs no op from the call to its join before ``join`` (calls of other stream
         functions with plain arguments run on their own streams): nothing it made can go to a new allocation
         while the call reads it."""
+        if join in self.applied:
+            return False  # its first operand runs before the wait
         block = self.blocks.get(site.stmt, [site.stmt])
         run = block[block.index(site.stmt) + 1 : block.index(join)]
         planned = {other.stmt: other for other in self.sites}
@@ -337,6 +361,25 @@ class _Lowering:
             wraps[stmt] = attrs.evolve(wrap, enter=())
         return wraps
 
+    def _glued(self, wraps: dict[ast.stmt, Wrap]) -> dict[ast.stmt, Wrap]:
+        """A statement that only takes views of what the call before it made on its stream (``scale =
+        scale.squeeze(-1)``: no kernel) between two calls on that stream runs inside their ``with`` too, so the
+        two share one block."""
+        for stmt, wrap in list(wraps.items()):
+            block = self.blocks.get(stmt, [stmt])
+            at = block.index(stmt)
+            if at + 2 >= len(block) or wraps.get(block[at + 2]) is None or wrap.leave:
+                continue
+            glue, then = block[at + 1], block[at + 2]
+            if wraps[then].switch != wrap.switch or glue in wraps or not _views_of(glue, bound_names(stmt)):
+                continue
+            if any(
+                self.steps.get(anchor) for anchor in (("after", stmt, ""), ("before", glue, ""), ("before", then, ""))
+            ):
+                continue
+            wraps[glue] = Wrap(switch=wrap.switch)
+        return wraps
+
     def _same_point(
         self, site: Site, sync: SiteSync, before: list[Step]
     ) -> tuple[EventRef, str | None, frozenset[str]] | None:
@@ -395,9 +438,11 @@ def lower_sites(
     tensors: frozenset[str] = frozenset(),
     receiver: str | None = None,
     free: Callable[[ast.stmt], bool] | None = None,
+    splits: dict[ast.stmt, tuple[str, ast.expr]] | None = None,
 ) -> CallerPlan:
     """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
-    certainly hold a tensor; ``free``: whether a statement issues work on no side stream."""
+    certainly hold a tensor; ``free``: whether a statement issues work on no side stream; ``splits``: statements
+    whose first operand is bound to a name before their joins (``split.py``)."""
     return _Lowering(
         fn=fn,
         sites=sites,
@@ -410,6 +455,7 @@ def lower_sites(
         tensors=tensors,
         blocks=statement_blocks(fn),
         free=free,
+        splits=splits or {},
     ).run()
 
 
@@ -457,6 +503,12 @@ def slot_node(call: ast.Call, slot: int | str) -> ast.expr:
         node = call.args[slot]
         return node.value if isinstance(node, ast.Starred) else node
     return next(k.value for k in call.keywords if (k.arg or "**") == slot)
+
+
+def _views_of(stmt: ast.stmt, made: set[str]) -> bool:
+    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
+    alias = aliasing(stmt)
+    return alias is not None and set(alias[1]) <= made
 
 
 def _statements(node: ast.AST) -> Iterable[ast.stmt]:

@@ -1,0 +1,103 @@
+"""Two guards spelled differently that hold one value: ``self.multistream`` and ``self.shared.multistream``.
+
+A layer passes its flag to the submodule it builds (``self.multistream = multistream`` and
+``self.shared = Shared(..., multistream)``, whose ``__init__`` stores ``self.multistream = multistream``);
+a call of the layer's and a call of the submodule's then fork on the same paths, and a result one hands the
+other on one stream needs no join. The planner compares guards by a key (``planner._guard_key``); this
+module gives both spellings one key, when the module shows it: each attribute is stored once, in its
+class's ``__init__``, straight from a constructor parameter, no other statement of either class stores
+to it, and the layer passes that very parameter, unchanged, to the submodule's. Anything else keeps its
+own spelling (two keys: the planner joins, which is always safe). Like the planner's other guard facts, it
+assumes that code outside the module does not store to these attributes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.index import scan
+
+__all__ = ["guard_aliases"]
+
+
+def guard_aliases(tree: ast.Module, owner: str, receiver: str | None) -> dict[str, str]:
+    """For the methods of class ``owner``: ``receiver.sub.attr`` -> ``receiver.attr`` where both hold one
+    constructor argument of ``owner``."""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    cls = classes.get(owner)
+    if cls is None or receiver is None:
+        return {}
+    own = _stored_params(cls)
+    by_param = {param: attr for attr, param in own.items()}
+    found: dict[str, str] = {}
+    for sub, call in _built(cls).items():
+        made = classes.get(scan.dotted_name(call.func) or "")
+        if made is None:
+            continue
+        passed = _passed(call, _init_params(made))
+        for attr, param in _stored_params(made).items():
+            source = passed.get(param)
+            if source in by_param:
+                found[f"{receiver}.{sub}.{attr}"] = f"{receiver}.{by_param[source]}"
+    return found
+
+
+def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    return next((f for f in scan.functions_of(cls) if f.name == "__init__"), None)  # type: ignore[return-value]
+
+
+def _init_params(cls: ast.ClassDef) -> list[str]:
+    init = _init(cls)
+    return [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]] if init is not None else []
+
+
+def _stored_params(cls: ast.ClassDef) -> dict[str, str]:
+    """``self.attr = param`` in ``__init__`` (also in a tuple assignment): {attr: param}, for attributes no other
+    statement of the class stores to."""
+    init = _init(cls)
+    if init is None:
+        return {}
+    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    params = set(_init_params(cls)) - rebound  # a parameter assigned again holds another value after that
+    found: dict[str, str] = {}
+    for stmt in ast.walk(init):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            for target, value in _pairs(stmt.targets[0], stmt.value):
+                if _self_attr(target) and isinstance(value, ast.Name) and value.id in params:
+                    found[target.attr] = value.id  # type: ignore[attr-defined]
+    stores = [t for node in ast.walk(cls) for t in _stored(node)]
+    return {attr: param for attr, param in found.items() if stores.count(attr) == 1}
+
+
+def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        return list(zip(target.elts, value.elts))
+    return [(target, value)]
+
+
+def _stored(node: ast.AST) -> list[str]:
+    """The attributes of ``self`` a statement stores to (each target, tuples unpacked)."""
+    targets = [e for t in scan.assignment_targets(node) for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return [t.attr for t in targets if _self_attr(t)]  # type: ignore[attr-defined]
+
+
+def _self_attr(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _built(cls: ast.ClassDef) -> dict[str, ast.Call]:
+    """``self.sub = Class(...)`` in ``__init__``: {sub: the call}."""
+    init = _init(cls)
+    found: dict[str, ast.Call] = {}
+    for stmt in ast.walk(init) if init is not None else ():
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
+            if _self_attr(stmt.targets[0]):
+                found[stmt.targets[0].attr] = stmt.value  # type: ignore[attr-defined]
+    return found
+
+
+def _passed(call: ast.Call, params: list[str]) -> dict[str, str]:
+    """The callee's parameters bound to a bare name of the caller: {parameter: that name}."""
+    bound = dict(zip(params, call.args)) if not any(isinstance(a, ast.Starred) for a in call.args) else {}
+    bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    return {param: value.id for param, value in bound.items() if isinstance(value, ast.Name)}
