@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import attrs
 
-from codegen.lower.flow import early, split
+from codegen.lower.flow import early
 from codegen.lower.flow.exprs import bound_names, data_reads, loaded_names
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending, renamed
 from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, transfer
@@ -51,8 +51,7 @@ class _Walk:
     recording: bool = True
     loops: list[_Loop] = attrs.Factory(list)
     raises: list[list[State]] = attrs.Factory(list)
-    after: dict[ast.stmt, Anchor] = attrs.Factory(dict)  # where each statement's successor begins
-    by_index: dict[int, SiteView] = attrs.Factory(dict)
+    ahead: early.Lookahead = attrs.field(kw_only=True)  # what the statements after a point do first
 
     def place(self, anchor: Anchor, steps: list[Step]) -> None:
         """Record ``steps`` at ``anchor``; a step placed twice there (two analyses of one block) is *may*
@@ -75,31 +74,6 @@ class _Walk:
         steps: list[Step] = [join_step(p, state) for p in pending(state) if p.names & reads]
         self.place(anchor or ("before", stmt, ""), steps)
         return joined(state, (s.site for s in steps))
-
-    def joins(self, stmt: ast.stmt, state: State, entry: Pending, names: frozenset[str]) -> bool:
-        """Whether ``stmt`` joins ``entry`` (holding ``names``) before it runs; a call that records ``entry``'s
-        event again does when ``entry``'s result is read right after it."""
-        view = self.sites.get(stmt)
-        if view is not None and self._records_again(view, entry):
-            return self._read_right_after(stmt, view, state, attrs.evolve(entry, names=names))
-        held = renamed(state, {entry.site: names})
-        if view is None and stmt not in self.barriers and self._first_operand(stmt, held) is not None:
-            return False  # its first operand runs before the join
-        steps, _ = transfer(stmt, held, view, self.relations, self.methods)
-        done = joined(held, (s.site for s in steps if isinstance(s, Join)))
-        return not any(p.site == entry.site and p.pending for p in done)
-
-    def _first_operand(self, stmt: ast.stmt, state: State) -> ast.expr | None:
-        return split.first_operand(stmt, state, lambda s, st: transfer(s, st, None, self.relations, self.methods)[0])
-
-    def _read_right_after(self, stmt: ast.stmt, view: SiteView, state: State, entry: Pending) -> bool:
-        fresh = Pending(site=view.index, forked=True, names=view.names)
-        return early.read_right_after(stmt, state, entry, fresh, self.after, self.joins)
-
-    def _records_again(self, view: SiteView, entry: Pending) -> bool:
-        """``view`` records the join event ``entry`` recorded, on its stream under its guard."""
-        other = self.by_index.get(entry.site)
-        return other is not None and other.event == view.event and self.relations.covers(entry.site, view.index)
 
     def early_joins(self, stmt: ast.stmt, found: list[Pending], state: State) -> State:
         """Join ``found`` before ``stmt`` (the lowering waits once per event, :mod:`codegen.lower.flow.wraps`)."""
@@ -128,12 +102,11 @@ class _Walk:
             state = joined(state, (s.site for s in steps))
         view = self.sites.get(stmt)
         if view is not None:
-            again = [p for p in pending(state) if self._records_again(view, p)]
-            state = self.early_joins(stmt, [p for p in again if self._read_right_after(stmt, view, state, p)], state)
+            state = self.early_joins(stmt, self.ahead.read_again(stmt, view, state), state)
         steps, after = transfer(stmt, state, view, self.relations, self.methods)
         self.place(("before", stmt, ""), steps)
         joins = view is None and stmt not in self.barriers and any(isinstance(s, Join) for s in steps)
-        first = self._first_operand(stmt, state) if joins else None
+        first = self.ahead.first_operand(stmt, state) if joins else None
         if self.recording and first is not None:
             self.result.splits[stmt] = first
         if isinstance(stmt, (ast.Return, ast.Raise)):
@@ -153,7 +126,7 @@ class _Walk:
         while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
             chain.append(chain[-1].orelse[0])
         state = self.join_reads(stmt, state, set().union(*(data_reads(link.test) for link in chain)))
-        state = self.early_joins(stmt, early.due(stmt, state, self.after, self.joins), state)
+        state = self.early_joins(stmt, self.ahead.due(stmt, state), state)
         outs = [self.block(link.body, state) for link in chain]
         return merge(*outs, self.block(chain[-1].orelse, state))
 
@@ -291,8 +264,10 @@ def analyze(
 ) -> Analysis:
     """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
     call is joined before a statement of ``barriers`` (one that breaks the captured graph)."""
-    walk = _Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, after=early.following(fn))
-    walk.by_index = {view.index: view for view in sites.values()}
+    ahead = early.Lookahead(
+        sites=sites, relations=relations, barriers=barriers, methods=methods, after=early.following(fn)
+    )
+    walk = _Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, ahead=ahead)
     out = walk.block(fn.body, EMPTY)
     if out:
         walk.place(("end", fn, "body"), [join_step(p, out) for p in pending(out)])

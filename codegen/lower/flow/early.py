@@ -16,15 +16,17 @@ tests that run no op in between), joining at that point costs no overlap; this m
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 
+import attrs
+
+from codegen.lower.flow import split
 from codegen.lower.flow.exprs import bound_names, only_metadata_calls
-from codegen.lower.flow.state import Pending, State, pending
+from codegen.lower.flow.state import Pending, State, joined, pending, renamed
+from codegen.lower.flow.transfer import Join, Relations, SiteView, transfer
 
-__all__ = ["Anchor", "Joins", "due", "first_work", "following"]
+__all__ = ["Anchor", "Lookahead", "first_work", "following"]
 
 Anchor = tuple[str, ast.AST, str]  # ("before", stmt, "") or ("end", node, field)
-Joins = Callable[[ast.stmt, State, Pending, frozenset[str]], bool]  # does this statement join that call
 
 
 def following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
@@ -59,24 +61,59 @@ def _past(node: ast.stmt, after: dict[ast.stmt, Anchor]) -> list[ast.stmt] | Non
     return first_work(after[node], after) if node in after else None
 
 
-def due(stmt: ast.stmt, state: State, after: dict[ast.stmt, Anchor], joins: Joins) -> list[Pending]:
-    """The pending calls that every path from before ``stmt`` joins before the caller's stream does any work."""
-    firsts = first_work(("before", stmt, ""), after)
-    if not firsts:
-        return []
-    return [p for p in pending(state) if p.names and all(joins(f, state, p, p.names) for f in firsts)]
+@attrs.define(eq=False)
+class Lookahead:
+    """What the statements after a point of one caller do first, for the analysis' walk."""
 
+    sites: dict[ast.stmt, SiteView]
+    relations: Relations
+    barriers: frozenset[ast.stmt]
+    methods: frozenset[str]
+    after: dict[ast.stmt, Anchor]
+    by_index: dict[int, SiteView] = attrs.field(init=False)
 
-def read_right_after(
-    stmt: ast.stmt, state: State, entry: Pending, fresh: Pending, after: dict[ast.stmt, Anchor], joins: Joins
-) -> bool:
-    """Every path from the end of ``stmt`` (a call that forks ``fresh``, recording ``entry``'s event again) first
-    joins ``entry`` for a name ``stmt`` leaves bound, and does not read ``fresh``'s result (a wait there then
-    waits for ``fresh`` too, needlessly)."""
-    names = entry.names - bound_names(stmt)
-    firsts = _past(stmt, after)
-    return (
-        bool(names)
-        and bool(firsts)
-        and all(joins(f, state, entry, names) and not joins(f, (fresh,), fresh, fresh.names) for f in firsts)  # type: ignore[union-attr]
-    )
+    def __attrs_post_init__(self) -> None:
+        self.by_index = {view.index: view for view in self.sites.values()}
+
+    def due(self, stmt: ast.stmt, state: State) -> list[Pending]:
+        """The pending calls every path from before ``stmt`` joins before the caller's stream does any work."""
+        firsts = first_work(("before", stmt, ""), self.after)
+        if not firsts:
+            return []
+        return [p for p in pending(state) if p.names and all(self.joins(f, state, p, p.names) for f in firsts)]
+
+    def read_again(self, stmt: ast.stmt, view: SiteView, state: State) -> list[Pending]:
+        """The pending calls whose join event the call at ``stmt`` records again and whose result is read right
+        after it: waited for first, so that the wait for that result does not wait for the new call too."""
+        return [p for p in pending(state) if self._records_again(view, p) and self._read_after(stmt, view, state, p)]
+
+    def first_operand(self, stmt: ast.stmt, state: State) -> ast.expr | None:
+        return split.first_operand(stmt, state, lambda s, st: transfer(s, st, None, self.relations, self.methods)[0])
+
+    def joins(self, stmt: ast.stmt, state: State, entry: Pending, names: frozenset[str]) -> bool:
+        """Whether ``stmt`` joins ``entry`` (holding ``names``) before it runs any work."""
+        view = self.sites.get(stmt)
+        if view is not None and self._records_again(view, entry):
+            return self._read_after(stmt, view, state, attrs.evolve(entry, names=names))
+        held = renamed(state, {entry.site: names})
+        if view is None and stmt not in self.barriers and self.first_operand(stmt, held) is not None:
+            return False  # its first operand runs before the join
+        steps, _ = transfer(stmt, held, view, self.relations, self.methods)
+        done = joined(held, (s.site for s in steps if isinstance(s, Join)))
+        return not any(p.site == entry.site and p.pending for p in done)
+
+    def _records_again(self, view: SiteView, entry: Pending) -> bool:
+        """``view`` records the join event ``entry`` recorded, on its stream under its guard."""
+        other = self.by_index.get(entry.site)
+        return other is not None and other.event == view.event and self.relations.covers(entry.site, view.index)
+
+    def _read_after(self, stmt: ast.stmt, view: SiteView, state: State, entry: Pending) -> bool:
+        """Every path from the end of ``stmt`` first joins ``entry`` for a name ``stmt`` leaves bound, and does
+        not read the new call's result (a wait there then waits for the new call too, needlessly)."""
+        names = entry.names - bound_names(stmt)
+        firsts = _past(stmt, self.after) or []
+        fresh = Pending(site=view.index, forked=True, names=view.names)
+        return bool(names) and bool(firsts) and all(self._old_only(f, state, entry, names, fresh) for f in firsts)
+
+    def _old_only(self, stmt: ast.stmt, state: State, entry: Pending, names: frozenset[str], fresh: Pending) -> bool:
+        return self.joins(stmt, state, entry, names) and not self.joins(stmt, (fresh,), fresh, fresh.names)
