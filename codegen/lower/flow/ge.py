@@ -22,6 +22,7 @@ from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
+from codegen.lower.flow.transfer import aliasing
 from codegen.lower.flow.wraps import statement_blocks
 from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
 
@@ -44,11 +45,10 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
         block = blocks.get(site.stmt, [])
-        chain = (
-            [*chain, site]
-            if chain and _follows(block, chain[-1].stmt, site.stmt) and _same_guard(chain[-1], site)
-            else [site]
-        )
+        glue = _glue(block, chain[-1].stmt, site.stmt, _made(chain)) if chain and _same_guard(chain[-1], site) else None
+        chain = [*chain, site] if glue is not None else [site]
+        for stmt in glue or ():  # views of the chain's results between two of its calls: in their block
+            wraps[stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=site.callee.priority, when=when))  # type: ignore[attr-defined]
         tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
         dependency = _last_tensor(block, site.stmt, site_stmts, made) or _above(
             site.stmt, blocks, parents, site_stmts, made
@@ -112,8 +112,25 @@ def _same_guard(earlier: Site, site: Site) -> bool:
 def _ordered_by_chain(site: Site, chain: list[Site]) -> bool:
     """Nothing runs on the caller's stream since the first call of ``chain`` forked: a call on a stream of the
     chain follows that stream's fork, and one that reads a result of the chain follows its producer."""
-    made = {name for earlier in chain for name in bound_names(earlier.stmt)}
-    return any(e.tag == site.tag for e in chain) or bool(_inputs(site) & made)
+    return any(e.tag == site.tag for e in chain) or bool(_inputs(site) & _made(chain))
+
+
+def _made(chain: list[Site]) -> set[str]:
+    return {name for earlier in chain for name in bound_names(earlier.stmt)}
+
+
+def _glue(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt, made: set[str]) -> list[ast.stmt] | None:
+    """The statements between two calls of a chain, when each only takes views of what the chain made (``scale =
+    scale.squeeze(-1)``: no kernel, nothing the caller's stream runs); None when anything else stands between."""
+    if earlier not in block or stmt not in block or block.index(stmt) <= block.index(earlier):
+        return None
+    between = block[block.index(earlier) + 1 : block.index(stmt)]
+    for glue in between:
+        alias = aliasing(glue)
+        if alias is None or not set(alias[1]) <= made:
+            return None
+        made = made | set(alias[0])
+    return between
 
 
 def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], made: dict[ast.stmt, str]) -> tuple:
