@@ -144,9 +144,15 @@ def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], mad
 
 
 def _binds_a_call(stmt: ast.stmt) -> bool:
-    """``a, b = f(x)``: the names hold what the call's op made (an index of a buffer is left to the token: its
-    result may be a view, whose producer torchair's ``wait`` would look for in the buffer)."""
-    return isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call)
+    """``a, b = f(x)`` or ``a = f(x)[0]``: the names hold what the call's op made, or a constant index of it (an
+    index of a buffer is left to the token: its result may be a view, whose producer torchair's ``wait`` would
+    look for in the buffer, outside the graph)."""
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return False
+    value = stmt.value
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
+        value = value.value
+    return isinstance(value, ast.Call)
 
 
 def _inputs(site: Site) -> set[str]:
