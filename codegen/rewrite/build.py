@@ -8,14 +8,19 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from codegen.lower.plan import Context, Step
+from codegen.rewrite.printing import module_code
+from codegen.rewrite.textlines import split_lines
 from codegen.targets.base import Spelling, indent
 
 __all__ = [
     "clear_caches",
     "guarded_statements",
+    "guarded_texts",
     "parse_definitions",
     "parse_statement",
+    "printed_at",
     "statements",
+    "with_header_at",
     "with_items_text",
 ]
 
@@ -41,6 +46,8 @@ def clear_caches() -> None:
     """Forget every parsed text, so that a timing starts cold as one ``npudsl transform`` process does."""
     parse_statement.cache_clear()
     parse_definitions.cache_clear()
+    printed_at.cache_clear()
+    with_header_at.cache_clear()
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:
@@ -52,10 +59,7 @@ def guarded_statements(
 ) -> list[cst.BaseStatement]:
     """The steps' statements in order. Consecutive steps under the same condition share one ``if``; a step
     whose condition adds terms to its neighbours' nests inside theirs (``if g:`` ... ``if join:``)."""
-    items = [
-        (step.when.terms if step.when else (), lines) for step in steps if (lines := spelling.statements(step, values))
-    ]
-    return statements(_nested(items, 0))
+    return statements(guarded_texts(spelling, steps, values))
 
 
 def _nested(items: list[tuple[tuple[str, ...], list[str]]], depth: int) -> list[str]:
@@ -82,3 +86,33 @@ def _nested(items: list[tuple[tuple[str, ...], list[str]]], depth: int) -> list[
 def with_items_text(spelling: Spelling, contexts: Sequence[Context]) -> list[str]:
     """Each context's ``with`` item, guarded ones falling back to ``nullcontext()``."""
     return [item for item in (spelling.with_item(c) for c in contexts) if item is not None]
+
+
+def guarded_texts(spelling: Spelling, steps: Sequence[Step], values: tuple[str, ...] = ()) -> list[str]:
+    """The texts of :func:`guarded_statements`, one per statement."""
+    items = [
+        (step.when.terms if step.when else (), lines) for step in steps if (lines := spelling.statements(step, values))
+    ]
+    return [line.rstrip("\n") + "\n" for line in _nested(items, 0)]
+
+
+@functools.lru_cache(maxsize=4096)
+def printed_at(text: str, at: str, indent: str, newline: str) -> tuple[str, ...]:
+    """The lines of the generated statement ``text`` as a module of this indent and newline prints it in a block
+    indented by ``at`` (remembered: the same statements go in many places)."""
+    return _printed(parse_statement(text), at, indent, newline)
+
+
+@functools.lru_cache(maxsize=1024)
+def with_header_at(items: tuple[str, ...], at: str, indent: str, newline: str) -> tuple[str, ...]:
+    """The lines of the ``with`` a wrap opens (see ``function.wrap_with``), printed in a block indented by ``at``."""
+    from codegen.rewrite.function import wrap_with  # function.py builds on this module
+
+    node = wrap_with(list(items), [parse_statement("pass\n")])[0]
+    return _printed(node, at, indent, newline)[:-1]
+
+
+def _printed(node: cst.BaseStatement, at: str, indent: str, newline: str) -> tuple[str, ...]:
+    holder = cst.If(test=cst.Name("x"), body=cst.IndentedBlock(body=[node], indent=at))
+    code = module_code([holder], indent=indent, newline=newline)
+    return tuple(split_lines(code)[1:])
