@@ -11,6 +11,7 @@ import libcst.matchers as m
 
 from codegen.frontend.collect import NpudslNames
 from codegen.lower.plan import ModulePlan
+from codegen.rewrite.astnames import names_read
 from codegen.rewrite.build import parse_definitions, statements
 from codegen.rewrite.import_order import place_imports
 from codegen.rewrite.returns import local_names
@@ -116,6 +117,8 @@ def _drop_unused_npudsl(
     for stmt, text in zip(body, printed):
         if stmt.node is not None and text is not None and any(name in text for name in local - used):
             used |= local_names(stmt.node)
+        elif stmt.text is not None and any(name in stmt.text for name in local - used):
+            used |= names_read(ast.parse(stmt.text))  # the text rewrite's statement: the names libcst would see
     out: list[tuple[Statement, str | None]] = []
     for stmt, text in zip(body, printed):
         if stmt.unit.imports and stmt.node is not None:

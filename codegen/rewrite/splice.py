@@ -23,6 +23,7 @@ from codegen.lower.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter
 from codegen.rewrite.segments import Statement, Style, Unit, layout
+from codegen.rewrite.textunit import rewrite_unit
 from codegen.targets.base import Spelling
 
 __all__ = ["rewrite_source"]
@@ -38,10 +39,13 @@ def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Sp
     shape = layout(source, tree)
     rewriter = ModuleRewriter(plan, spelling, names, functions_by_qualname(tree))
     chosen = _to_parse(shape.units, plan, names)
-    body = [
-        Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
-        for i, unit in enumerate(shape.units)
-    ]
+    body = []
+    for i, unit in enumerate(shape.units):
+        text = rewrite_unit(unit, shape.lines, plan, spelling, names, style) if i in chosen else None
+        if i in chosen and text is None:
+            body.append(Statement(unit=unit, node=_parse(unit, style).visit(rewriter)))
+        else:
+            body.append(Statement(unit=unit, text=text))
     return shape.header + finish_module(body, plan, spelling, names, style) + _footer(shape.footer, style)
 
 
