@@ -12,6 +12,8 @@ from codegen.rewrite.printing import module_code
 from codegen.rewrite.textlines import split_lines
 from codegen.targets.base import Spelling, indent
 
+_MAX_WITH_LINE = 88
+
 __all__ = [
     "clear_caches",
     "guarded_statements",
@@ -22,6 +24,7 @@ __all__ = [
     "statements",
     "with_header_at",
     "with_items_text",
+    "with_text",
 ]
 
 
@@ -100,16 +103,47 @@ def guarded_texts(spelling: Spelling, steps: Sequence[Step], values: tuple[str, 
 def printed_at(text: str, at: str, indent: str, newline: str) -> tuple[str, ...]:
     """The lines of the generated statement ``text`` as a module of this indent and newline prints it in a block
     indented by ``at`` (remembered: the same statements go in many places)."""
+    lines = text.split("\n")[:-1]
+    if text.endswith("\n") and _plain(lines, indent, newline):
+        return tuple(f"{at}{line}\n" for line in lines)
     return _printed(parse_statement(text), at, indent, newline)
+
+
+def _plain(lines: list[str], indent: str, newline: str) -> bool:
+    """Whether libcst prints ``lines`` (a statement) as they are, each after the block's indentation: a module
+    indented by four spaces, lines each a step of four spaces at most deeper than the one before, no line
+    ending in a string or a backslash, no blank line."""
+    if indent != "    " or newline != "\n":
+        return False
+    depth = 0
+    for line in lines:
+        spaces = len(line) - len(line.lstrip(" "))
+        if spaces % 4 or spaces > depth + 4 or not line.strip() or line[spaces] in "\t\f":
+            return False
+        if line.endswith("\\") or "\r" in line or '"""' in line or "'''" in line:
+            return False
+        depth = spaces
+    return bool(lines) and not lines[0].startswith(" ")
+
+
+def with_text(items: list[str]) -> str:
+    """``with <items>:`` around ``pass`` (one line, or one item a line when that is too long)."""
+    one_line = f"with {', '.join(items)}:\n    pass\n"
+    if len(one_line.splitlines()[0]) + 8 > _MAX_WITH_LINE and len(items) > 1:
+        one_line = "with (\n" + "".join(f"    {item},\n" for item in items) + "):\n    pass\n"
+    return one_line
 
 
 @functools.lru_cache(maxsize=1024)
 def with_header_at(items: tuple[str, ...], at: str, indent: str, newline: str) -> tuple[str, ...]:
     """The lines of the ``with`` a wrap opens (see ``function.wrap_with``), printed in a block indented by ``at``."""
-    from codegen.rewrite.function import wrap_with  # function.py builds on this module
-
-    node = wrap_with(list(items), [parse_statement("pass\n")])[0]
-    return _printed(node, at, indent, newline)[:-1]
+    text = with_text(list(items))
+    if _plain(text.split("\n")[:-1], indent, newline):
+        return printed_at(text, at, indent, newline)[:-1]
+    node = parse_statement(text)
+    assert isinstance(node, cst.With)
+    made = node.with_changes(body=cst.IndentedBlock(body=[parse_statement("pass\n")]))  # as ``wrap_with`` makes it
+    return _printed(made, at, indent, newline)[:-1]
 
 
 def _printed(node: cst.BaseStatement, at: str, indent: str, newline: str) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ and a function that also calls stream functions.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import attrs
 
@@ -44,9 +45,10 @@ def body_lines(
     plan: FunctionPlan,
     spelling: Spelling,
     style: Style,
-    taken: set[str],
+    taken: Callable[[], set[str]],
 ) -> list[Line]:
-    """The new lines of ``fn``'s body, from the leading lines of its first statement to its last line."""
+    """The new lines of ``fn``'s body, from the leading lines of its first statement to its last line (``taken``:
+    the names the function reads or binds, asked for only if a returned value needs a fresh name)."""
     body = fn.body
     if not starts_line(src, body[0]):
         raise Unsupported("a one-line body")
@@ -84,7 +86,8 @@ class _Returns:
     spelling: Spelling
     style: Style
     epilogue: tuple[Step, ...]
-    taken: set[str]
+    names: Callable[[], set[str]]
+    taken: set[str] | None = None
     needs_values: bool = False
 
     def __attrs_post_init__(self) -> None:
@@ -148,6 +151,8 @@ class _Returns:
             if not all(isinstance(e, ast.Name) for e in value.elts):
                 raise Unsupported("a returned tuple to bind element by element")
             return None, tuple(e.id for e in value.elts)  # type: ignore[attr-defined]
+        if self.taken is None:
+            self.taken = self.names()
         name = naming.fresh_name("out", self.taken)
         self.taken.add(name)
         return name, (name,)

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from codegen.index.scan import unordered_walk
+
 __all__ = ["Line", "Lines", "Unsupported", "cut", "indentation", "shifted", "splice", "split_lines"]
 
 Line = tuple[str, bool]  # a printed line, and whether a deeper block moves it (see ``shifted``)
@@ -43,10 +45,12 @@ class Lines:
     def of(cls, lines: list[str], nodes: Iterable[ast.AST], first: int, last: int) -> Lines:
         """The facts for the unit of ``nodes`` (lines ``first`` to ``last``); Unsupported where unsure."""
         found = cls(lines)
-        for node in nodes:
-            for sub in ast.walk(node):
-                if isinstance(sub, (ast.Constant, ast.JoinedStr)) and (sub.end_lineno or 0) > sub.lineno:
-                    found._string(sub)
+        text = "".join(lines[first - 1 : last])
+        if '"""' in text or "'''" in text:  # else no string spans lines (a backslash inside one is Unsupported)
+            for node in nodes:
+                for sub in unordered_walk(node):
+                    if isinstance(sub, (ast.Constant, ast.JoinedStr)) and (sub.end_lineno or 0) > sub.lineno:
+                        found._string(sub)
         for n in range(first, last + 1):
             if n not in found.interior and found.at(n).rstrip("\r\n").endswith("\\"):
                 raise Unsupported("a backslash continuation")

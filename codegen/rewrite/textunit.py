@@ -125,7 +125,7 @@ class _Unit:
             new = text.block(fn.body, fn, "body", start=texts)
             edits += [(start, end, [line for line, _ in new])] if new is not None else []
         elif own is not None:
-            new = body_lines(self.src, fn, own, self.spelling, self.style, names_read(fn))
+            new = body_lines(self.src, fn, own, self.spelling, self.style, lambda: names_read(fn))
             edits.append((start, end, [line for line, _ in new]))
         elif init and starts_line(self.src, fn.body[0]):
             at = indentation(self.src.at(fn.body[0].lineno))
