@@ -20,6 +20,7 @@ __all__ = [
     "guarded_texts",
     "parse_definitions",
     "parse_statement",
+    "plain",
     "printed_at",
     "statements",
     "with_header_at",
@@ -51,6 +52,9 @@ def clear_caches() -> None:
     parse_definitions.cache_clear()
     printed_at.cache_clear()
     with_header_at.cache_clear()
+    from codegen.rewrite import added  # built on this module
+
+    added.clear_cache()
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:
@@ -104,12 +108,12 @@ def printed_at(text: str, at: str, indent: str, newline: str) -> tuple[str, ...]
     """The lines of the generated statement ``text`` as a module of this indent and newline prints it in a block
     indented by ``at`` (remembered: the same statements go in many places)."""
     lines = text.split("\n")[:-1]
-    if text.endswith("\n") and _plain(lines, indent, newline):
+    if text.endswith("\n") and plain(lines, indent, newline):
         return tuple(f"{at}{line}\n" for line in lines)
     return _printed(parse_statement(text), at, indent, newline)
 
 
-def _plain(lines: list[str], indent: str, newline: str) -> bool:
+def plain(lines: list[str], indent: str, newline: str) -> bool:
     """Whether libcst prints ``lines`` (a statement) as they are, each after the block's indentation: a module
     indented by four spaces, lines each a step of four spaces at most deeper than the one before, no line
     ending in a string or a backslash, no blank line."""
@@ -138,7 +142,7 @@ def with_text(items: list[str]) -> str:
 def with_header_at(items: tuple[str, ...], at: str, indent: str, newline: str) -> tuple[str, ...]:
     """The lines of the ``with`` a wrap opens (see ``function.wrap_with``), printed in a block indented by ``at``."""
     text = with_text(list(items))
-    if _plain(text.split("\n")[:-1], indent, newline):
+    if plain(text.split("\n")[:-1], indent, newline):
         return printed_at(text, at, indent, newline)[:-1]
     node = parse_statement(text)
     assert isinstance(node, cst.With)

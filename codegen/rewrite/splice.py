@@ -42,11 +42,14 @@ def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Sp
     body = []
     for i, unit in enumerate(shape.units):
         text = rewrite_unit(unit, shape.lines, plan, spelling, names, style) if i in chosen else None
-        if i in chosen and text is None:
+        if unit.imports and ";" not in unit.text:
+            body.append(Statement(unit=unit))  # parsed only if the import trim needs it (``finish_module``)
+        elif i in chosen and text is None:
             body.append(Statement(unit=unit, node=_parse(unit, style).visit(rewriter)))
         else:
             body.append(Statement(unit=unit, text=text))
-    return shape.header + finish_module(body, plan, spelling, names, style) + _footer(shape.footer, style)
+    code = finish_module(body, plan, spelling, names, style, lambda unit: _parse(unit, style).visit(rewriter))
+    return shape.header + code + _footer(shape.footer, style)
 
 
 def _style(source: str) -> Style:
