@@ -2,10 +2,11 @@
 
 Its core limit wraps the body (every line libcst indents moves one level deeper), its
 ``@after`` waits start it, and its epilogue runs before each ``return`` of an indented
-block (the value bound to a fresh name when a step reads it) and at the end. libcst makes
-the body a new block: a footer comment would go, so it is Unsupported, as are a
-``return`` inside ``try ... finally``, a returned tuple of expressions to bind one by one,
-and a function that also calls stream functions.
+block (the value bound to a fresh name when a step reads it) and at the end. A ``return``
+inside ``try ... finally`` moves the steps that read no returned value to a ``finally``
+around the body. libcst makes the body a new block: a footer comment would go, so it is
+Unsupported, as are a returned tuple of expressions to bind one by one, and a function
+that also calls stream functions.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from codegen.targets.base import Spelling, wants_values
 
 __all__ = ["body_lines"]
 
+_NONE: tuple[Step, ...] = ()
+
 
 def body_lines(
     src: Lines,
@@ -62,20 +65,31 @@ def body_lines(
     alone(src, body[:doc])
     out = src.flagged(lead_start(src, body[0], 0), end_of(src, body[0]), at) if doc else []
     rest = body[doc:]
-    if any(_returns_through_finally(stmt) for stmt in rest):
-        raise Unsupported("a return through a finally")
+    epilogue, finally_steps = plan.epilogue, _NONE
+    if any(_returns_through_finally(stmt) for stmt in rest):  # as ``function._split_epilogue``
+        epilogue = tuple(s for s in plan.epilogue if wants_values(s))
+        finally_steps = tuple(s for s in plan.epilogue if not wants_values(s))
     lines = src.flagged(lead_start(src, rest[0], 0), end_of(src, rest[-1]), at) if rest else []
-    if plan.epilogue:
-        returns = _Returns(src, spelling, style, plan.epilogue, taken)
+    if epilogue:
+        returns = _Returns(src, spelling, style, epilogue, taken)
         lines = returns.block(rest, fn, "body") or lines
         if not _always_returns(src, rest):
-            lines += printed([Gen(tuple(guarded_texts(spelling, plan.epilogue)))], at, style)
+            lines += printed([Gen(tuple(guarded_texts(spelling, epilogue)))], at, style)
+    if finally_steps:
+        lines = _in_try(lines, guarded_texts(spelling, finally_steps), at, style)
     inner = printed([Gen(tuple(guarded_texts(spelling, plan.prologue)))], at, style) + lines
     items = with_items_text(spelling, plan.contexts)
     if not items:
         return out + inner
     header = [(line, True) for line in with_header_at(tuple(items), at, style.indent, style.newline)]
     return out + header + shifted(inner, at, style.indent)
+
+
+def _in_try(lines: list[Line], steps: list[str], at: str, style: Style) -> list[Line]:
+    """``try:`` around ``lines``, ``steps`` in its ``finally:`` (the ``Try`` ``function.rewrite_body`` makes)."""
+    deeper = at + style.indent
+    head, tail = (f"{at}try:{style.newline}", True), (f"{at}finally:{style.newline}", True)
+    return [head, *shifted(lines, at, style.indent), tail, *printed([Gen(tuple(steps))], deeper, style)]
 
 
 @attrs.define(eq=False)
