@@ -15,7 +15,7 @@ from codegen.rewrite.callsites import apply_caller_plan
 from codegen.rewrite.function import rewrite_body
 from codegen.targets.base import Spelling
 
-__all__ = ["ModuleRewriter", "constructing", "is_npudsl_decorator"]
+__all__ = ["ModuleRewriter", "constructing", "init_text", "is_npudsl_decorator"]
 
 
 def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
@@ -137,11 +137,16 @@ _INIT = """def __init__(self, *args, **kwargs) -> None:
 """
 
 
+def init_text(lines: list[str]) -> str:
+    """The ``__init__`` a syncing class without one gets: everything to its base's, then ``lines``."""
+    return _INIT + "".join(f"    {line}\n" for line in lines)
+
+
 def _with_init(node: cst.ClassDef, lines: list[str]) -> cst.ClassDef:
     """``node`` with an ``__init__`` that passes everything to its base's and then runs ``lines``, placed
     after the class docstring and the class-level assignments."""
     assert isinstance(node.body, cst.IndentedBlock)
-    init = cst.ensure_type(cst.parse_statement(_INIT + "".join(f"    {line}\n" for line in lines)), cst.FunctionDef)
+    init = cst.ensure_type(cst.parse_statement(init_text(lines)), cst.FunctionDef)
     body = list(node.body.body)
     at = next((i for i, item in enumerate(body) if not isinstance(item, cst.SimpleStatementLine)), len(body))
     init = init.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if at else [])

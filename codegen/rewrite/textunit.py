@@ -4,7 +4,8 @@ would rewrite its libcst tree, or say it cannot (None: the unit goes through lib
 The text path replaces line ranges: each npudsl decorator's lines (its end-of-line comment
 kept on a line of its own), a caller's or a decorated function's body
 (:mod:`codegen.rewrite.textcaller`, :mod:`codegen.rewrite.textbody`), the statements added
-at the end of an ``__init__``. Whatever it does not handle raises ``Unsupported`` on the way.
+at the end of an ``__init__``, an ``__init__`` added to a class. Whatever it does not handle
+raises ``Unsupported`` on the way.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from codegen.frontend.collect import NpudslNames
 from codegen.lower.plan import ModulePlan
 from codegen.rewrite.astnames import names_read
 from codegen.rewrite.build import guarded_texts, printed_at
-from codegen.rewrite.module import constructing
-from codegen.rewrite.segments import Style, Unit
+from codegen.rewrite.module import constructing, init_text
+from codegen.rewrite.segments import Style, Unit, first_line
 from codegen.rewrite.textblocks import end_of, lead_start, owners, starts_line, suites
 from codegen.rewrite.textbody import body_lines
 from codegen.rewrite.textcaller import CallerText
@@ -50,7 +51,9 @@ def rewrite_unit(
         return None  # a footer the unit's cut (``segments``) left to the next statement
     out: list[str] = []
     at = unit.first
-    for first, end, new in sorted(edits, key=lambda e: e[0]):
+    for first, end, new in sorted(edits, key=lambda e: (e[0], e[1])):  # an insertion before a line's edit
+        if first < at:
+            return None  # edits that overlap: not expected, but never printed twice
         out += src.span(at, first - 1) + new
         at = end + 1
     return "".join(out + src.span(at, last))
@@ -82,27 +85,51 @@ class _Unit:
         edits = self.strip(node)
         methods = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         if not (self._inside(node.name) or any(self._strips(s) for s in methods)):
-            return edits + self._no_init(node)
+            return edits + self._init(node)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 edits += self.function(stmt, f"{node.name}.{stmt.name}")
             elif isinstance(stmt, ast.ClassDef) or suites(self.src, stmt):
                 raise Unsupported("a class or a block inside a class to rewrite")
-        return edits + self._no_init(node)
+        return edits + self._init(node)
 
-    def _no_init(self, node: ast.ClassDef) -> list[Edit]:
-        """``ModuleRewriter._with_init``: not on the text path."""
-        if node.name not in self.constructing or not self.spelling.construct_lines():
+    def _init(self, node: ast.ClassDef) -> list[Edit]:
+        """``ModuleRewriter._with_init``: an ``__init__`` after the docstring and the class-level assignments,
+        one blank line above it (and above the statement after it, whose blank lines go unless it has
+        comments above it)."""
+        if node.name not in self.constructing:
+            return []
+        lines = self.spelling.construct_lines()  # asked only here, as libcst's rewriter asks (it is told a need)
+        if not lines or not starts_line(self.src, node.body[0]):
             return []
         if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__" for s in node.body):
             return []
-        if not all(self._strips(node.decorator_list[i : i + 1]) for i in range(len(node.decorator_list))):
+        if not all(_spelling(d) in self.names.spellings for d in node.decorator_list):
             return []
         if any(isinstance(b, ast.Name) and b.id in self.constructing for b in node.bases):
             return []
-        if starts_line(self.src, node.body[0]):
-            raise Unsupported("an __init__ to add")
-        return []
+        at = next((i for i, s in enumerate(node.body) if suites(self.src, s)), len(node.body))
+        indent, newline = indentation(self.src.at(node.body[0].lineno)), self.style.newline
+        init = [newline] if at else []
+        init += printed_at(init_text(lines), indent, self.style.indent, newline)
+        if at == len(node.body):
+            end = end_of(self.src, node.body[-1])
+            return [(end + 1, end, init)]
+        floor = end_of(self.src, node.body[at - 1]) if at else 0
+        first, stmt = lead_start(self.src, node.body[at], floor), first_line(node.body[at])
+        above = self.src.span(first, stmt - 1)
+        going = self._all_stripped(node.body[at])  # their comments join the lines above the definition
+        gaps = [((a.end_lineno or a.lineno) + 1, b.lineno - 1) for a, b in zip(going, going[1:])]
+        moved = [self.src.at(n) for a, b in gaps for n in range(a, b + 1)]
+        moved += [cut(self.src.at(d.end_lineno or d.lineno), d.end_col_offset or 0) for d in going]
+        if any(line.strip().startswith("#") for line in [*above, *moved]):
+            return [(first, stmt - 1, [*init, newline, *above])]
+        return [(first, stmt - 1, [*init, newline]), *((a, b, []) for a, b in gaps)]  # the blank lines go
+
+    def _all_stripped(self, node: ast.stmt) -> list[ast.expr]:
+        """``node``'s decorators if every one of them goes, else none."""
+        found: list[ast.expr] = getattr(node, "decorator_list", [])
+        return found if all(_spelling(d) in self.names.spellings for d in found) else []
 
     def _strips(self, decorated: _Definition | list[ast.expr]) -> bool:
         found = decorated if isinstance(decorated, list) else decorated.decorator_list
@@ -127,14 +154,12 @@ class _Unit:
         elif own is not None:
             new = body_lines(self.src, fn, own, self.spelling, self.style, lambda: names_read(fn))
             edits.append((start, end, [line for line, _ in new]))
-        elif init and starts_line(self.src, fn.body[0]):
+        elif init:
+            texts = self.spelling.construct_lines()  # asked even for a one-line body, as libcst's rewriter asks
             at = indentation(self.src.at(fn.body[0].lineno))
-            added = [
-                line
-                for text in self.spelling.construct_lines()
-                for line in printed_at(text.rstrip("\n") + "\n", at, self.style.indent, self.style.newline)
-            ]
-            edits.append((end + 1, end, added))
+            style = (self.style.indent, self.style.newline)
+            added = [line for text in texts for line in printed_at(text.rstrip("\n") + "\n", at, *style)]
+            edits += [(end + 1, end, added)] if starts_line(self.src, fn.body[0]) else []
         return edits
 
     def _fresh_block(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
