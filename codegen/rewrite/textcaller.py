@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 import attrs
 
@@ -34,9 +35,12 @@ class CallerText:
         return guarded_texts(self.spelling, self.plan.steps.get((kind, node, field), ()))
 
     def block(
-        self, stmts: list[ast.stmt], owner: ast.AST, field: str, start: list[str] | None = None
+        self, stmts: list[ast.stmt], owner: ast.AST, field: str, start: Callable[[], list[str]] | None = None
     ) -> list[Line] | None:
-        """The block's new lines; None when nothing in it changes. ``start`` goes first (after a docstring)."""
+        """The block's new lines; None when nothing in it changes. ``start()`` goes first (after a docstring).
+
+        The target is asked for each text in the order ``callsites`` asks (it remembers what the code
+        needs in that order: its helpers, its streams)."""
         items: list[Item] = []
         changed = False
         floor = 0
@@ -50,43 +54,52 @@ class CallerText:
             if not first_items:
                 first_items, first_touched = len(stmt_items), touched
             floor = end_of(self.src, stmt)
-        if start:
+        end = self.spelled("end", owner, field)
+        items += [Gen(tuple(end))] if end else []
+        first = start() if start is not None else []
+        if first:
             if first_touched and docstring(stmts[0]):
                 raise Unsupported("a step around a docstring")
-            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(start)))
-            changed = True
-        end = self.spelled("end", owner, field)
-        if not changed and not end:
+            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(first)))
+        if not changed and not end and not first:
             return None
         alone(self.src, stmts)
         _no_user_with_by_wrap(items)
-        items += [Gen(tuple(end))] if end else []
         return printed(merged(items), indentation(self.src.at(stmts[0].lineno)), self.style)
 
     def statement(self, stmt: ast.stmt, lead: list[Line]) -> tuple[list[Item], bool]:
         at = indentation(self.src.at(stmt.lineno))
-        before, after = self.spelled("before", stmt), self.spelled("after", stmt)
-        wrap = self.plan.wraps.get(stmt)
+        before = self.spelled("before", stmt)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _is_simple(stmt):
             inner = compound(self.src, stmt, at, self.block)
             lines = inner if inner is not None else self.src.flagged(first_line(stmt), end_of(self.src, stmt), at)
-            touched = inner is not None
             main: Item = _UserWith(lines) if _single_with(stmt) else lines
+            touched = inner is not None
+            after = self.spelled("after", stmt)
         else:
+            after = self.spelled("after", stmt)
             edited = self.edit(stmt, at)
-            lines = edited if edited is not None else self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
-            touched = edited is not None or wrap is not None
-            main = lines
-            headers = with_items_text(self.spelling, (wrap.switch,)) if wrap is not None else []
-            if wrap is not None and headers:
-                body: list[Gen | list[Line]] = [Gen(tuple(guarded_texts(self.spelling, wrap.enter)))]
-                body += [shifted(lines, at, self.style.indent), Gen(tuple(guarded_texts(self.spelling, wrap.leave)))]
-                main = Wrap(items=(headers[0],), body=body, lead=bool(lead) and not before)
+            main = edited if edited is not None else self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
+            wrapped = self.wrapped(stmt, main, at, bool(lead) and not before)
+            touched = edited is not None or wrapped is not None
+            main = wrapped or main
         items: list[Item] = [lead] if lead else []
         items += [Gen(tuple(before))] if before else []
         items.append(main)
         items += [Gen(tuple(after))] if after else []
         return items, touched or bool(before or after)
+
+    def wrapped(self, stmt: ast.stmt, lines: list[Line], at: str, lead: bool) -> Wrap | None:
+        """``stmt`` (its ``lines``) on its stream, when the plan wraps it and the target spells the switch."""
+        wrap = self.plan.wraps.get(stmt)
+        if wrap is None:
+            return None
+        enter, leave = guarded_texts(self.spelling, wrap.enter), guarded_texts(self.spelling, wrap.leave)
+        headers = with_items_text(self.spelling, (wrap.switch,))
+        if not headers:
+            return None
+        body: list[Gen | list[Line]] = [Gen(tuple(enter)), shifted(lines, at, self.style.indent), Gen(tuple(leave))]
+        return Wrap(items=(headers[0],), body=body, lead=lead)
 
     def edit(self, stmt: ast.stmt, at: str) -> list[Line] | None:
         """The statement's lines with its planned call's hoisted arguments replaced by their names."""

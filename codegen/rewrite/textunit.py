@@ -145,11 +145,14 @@ class _Unit:
         edits = self.strip(fn)
         start, end = lead_start(self.src, fn.body[0], 0), end_of(self.src, fn.body[-1])
         if caller is not None:
-            texts = guarded_texts(self.spelling, caller.start)
-            if texts:
-                self._fresh_block(fn)
-            text = CallerText(self.src, caller, self.spelling, self.style)
-            new = text.block(fn.body, fn, "body", start=texts)
+
+            def first() -> list[str]:  # asked after the body's steps, as ``callsites.apply_caller_plan`` asks
+                texts = guarded_texts(self.spelling, caller.start)
+                if texts:
+                    self._fresh_block(fn)
+                return texts
+
+            new = CallerText(self.src, caller, self.spelling, self.style).block(fn.body, fn, "body", start=first)
             edits += [(start, end, [line for line, _ in new])] if new is not None else []
         elif own is not None:
             new = body_lines(self.src, fn, own, self.spelling, self.style, lambda: names_read(fn))

@@ -12,14 +12,17 @@ import ast
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
 
 from codegen.driver.api import transform_source
+from codegen.lower.hygiene import ModuleNames
 from codegen.rewrite import splice, textunit
 from codegen.rewrite.astnames import names_read
 from codegen.rewrite.walk import names_read as cst_names_read
+from codegen.targets import get_target
 
 _REPO = Path(__file__).resolve().parents[2]
 _TARGETS = ["aclgraph", "ge", "npugraph_ex", "cuda", "portable"]
@@ -101,3 +104,38 @@ def test_the_text_rewrite_takes_the_examples() -> None:
 def test_names_read_from_ast_are_libcst_names(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     assert names_read(ast.parse(source)) == cst_names_read(cst.parse_module(source))
+
+
+_ASKED = ("statements", "with_item", "construct_lines", "helper_source", "define_event", "event_comment")
+
+
+def _asked(source: str, target: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """What the target's spelling is asked, first asks in order (it remembers its helpers and streams so)."""
+    log: list[tuple[str, str]] = []
+    spelling_class = type(get_target(target).spelling(ModuleNames(ast.parse(""))))
+    with monkeypatch.context() as patched:
+        for kind in spelling_class.__mro__:
+            for name in _ASKED:
+                if name in vars(kind):
+                    real = getattr(kind, name)
+                    patched.setattr(kind, name, _logged(real, name, log))
+        transform_source(source, path="m.py", target=target)
+    return list(dict.fromkeys(log))
+
+
+def _logged(real: Any, name: str, log: list[tuple[str, str]]) -> Any:
+    def asked(self: object, *args: object) -> object:
+        log.append((name, repr(args)))
+        return real(self, *args)
+
+    return asked
+
+
+@pytest.mark.parametrize("target", _TARGETS)
+def test_the_target_is_asked_in_libcsts_order(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in _INPUTS:
+        source = path.read_text(encoding="utf-8")
+        text = _asked(source, target, monkeypatch)
+        monkeypatch.setattr(splice, "rewrite_unit", lambda *_: None)
+        assert text == _asked(source, target, monkeypatch), path.name
+        monkeypatch.undo()
