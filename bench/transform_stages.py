@@ -6,7 +6,7 @@ wrapping them for the duration of the measure (nothing else changes):
 - index: the run index (``run_index``: the ``ast`` parse of every file it reads, the stream
   functions and their call sites);
 - collect, validate, lower: the front half of each file's transform (``analyze``);
-- rewrite: the libcst part (``rewrite_source``: parse, rewrite and print of the changed statements);
+- rewrite: ``rewrite_source`` (the planned units rewritten on their text, libcst for the others);
 - other: the rest of the run (triage, workers, results).
 """
 

@@ -42,7 +42,7 @@ def npudsl_names(tree: ast.Module, source: str | None = None) -> NpudslNames:
 
 def collect(tree: ast.Module, source: str, *, path: str, module_name: str) -> Collection:
     names = npudsl_names(tree, source)
-    builder = _Builder(names=names, positions=Positions(source), path=path)
+    builder = _Builder(names=names, positions=Positions(source), path=path, yields="yield" in source)
     for problem in names.problems:
         builder.error(problem.node, codes.UNRESOLVED, problem.message, problem.hint)
     for node in tree.body:
@@ -60,6 +60,7 @@ class _Builder:
     names: NpudslNames
     positions: Positions
     path: str
+    yields: bool = True  # the source spells ``yield`` (else no function of it is a generator)
     functions: list[StreamFunction] = attrs.Factory(list)
     diagnostics: list[Diagnostic] = attrs.Factory(list)
     _seen: set[int] = attrs.Factory(set)
@@ -97,7 +98,7 @@ class _Builder:
         ours = [*(inherited or []), *self._ours(node.decorator_list)]
         if not ours:
             return
-        if isinstance(node, ast.AsyncFunctionDef) or _is_generator(node):
+        if isinstance(node, ast.AsyncFunctionDef) or (self.yields and _is_generator(node)):
             kind = "an async function" if isinstance(node, ast.AsyncFunctionDef) else "a generator"
             self.error(
                 ours[0][1],

@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codegen.lower.plan import FunctionPlan, Step
-from codegen.rewrite.build import guarded_statements, parse_statement, with_items_text
+from codegen.rewrite.build import guarded_statements, parse_statement, with_items_text, with_text
 from codegen.rewrite.returns import ReturnRewriter, always_returns, local_names
 from codegen.rewrite.walk import children, has_return
 from codegen.targets.base import Spelling, wants_values
@@ -15,7 +15,6 @@ from codegen.targets.base import Spelling, wants_values
 __all__ = ["rewrite_body", "wrap_with"]
 
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
-_MAX_WITH_LINE = 88
 
 
 def rewrite_body(node: cst.FunctionDef, plan: FunctionPlan, spelling: Spelling) -> cst.FunctionDef:
@@ -89,9 +88,6 @@ def wrap_with(items: list[str], inner: list[cst.BaseStatement]) -> list[cst.Base
     """``inner`` inside ``with <items>:`` (one line, or one item a line when that is too long)."""
     if not items:
         return inner
-    one_line = f"with {', '.join(items)}:\n    pass\n"
-    if len(one_line.splitlines()[0]) + 8 > _MAX_WITH_LINE and len(items) > 1:
-        one_line = "with (\n" + "".join(f"    {item},\n" for item in items) + "):\n    pass\n"
-    with_node = parse_statement(one_line)
+    with_node = parse_statement(with_text(items))
     assert isinstance(with_node, cst.With)
     return [with_node.with_changes(body=cst.IndentedBlock(body=inner))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 import attrs
 import libcst as cst
@@ -11,10 +12,11 @@ import libcst.matchers as m
 
 from codegen.frontend.collect import NpudslNames
 from codegen.lower.plan import ModulePlan
-from codegen.rewrite.build import parse_definitions, statements
+from codegen.rewrite.added import added_text, event_lines
+from codegen.rewrite.astnames import names_read
 from codegen.rewrite.import_order import place_imports
 from codegen.rewrite.returns import local_names
-from codegen.rewrite.segments import Statement, Style
+from codegen.rewrite.segments import Statement, Style, Unit
 from codegen.targets.base import Spelling
 
 __all__ = ["finish_module"]
@@ -22,44 +24,34 @@ __all__ = ["finish_module"]
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])
 
 
-def finish_module(body: list[Statement], plan: ModulePlan, spelling: Spelling, names: NpudslNames, style: Style) -> str:
+def finish_module(
+    body: list[Statement],
+    plan: ModulePlan,
+    spelling: Spelling,
+    names: NpudslNames,
+    style: Style,
+    parse: Callable[[Unit], cst.BaseStatement],
+) -> str:
     """The text of the module's statements: unused npudsl imports dropped, the imports, helpers and events
     the spelled code uses added after the import block.
 
-    A statement left unparsed spells no npudsl name, and is an import line only if it neither
-    imports from npudsl nor holds a ``;`` (``codegen.rewrite.splice`` parses every other one).
+    A statement left unparsed spells no npudsl name, and is an import line only if it holds no ``;``
+    (``codegen.rewrite.splice`` parses every other one, or rewrites it on its text).
     """
     printed = [None if stmt.unit.imports else stmt.code(style) for stmt in body]
-    body, printed = _drop_unused_npudsl(body, printed, names)
+    body, printed = _drop_unused_npudsl(body, printed, names, parse)
     texts = [stmt.code(style) if text is None else text for stmt, text in zip(body, printed)]
-    events = _event_definitions(plan, spelling)
+    events = event_lines(plan, spelling)
     existing = {text.strip() for stmt, text in zip(body, texts) if stmt.unit.imports}
     wanted = [line for line in _imports(plan, spelling) if line not in existing]
-    helpers = _helper_definitions(spelling)
-    if events:
-        comment = spelling.event_comment()
-        leading = [cst.EmptyLine()] * (2 if helpers else 1)
-        leading += [cst.EmptyLine(comment=cst.Comment(comment))] if comment else []
-        events[0] = events[0].with_changes(leading_lines=leading)
     texts, at = place_imports(texts, _import_block(body), wanted, style.newline)
-    added = _spaced_after_imports(helpers + events) if at else helpers + events
-    return "".join([*texts[:at], _newlines(style.code(added), style.newline), *texts[at:]])
+    added = added_text(events, spelling, bool(at), style.indent, style.newline)
+    return "".join([*texts[:at], _newlines(added, style.newline), *texts[at:]])
 
 
 def _newlines(text: str, newline: str) -> str:
     """Generated text in the file's newline (the lines inside a helper's docstring too)."""
     return text if newline == "\n" else re.sub(r"\r?\n", newline, text)
-
-
-def _spaced_after_imports(added: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    """isort's spacing below the imports: two blank lines before a definition, one before anything else;
-    the comments above the first added statement stay."""
-    if not added:
-        return added
-    first = added[0]
-    blank = 2 if isinstance(first, (cst.FunctionDef, cst.ClassDef)) else 1
-    comments = [line for line in first.leading_lines if line.comment is not None]
-    return [first.with_changes(leading_lines=[cst.EmptyLine()] * blank + comments), *added[1:]]
 
 
 def _imports(plan: ModulePlan, spelling: Spelling) -> list[str]:
@@ -70,16 +62,6 @@ def _imports(plan: ModulePlan, spelling: Spelling) -> list[str]:
             by_source.setdefault(event.source, []).append(event.var)
     lines += [f"from {source} import {', '.join(sorted(vars_))}" for source, vars_ in by_source.items()]
     return lines
-
-
-def _helper_definitions(spelling: Spelling) -> list[cst.BaseStatement]:
-    """The spelling's module-level helpers (source text, blank lines and comments kept)."""
-    return list(parse_definitions(spelling.helper_source()))
-
-
-def _event_definitions(plan: ModulePlan, spelling: Spelling) -> list[cst.BaseStatement]:
-    lines = [spelling.define_event(e) for e in plan.events if e.source is None]
-    return statements(line for line in lines if line)
 
 
 def _import_block(body: list[Statement]) -> range:
@@ -102,9 +84,10 @@ def _docstring(stmt: Statement) -> bool:
 
 
 def _drop_unused_npudsl(
-    body: list[Statement], printed: list[str | None], names: NpudslNames
+    body: list[Statement], printed: list[str | None], names: NpudslNames, parse: Callable[[Unit], cst.BaseStatement]
 ) -> tuple[list[Statement], list[str | None]]:
-    """The statements (and their printed text, None for imports) without the npudsl imports nothing uses.
+    """The statements (and their printed text, None for imports) without the npudsl imports nothing uses; an
+    import line left unparsed is parsed (``parse``) only when some of its names go and others stay.
 
     A name is used when a parsed statement reads it; a statement whose text spells none of the names
     still in doubt cannot, so only the others are walked.
@@ -116,8 +99,15 @@ def _drop_unused_npudsl(
     for stmt, text in zip(body, printed):
         if stmt.node is not None and text is not None and any(name in text for name in local - used):
             used |= local_names(stmt.node)
+        elif stmt.text is not None and any(name in stmt.text for name in local - used):
+            used |= names_read(ast.parse(stmt.text))  # the text rewrite's statement: the names libcst would see
     out: list[tuple[Statement, str | None]] = []
     for stmt, text in zip(body, printed):
+        if stmt.unit.imports and stmt.node is None and stmt.text is None:
+            kept = _kept(stmt.unit.nodes, local - used)
+            if kept is False:
+                continue
+            stmt = stmt if kept else attrs.evolve(stmt, node=parse(stmt.unit))
         if stmt.unit.imports and stmt.node is not None:
             trimmed = _trim_line(stmt.node, local - used)
             if trimmed is None:
@@ -125,6 +115,30 @@ def _drop_unused_npudsl(
             stmt = attrs.evolve(stmt, node=trimmed)
         out.append((stmt, text))
     return [stmt for stmt, _ in out], [text for _, text in out]
+
+
+def _kept(nodes: tuple[ast.stmt, ...], unused: set[str]) -> bool | None:
+    """Whether an import line without ``;`` stays as it is (True) or goes (False), as :func:`_trim_line` would
+    decide, told from its ``ast``; None when libcst must trim it (some names go, or an ``import`` names npudsl:
+    libcst reads its dotted name as spelled)."""
+    if any(isinstance(n, ast.Import) and any(a.name.startswith("npudsl") for a in n.names) for n in nodes):
+        return None
+    gone = [_gone(node, unused) for node in nodes]
+    if not any(gone):
+        return True
+    if all(g == len(node.names) for g, node in zip(gone, nodes)):  # type: ignore[attr-defined]
+        return False
+    return None
+
+
+def _gone(node: ast.stmt, unused: set[str]) -> int:
+    """How many names of ``node`` (an import naming no npudsl module) :func:`_trim_import` drops."""
+    module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+    if not isinstance(node, ast.ImportFrom) or node.level or node.names[0].name == "*":
+        return 0
+    if not (module == "npudsl" or (module.startswith("npudsl.") and module.count(".") == 1)):
+        return 0
+    return sum((a.asname or a.name) in unused for a in node.names)
 
 
 def _trim_line(stmt: cst.BaseStatement, unused: set[str]) -> cst.BaseStatement | None:

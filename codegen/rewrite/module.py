@@ -15,7 +15,7 @@ from codegen.rewrite.callsites import apply_caller_plan
 from codegen.rewrite.function import rewrite_body
 from codegen.targets.base import Spelling
 
-__all__ = ["ModuleRewriter", "is_npudsl_decorator"]
+__all__ = ["ModuleRewriter", "constructing", "init_text", "is_npudsl_decorator"]
 
 
 def is_npudsl_decorator(decorator: cst.Decorator, names: NpudslNames) -> bool:
@@ -37,7 +37,7 @@ class ModuleRewriter(cst.CSTTransformer):
         self.functions = functions  # the ``ast`` of each top-level function and method, by qualname
         self._scopes: list[str] = []  # enclosing class and function names
         self._planned = {*plan.functions, *plan.callers}
-        self._constructing = _constructing(plan)
+        self._constructing = constructing(plan)
 
     def _descend(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
         """Whether anything inside ``node`` can change: a planned function, or a decorated method to strip.
@@ -125,7 +125,7 @@ def _line_comment(decorator: cst.Decorator) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(comment=comment)] if comment is not None else []
 
 
-def _constructing(plan: ModulePlan) -> set[str]:
+def constructing(plan: ModulePlan) -> set[str]:
     """The classes whose methods spell a stream or an event: their streams are made when they are built."""
     spelled = [q for q, c in plan.callers.items() if c.wraps or c.start or any(c.steps.values())]
     spelled += [q for q, f in plan.functions.items() if f.prologue or f.epilogue]
@@ -137,11 +137,16 @@ _INIT = """def __init__(self, *args, **kwargs) -> None:
 """
 
 
+def init_text(lines: list[str]) -> str:
+    """The ``__init__`` a syncing class without one gets: everything to its base's, then ``lines``."""
+    return _INIT + "".join(f"    {line}\n" for line in lines)
+
+
 def _with_init(node: cst.ClassDef, lines: list[str]) -> cst.ClassDef:
     """``node`` with an ``__init__`` that passes everything to its base's and then runs ``lines``, placed
     after the class docstring and the class-level assignments."""
     assert isinstance(node.body, cst.IndentedBlock)
-    init = cst.ensure_type(cst.parse_statement(_INIT + "".join(f"    {line}\n" for line in lines)), cst.FunctionDef)
+    init = cst.ensure_type(cst.parse_statement(init_text(lines)), cst.FunctionDef)
     body = list(node.body.body)
     at = next((i for i, item in enumerate(body) if not isinstance(item, cst.SimpleStatementLine)), len(body))
     init = init.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if at else [])

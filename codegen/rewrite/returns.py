@@ -13,7 +13,7 @@ from codegen.rewrite.build import guarded_statements
 from codegen.rewrite.walk import has_return, names_read
 from codegen.targets.base import Spelling, wants_values
 
-__all__ = ["ReturnRewriter", "always_returns", "contains_return", "local_names"]
+__all__ = ["ReturnRewriter", "always_returns", "contains_return", "local_names", "spells_values"]
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -40,7 +40,7 @@ def always_returns(body: Sequence[cst.BaseStatement]) -> bool:
     return False
 
 
-def _spells_values(spelling: Spelling, step: Step) -> bool:
+def spells_values(spelling: Spelling, step: Step) -> bool:
     """Whether the target spells ``step`` with the returned values (GE keeps nothing alive, for one)."""
     probe = "__npudsl_value__"
     return any(probe in line for line in spelling.statements(step, (probe,)))
@@ -54,7 +54,7 @@ class ReturnRewriter(cst.CSTTransformer):
         self.spelling = spelling
         self.epilogue = tuple(epilogue)
         self.taken = taken
-        self.needs_values = any(wants_values(step) and _spells_values(spelling, step) for step in epilogue)
+        self.needs_values = any(wants_values(step) and spells_values(spelling, step) for step in epilogue)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         """Only statements hold a ``return`` line: expressions and simple statements are not entered."""

@@ -13,17 +13,16 @@ them, as of parts joined by a backslash continuation. :func:`layout` groups them
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 
 import attrs
 import libcst as cst
 
 from codegen.rewrite.printing import module_code
+from codegen.rewrite.textlines import split_lines
 
-__all__ = ["Layout", "Statement", "Style", "Unit", "layout"]
+__all__ = ["Layout", "Statement", "Style", "Unit", "first_line", "layout", "owned_below"]
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends, not str.splitlines'
 _SPACE = " \t\f"
 
 
@@ -33,6 +32,7 @@ class Unit:
 
     text: str
     nodes: tuple[ast.stmt, ...]
+    first: int = 0  # the number of its first line in the module
 
     @property
     def node(self) -> ast.stmt:
@@ -60,6 +60,7 @@ class Layout:
     header: str
     units: tuple[Unit, ...]
     footer: str
+    lines: list[str] = attrs.field(factory=list, eq=False)  # the module's lines, each with its line end
 
 
 @attrs.frozen
@@ -78,30 +79,34 @@ class Style:
 
 @attrs.frozen
 class Statement:
-    """A top-level statement of the output: its unit of source, and its libcst node if it was parsed."""
+    """A top-level statement of the output: its unit of source, and its libcst node if it was parsed, or its new
+    text if the text rewrite (``codegen.rewrite.textunit``) made it."""
 
     unit: Unit
     node: cst.BaseStatement | None = None
+    text: str | None = None
 
     def code(self, style: Style) -> str:
+        if self.text is not None:
+            return self.text
         return self.unit.text if self.node is None else style.code([self.node])
 
 
 def layout(source: str, tree: ast.Module) -> Layout:
     """The top-level statements of ``source`` (``tree`` is its ``ast``), each with the lines libcst gives it."""
-    lines = _LINE.findall(source)
+    lines = split_lines(source)
     groups = _groups(tree.body, lines)
     start = groups[0][0] if groups else len(lines) + 1
     header = "".join(lines[: start - 1])
     units = []
     for _, last, nodes in groups:
-        end = last + _owned_below(nodes[-1], lines, last)
-        units.append(Unit(text="".join(lines[start - 1 : end]), nodes=tuple(nodes)))
+        end = last + owned_below(nodes[-1], lines, last)
+        units.append(Unit(text="".join(lines[start - 1 : end]), nodes=tuple(nodes), first=start))
         start = end + 1
-    return Layout(header=header, units=tuple(units), footer="".join(lines[start - 1 :]))
+    return Layout(header=header, units=tuple(units), footer="".join(lines[start - 1 :]), lines=lines)
 
 
-def _first_line(node: ast.stmt) -> int:
+def first_line(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
 
 
@@ -109,7 +114,7 @@ def _groups(body: Sequence[ast.stmt], lines: list[str]) -> list[tuple[int, int, 
     """(first line, last line, ``ast`` statements) of each libcst statement."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     for node in body:
-        first, last = _first_line(node), node.end_lineno or node.lineno
+        first, last = first_line(node), node.end_lineno or node.lineno
         if groups and (first <= groups[-1][1] or _continued(groups[-1][2][-1], lines)):
             groups[-1][2].append(node)
             groups[-1] = (groups[-1][0], max(last, groups[-1][1]), groups[-1][2])
@@ -127,7 +132,7 @@ def _continued(node: ast.stmt, lines: list[str]) -> bool:
     return "#" not in tail
 
 
-def _owned_below(node: ast.stmt, lines: list[str], last: int) -> int:
+def owned_below(node: ast.stmt, lines: list[str], last: int) -> int:
     """How many lines below ``last`` belong to the last block of ``node``: up to its last indented comment."""
     indent = _last_block_indent(node, lines)
     if indent is None:
@@ -148,7 +153,7 @@ def _last_block_indent(node: ast.stmt, lines: list[str]) -> str | None:
     if not suite:
         return None
     first = suite[0]
-    line = lines[_first_line(first) - 1]
+    line = lines[first_line(first) - 1]
     indent = line[: len(line) - len(line.lstrip(_SPACE))]
     starts_line = bool(getattr(first, "decorator_list", ())) or first.col_offset == len(indent.encode())
     return indent if starts_line else None

@@ -23,6 +23,7 @@ from codegen.lower.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter
 from codegen.rewrite.segments import Statement, Style, Unit, layout
+from codegen.rewrite.textunit import rewrite_unit
 from codegen.targets.base import Spelling
 
 __all__ = ["rewrite_source"]
@@ -38,11 +39,17 @@ def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Sp
     shape = layout(source, tree)
     rewriter = ModuleRewriter(plan, spelling, names, functions_by_qualname(tree))
     chosen = _to_parse(shape.units, plan, names)
-    body = [
-        Statement(unit=unit, node=_parse(unit, style).visit(rewriter) if i in chosen else None)
-        for i, unit in enumerate(shape.units)
-    ]
-    return shape.header + finish_module(body, plan, spelling, names, style) + _footer(shape.footer, style)
+    body = []
+    for i, unit in enumerate(shape.units):
+        text = rewrite_unit(unit, shape.lines, plan, spelling, names, style) if i in chosen else None
+        if unit.imports and ";" not in unit.text:
+            body.append(Statement(unit=unit))  # parsed only if the import trim needs it (``finish_module``)
+        elif i in chosen and text is None:
+            body.append(Statement(unit=unit, node=_parse(unit, style).visit(rewriter)))
+        else:
+            body.append(Statement(unit=unit, text=text))
+    code = finish_module(body, plan, spelling, names, style, lambda unit: _parse(unit, style).visit(rewriter))
+    return shape.header + code + _footer(shape.footer, style)
 
 
 def _style(source: str) -> Style:

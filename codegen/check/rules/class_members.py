@@ -15,6 +15,7 @@ import ast
 
 import attrs
 
+from codegen.index import scan
 from codegen.lower.flow.callsites import module_level_names
 
 __all__ = ["Members", "members_of"]
@@ -43,15 +44,18 @@ def members_of(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], _seen: froze
             open_ |= inherited.open
         elif spelled not in _MODULE_BASES:
             open_ = True
-    own = _own_names(cls)
-    return Members(names=frozenset(names | own), open=open_ or bool(own & _OPENERS) or _sets_dynamically(cls))
+    own, dynamic = _own_names(cls)
+    return Members(names=frozenset(names | own), open=open_ or bool(own & _OPENERS) or dynamic)
 
 
-def _own_names(cls: ast.ClassDef) -> set[str]:
+def _own_names(cls: ast.ClassDef) -> tuple[set[str], bool]:
+    """The names the class binds, and whether it sets names dynamically (one walk of the class for both)."""
     found = set(module_level_names(ast.Module(body=cls.body, type_ignores=[])))  # a class body binds as a module
-    for node in ast.walk(cls):
+    dynamic = False
+    for node in scan.unordered_walk(cls):
         found |= _self_binding(node)
-    return found
+        dynamic = dynamic or _sets_dynamically(node)
+    return found, dynamic
 
 
 def _self_binding(node: ast.AST) -> set[str]:
@@ -69,11 +73,8 @@ def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def _sets_dynamically(cls: ast.ClassDef) -> bool:
-    """``setattr(...)`` or ``self.__dict__`` anywhere in the class: names the source does not spell."""
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-            return True
-        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and _is_self(node.value):
-            return True
-    return False
+def _sets_dynamically(node: ast.AST) -> bool:
+    """``setattr(...)`` or ``self.__dict__``: names the source does not spell."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+        return True
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and _is_self(node.value)

@@ -34,10 +34,14 @@ def _find(ctx: Context) -> Iterator[Finding]:
     if ctx.tree is None or ctx.source is None:
         return
     methods = _methods(ctx)
+    if not any(name in ctx.source for name in methods):
+        return  # a call of one must spell its name
     positions = Positions(ctx.source)
     for _, fn in scan.all_functions(ctx.tree):
         untyped = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is None} - {"self"}
-        for stmt in ast.walk(fn):
+        if not untyped:
+            continue
+        for stmt in scan.statements_breadth_first(fn):  # the statements of ``ast.walk``, in its order
             call = aware_call(stmt) if isinstance(stmt, ast.stmt) else None
             func = call.func if call is not None else None
             if (

@@ -1,0 +1,169 @@
+"""A caller's plan applied to its text (as :mod:`codegen.rewrite.callsites` applies it to libcst nodes).
+
+Steps go before and after statements and at the end of blocks, a planned call's hoisted
+arguments become the names they were bound to, and a statement on another stream moves
+one level deeper into its ``with``. Lines with several statements, one-line blocks that
+get a step, and comments or parentheses around a hoisted argument are Unsupported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+import attrs
+
+from codegen.lower.plan import CallerPlan
+from codegen.rewrite.build import guarded_texts, with_items_text
+from codegen.rewrite.segments import Style, first_line
+from codegen.rewrite.textblocks import Gen, Item, Wrap, alone, compound, docstring, end_of, lead_start, merged, printed
+from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, shifted, splice
+from codegen.targets.base import Spelling
+
+__all__ = ["CallerText"]
+
+
+@attrs.define(eq=False)
+class CallerText:
+    src: Lines
+    plan: CallerPlan
+    spelling: Spelling
+    style: Style
+
+    def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[str]:
+        return guarded_texts(self.spelling, self.plan.steps.get((kind, node, field), ()))
+
+    def block(
+        self, stmts: list[ast.stmt], owner: ast.AST, field: str, start: Callable[[], list[str]] | None = None
+    ) -> list[Line] | None:
+        """The block's new lines; None when nothing in it changes. ``start()`` goes first (after a docstring).
+
+        The target is asked for each text in the order ``callsites`` asks (it remembers what the code
+        needs in that order: its helpers, its streams)."""
+        items: list[Item] = []
+        changed = False
+        floor = 0
+        first_items, first_touched = 0, False
+        for stmt in stmts:
+            at = indentation(self.src.at(stmt.lineno))
+            lead = self.src.flagged(lead_start(self.src, stmt, floor), first_line(stmt) - 1, at)
+            stmt_items, touched = self.statement(stmt, lead)
+            changed = changed or touched
+            items += stmt_items
+            if not first_items:
+                first_items, first_touched = len(stmt_items), touched
+            floor = end_of(self.src, stmt)
+        end = self.spelled("end", owner, field)
+        items += [Gen(tuple(end))] if end else []
+        first = start() if start is not None else []
+        if first:
+            if first_touched and docstring(stmts[0]):
+                raise Unsupported("a step around a docstring")
+            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(first)))
+        if not changed and not end and not first:
+            return None
+        alone(self.src, stmts)
+        _no_user_with_by_wrap(items)
+        return printed(merged(items), indentation(self.src.at(stmts[0].lineno)), self.style)
+
+    def statement(self, stmt: ast.stmt, lead: list[Line]) -> tuple[list[Item], bool]:
+        at = indentation(self.src.at(stmt.lineno))
+        before = self.spelled("before", stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _is_simple(stmt):
+            inner = compound(self.src, stmt, at, self.block)
+            lines = inner if inner is not None else self.src.flagged(first_line(stmt), end_of(self.src, stmt), at)
+            main: Item = _UserWith(lines) if _single_with(stmt) else lines
+            touched = inner is not None
+            after = self.spelled("after", stmt)
+        else:
+            after = self.spelled("after", stmt)
+            edited = self.edit(stmt, at)
+            main = edited if edited is not None else self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
+            wrapped = self.wrapped(stmt, main, at, bool(lead) and not before)
+            touched = edited is not None or wrapped is not None
+            main = wrapped or main
+        items: list[Item] = [lead] if lead else []
+        items += [Gen(tuple(before))] if before else []
+        items.append(main)
+        items += [Gen(tuple(after))] if after else []
+        return items, touched or bool(before or after)
+
+    def wrapped(self, stmt: ast.stmt, lines: list[Line], at: str, lead: bool) -> Wrap | None:
+        """``stmt`` (its ``lines``) on its stream, when the plan wraps it and the target spells the switch."""
+        wrap = self.plan.wraps.get(stmt)
+        if wrap is None:
+            return None
+        enter, leave = guarded_texts(self.spelling, wrap.enter), guarded_texts(self.spelling, wrap.leave)
+        headers = with_items_text(self.spelling, (wrap.switch,))
+        if not headers:
+            return None
+        body: list[Gen | list[Line]] = [Gen(tuple(enter)), shifted(lines, at, self.style.indent), Gen(tuple(leave))]
+        return Wrap(items=(headers[0],), body=body, lead=lead)
+
+    def edit(self, stmt: ast.stmt, at: str) -> list[Line] | None:
+        """The statement's lines with its planned call's hoisted arguments replaced by their names."""
+        call = getattr(stmt, "value", None)
+        if not isinstance(call, ast.Call) or call not in self.plan.calls:
+            return None
+        names = dict(self.plan.calls[call].hoisted)
+        if not names:
+            return None
+        lines = self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
+        for value, name in reversed(_hoisted(self.src, call, names)):
+            if value.end_lineno != value.lineno:
+                raise Unsupported("a hoisted argument over several lines")
+            text, moves = lines[value.lineno - stmt.lineno]
+            lines[value.lineno - stmt.lineno] = (splice(text, value.col_offset, value.end_col_offset or 0, name), moves)
+        return lines
+
+
+def _hoisted(src: Lines, call: ast.Call, names: dict[int | str, str]) -> list[tuple[ast.expr, str]]:
+    """The argument values to replace, with their names, checking that nothing but the argument's own
+    punctuation stands before each (libcst replaces a value with the parentheses around it)."""
+    ordered: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    found: list[tuple[ast.expr, str]] = []
+    previous: ast.expr | ast.keyword = call.func
+    position = 0
+    for arg in ordered:
+        slot: int | str
+        if isinstance(arg, ast.keyword):
+            slot, value = (arg.arg if arg.arg is not None else "**"), arg.value
+            spelled = r"[A-Za-z_]\w*\s*=\s*" if arg.arg is not None else r"\*\*\s*"
+        else:
+            slot, position = position, position + 1
+            value, spelled = (arg.value, r"\*\s*") if isinstance(arg, ast.Starred) else (arg, "")
+        opening = r"\s*\(\s*" if previous is call.func else r"\s*,\s*"
+        if slot in names:
+            if not re.fullmatch(opening + spelled, _between(src, previous, value)):
+                raise Unsupported("a hoisted argument in parentheses or after a comment")
+            found.append((value, names[slot]))
+        previous = arg
+    return found
+
+
+def _between(src: Lines, a: ast.expr | ast.keyword, b: ast.expr) -> str:
+    """The text from the end of ``a`` to the start of ``b``."""
+    end_line, end_col = a.end_lineno or a.lineno, a.end_col_offset or 0
+    if end_line == b.lineno:
+        return cut(src.at(end_line), end_col, b.col_offset)
+    middle = "".join(src.span(end_line + 1, b.lineno - 1))
+    return cut(src.at(end_line), end_col) + middle + cut(src.at(b.lineno), 0, b.col_offset)
+
+
+class _UserWith(list):
+    """The lines of the user's own one-item ``with``: libcst would merge a wrap into it if its item matched."""
+
+
+def _single_with(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, (ast.With, ast.AsyncWith)) and len(stmt.items) == 1
+
+
+def _no_user_with_by_wrap(items: list[Item]) -> None:
+    for a, b in zip(items, items[1:]):
+        if (isinstance(a, Wrap) and isinstance(b, _UserWith)) or (isinstance(a, _UserWith) and isinstance(b, Wrap)):
+            raise Unsupported("a wrap next to the user's own 'with'")
+
+
+def _is_simple(stmt: ast.stmt) -> bool:
+    return not hasattr(stmt, "body") and not isinstance(stmt, ast.Match)
