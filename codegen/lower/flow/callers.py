@@ -54,9 +54,19 @@ class _Module:
     imports: list[str] = attrs.Factory(list)
     diagnostics: list[Diagnostic] = attrs.Factory(list)
     stream_free: StreamFree = attrs.field(init=False)
+    _aliases: dict[tuple[str, str | None], dict[str, str]] = attrs.field(factory=dict, init=False)  # per class
 
     def __attrs_post_init__(self) -> None:
         self.stream_free = StreamFree(self.tree)
+
+    def aliases(self, owner: str, receiver: str | None, sites: list[Site]) -> dict[str, str]:
+        """Guards of ``owner``'s methods spelled otherwise that hold one value; read only where a guard is spelled
+        on a submodule (``self.shared.multistream``), once per class."""
+        if not any(s.guard.expr and s.guard.expr.count(".") >= 2 for s in sites):
+            return {}
+        if (owner, receiver) not in self._aliases:
+            self._aliases[owner, receiver] = guard_aliases(self.tree, owner, receiver)
+        return self._aliases[owner, receiver]
 
     def warn(self, node: ast.AST, code: str, message: str, hint: str) -> None:
         loc = self.positions.loc(node)
@@ -233,7 +243,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             _methods(module.tree, qualname),
             receiver,
             functools.partial(module.stream_free.statement, qualname=qualname),
-            guard_aliases(module.tree, qualname.rpartition(".")[0], receiver),
+            module.aliases(qualname.rpartition(".")[0], receiver, auto),
         )
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None

@@ -18,8 +18,8 @@ import attrs
 from codegen.index import scan
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
-from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.stability import Stability
 from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
 from codegen.lower.naming import snake
@@ -81,10 +81,11 @@ def plan_caller(
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = early.following(fn)
     aliases = aliases or {}
+    stability = Stability(fn)
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
-        keys = [_guard_key(s, fn, since, aliases) for s in sites]
-        relations = _Relations(sites, keys, _reached(sites, keys, fn, since, aliases))
+        keys = [_guard_key(s, stability, since, aliases) for s in sites]
+        relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases))
         views = {s.stmt: _view(s, relations.keys[s.index], methods) for s in sites}
         result = analyze(fn, views, relations, barriers, methods)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
@@ -93,7 +94,7 @@ def plan_caller(
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return CallerPlan(steps={})
-    syncs = [_sync(s, result, fn, flags, since) for s in sites]
+    syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
     return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
 
@@ -128,21 +129,24 @@ def _immediate(anchor: Anchor, following: dict[ast.stmt, Anchor]) -> set[Anchor]
     return found
 
 
-def _guard_key(
-    site: Site, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int, aliases: dict[str, str]
-) -> str | None:
+def _guard_key(site: Site, stability: Stability, since: int, aliases: dict[str, str]) -> str | None:
     """Two sites with the same key fork on the same paths; None: the site always forks. ``aliases``: guards
     spelled otherwise that hold the same value (``guard_alias.py``)."""
     guard = site.guard
     if guard.static:
         return None
-    if guard.hoist is not None or guard.expr is None or not _stable(guard.expr, fn, since):
+    if guard.hoist is not None or guard.expr is None or not stability.stable(guard.expr, since):
         return f"<call {site.index}>"
     return aliases.get(guard.expr, guard.expr)
 
 
 def _reached(
-    sites: list[Site], keys: list[str | None], fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int, aliases: dict
+    sites: list[Site],
+    keys: list[str | None],
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    stability: Stability,
+    since: int,
+    aliases: dict[str, str],
 ) -> dict[int, str]:
     """For a call that always forks, in the body of an ``if`` whose test is a stable dotted name (``if
     self.multistream: x = self.quant(h, True)``): that test's key. It forked only where the test held, so a call
@@ -154,22 +158,9 @@ def _reached(
     for site, key in zip(sites, keys):
         test = parents[site.stmt].test if key is None and site.stmt in parents else None
         text = scan.dotted_name(test) if test is not None else None
-        if text is not None and _stable(text, fn, since):
+        if text is not None and stability.stable(text, since):
             found[site.index] = aliases.get(text, text)
     return found
-
-
-def _stable(expr: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, since: int = 0) -> bool:
-    """Whether ``fn`` never assigns the guard's root, nor an attribute along its path, once its first planned call
-    may run: a plain statement of the body's top level that ends before line ``since`` runs once, before every
-    fork and join, so every one of them reads the value it left (``multi_stream = self.enabled and not prefill``)."""
-    root = expr.split(".")[0]
-    for stmt in fn.body:
-        if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
-            continue
-        if (root in bound_names(stmt) and root != "self") or scan.assigns_path(stmt, expr):
-            return False
-    return True
 
 
 def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
@@ -187,9 +178,7 @@ def computed(node: ast.expr) -> bool:
     return not isinstance(node, (ast.Name, ast.Constant))
 
 
-def _sync(
-    site: Site, result: Analysis, fn: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags, since: int
-) -> SiteSync:
+def _sync(site: Site, result: Analysis, stability: Stability, flags: Flags, since: int) -> SiteSync:
     hoisted = hoisted_arguments(site, flags)
     guard = site.guard
     text = guard.expr
@@ -201,7 +190,7 @@ def _sync(
         text = f"{name}{guard.rest}"
     may = any_may(result, site.index)
     flips = bool(getattr(site.callee, "flips_guard", False))
-    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not _stable(text or "", fn, since))))
+    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not stability.stable(text or "", since))))
     flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
     cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
     return SiteSync(

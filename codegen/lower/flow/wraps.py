@@ -104,6 +104,7 @@ class _Lowering:
     free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream (stream_free.py)
     splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
+    simple: list[ast.stmt] = attrs.Factory(list)  # the function's statements that are not compound
 
     def run(self) -> CallerPlan:
         relays: dict[int, list[tuple[int, Step]]] = {}
@@ -235,7 +236,7 @@ class _Lowering:
         if not joins or any(kind != "before" for kind, _, _ in joins):
             return False
         return all(
-            stmt not in self.applied and _read_later(self.fn, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name)
+            stmt not in self.applied and _read_later(self.simple, self.blocks.get(stmt, [stmt]), site.stmt, stmt, name)
             for _, stmt, _ in joins
         )  # a split statement reads its first operand's names before the wait
 
@@ -456,6 +457,7 @@ def lower_sites(
         blocks=statement_blocks(fn),
         free=free,
         splits=splits or {},
+        simple=[s for s in _statements(fn) if not isinstance(s, _COMPOUND)],
     ).run()
 
 
@@ -539,10 +541,11 @@ def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
     )
 
 
-def _read_later(fn: ast.AST, block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
+def _read_later(simple: list[ast.stmt], block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
     """``name`` is read at the join or by a statement after it that surely runs (same block, before any compound
-    statement or jump), and nothing binds it between the call and that read."""
-    between = [s for s in _statements(fn) if not isinstance(s, _COMPOUND) and call.lineno < s.lineno < join.lineno]
+    statement or jump), and nothing binds it between the call and that read (``simple``: the function's
+    statements that are not compound)."""
+    between = [s for s in simple if call.lineno < s.lineno < join.lineno]
     if any(name in bound_names(s) for s in between):
         return False
     for stmt in block[block.index(join) :]:

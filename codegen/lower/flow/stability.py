@@ -1,0 +1,47 @@
+"""Whether a guard reads one value at every fork and join of a caller: nothing in the caller assigns it.
+
+The caller never assigns the guard's root (``self`` aside), nor an attribute along its path, once its first
+planned call may run: a plain statement of the body's top level that ends before that line runs once, before
+every fork and join, so every one of them reads the value it left (``multi_stream = self.enabled and not
+prefill``). What the statements bind and store is read once per caller, then each guard is a set lookup.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.index import scan
+from codegen.lower.flow.exprs import bound_names
+
+__all__ = ["Stability"]
+
+
+@attrs.define(eq=False)
+class Stability:
+    fn: ast.FunctionDef | ast.AsyncFunctionDef
+    _seen: dict[int, tuple[frozenset[str], frozenset[str]]] = attrs.field(factory=dict, init=False)
+
+    def stable(self, expr: str, since: int = 0) -> bool:
+        """``expr`` (a dotted guard) holds one value from line ``since`` on."""
+        bound, stored = self._assigned(since)
+        parts = expr.split(".")
+        if parts[0] != "self" and parts[0] in bound:
+            return False
+        return not any(".".join(parts[:i]) in stored for i in range(1, len(parts) + 1))
+
+    def _assigned(self, since: int) -> tuple[frozenset[str], frozenset[str]]:
+        """The names the statements from ``since`` on bind, and the dotted targets they store to."""
+        if since not in self._seen:
+            bound: set[str] = set()
+            stored: set[str] = set()
+            for stmt in self.fn.body:
+                if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
+                    continue
+                bound |= bound_names(stmt)
+                stored |= {
+                    t for sub in ast.walk(stmt) for t in map(scan.dotted_name, scan.assignment_targets(sub)) if t
+                }
+            self._seen[since] = (frozenset(bound), frozenset(stored))
+        return self._seen[since]
