@@ -261,12 +261,13 @@ def analyze(
     relations: Relations,
     barriers: frozenset[ast.stmt] = frozenset(),
     methods: frozenset[str] = frozenset(),
+    after: dict[ast.stmt, Anchor] | None = None,
 ) -> Analysis:
     """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
-    call is joined before a statement of ``barriers`` (one that breaks the captured graph)."""
-    ahead = early.Lookahead(
-        sites=sites, relations=relations, barriers=barriers, methods=methods, after=early.following(fn)
-    )
+    call is joined before a statement of ``barriers`` (one that breaks the captured graph). ``after``:
+    ``early.following(fn)``, when the caller has it."""
+    after = after if after is not None else early.following(fn)
+    ahead = early.Lookahead(sites=sites, relations=relations, barriers=barriers, methods=methods, after=after)
     walk = _Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, ahead=ahead)
     out = walk.block(fn.body, EMPTY)
     if out:

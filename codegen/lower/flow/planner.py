@@ -87,7 +87,7 @@ def plan_caller(
         keys = [_guard_key(s, stability, since, aliases) for s in sites]
         relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases))
         views = {s.stmt: _view(s, relations.keys[s.index], methods) for s in sites}
-        result = analyze(fn, views, relations, barriers, methods)
+        result = analyze(fn, views, relations, barriers, methods, following)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
             break

@@ -105,6 +105,7 @@ class _Lowering:
     splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
     simple: list[ast.stmt] = attrs.Factory(list)  # the function's statements that are not compound
+    looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
 
     def run(self) -> CallerPlan:
         relays: dict[int, list[tuple[int, Step]]] = {}
@@ -225,7 +226,7 @@ class _Lowering:
 
     def _held_past_join(self, site: Site, name: str) -> bool:
         """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
-        if not site.callee.auto or _in_loop(self.fn, site.stmt) or name in bound_names(site.stmt):  # type: ignore[attr-defined]
+        if not site.callee.auto or site.stmt in self.looped or name in bound_names(site.stmt):  # type: ignore[attr-defined]
             return False  # a name the call's own statement rebinds holds its result afterwards, not the input
         joins = [
             anchor
@@ -273,7 +274,7 @@ class _Lowering:
         surely holds (nothing binds it in between); None if there is none, or the call is in a loop."""
         block = self.blocks.get(site.stmt, [site.stmt])
         found = [self.sites[p.site] for p in pending(self.result.states.get(site.stmt, ())) if name in p.names]
-        if len(found) != 1 or _in_loop(self.fn, site.stmt):
+        if len(found) != 1 or site.stmt in self.looped:
             return None
         maker = found[0]
         if maker.tag == site.tag or maker.stmt not in block or block.index(maker.stmt) >= block.index(site.stmt):
@@ -297,7 +298,7 @@ class _Lowering:
     def _keeps_results(self, site: Site) -> bool:
         """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
         line = site.stmt.lineno
-        loop = _in_loop(self.fn, site.stmt)
+        loop = site.stmt in self.looped
         return any(
             other.tag == site.tag and not fork and (loop or other.stmt.lineno > line)
             for other, fork in zip(self.sites, self.forks)
@@ -458,6 +459,7 @@ def lower_sites(
         free=free,
         splits=splits or {},
         simple=[s for s in _statements(fn) if not isinstance(s, _COMPOUND)],
+        looped=_in_loops(fn),
     ).run()
 
 
@@ -535,10 +537,9 @@ def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
     return found
 
 
-def _in_loop(fn: ast.AST, stmt: ast.stmt) -> bool:
-    return any(
-        stmt in set(_statements(loop)) for loop in ast.walk(fn) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
-    )
+def _in_loops(fn: ast.AST) -> set[ast.stmt]:
+    loops = [node for node in ast.walk(fn) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+    return {stmt for loop in loops for stmt in _statements(loop)}
 
 
 def _read_later(simple: list[ast.stmt], block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
