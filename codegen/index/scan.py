@@ -120,14 +120,7 @@ def assigns_path(node: ast.AST, dotted: str) -> bool:
     ``self.on``, ``cfg = ...`` for ``cfg.multi.enabled``)."""
     parts = dotted.split(".")
     prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
-    return any(_text(t) in prefixes for sub in ast.walk(node) for t in assignment_targets(sub))
-
-
-def _text(node: ast.expr) -> str | None:
-    try:
-        return ast.unparse(node)
-    except (ValueError, RecursionError):  # pragma: no cover - an unparsable target names no path
-        return None
+    return any(dotted_name(t) in prefixes for sub in ast.walk(node) for t in assignment_targets(sub))
 
 
 def dotted_name(node: ast.expr) -> str | None:

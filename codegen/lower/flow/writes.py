@@ -60,13 +60,15 @@ def _call_writes(call: ast.Call) -> Iterable[str | None]:
             yield _root(call.args[0])
 
 
-def inplace_writes(stmt: ast.AST) -> set[str]:
-    """The names whose memory ``stmt`` may write in place (nested functions and lambdas excluded)."""
+def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> set[str]:
+    """The names whose memory ``stmt`` may write in place (lambdas excluded, and nested functions and classes
+    unless ``nested``)."""
     found: set[str | None] = set()
     stack: list[ast.AST] = [stmt]
+    skipped = (ast.Lambda,) if nested else (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and node is not stmt:
+        if isinstance(node, skipped) and node is not stmt:
             continue
         if isinstance(node, ast.AugAssign):
             found.add(_root(node.target))
@@ -91,9 +93,8 @@ def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[st
                 for target in ast.walk(stmt.targets[0]):
                     if isinstance(target, ast.Name):
                         views[target.id] = views[source]
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.stmt) and stmt is not fn:
-            written |= {views[name] for name in inplace_writes(stmt) if name in views}
+    for stmt in fn.body:  # every statement, nested ones too, in one walk
+        written |= {views[name] for name in inplace_writes(stmt, nested=True) if name in views}
     return tuple(p for p in params if p in written)
 
 
@@ -125,17 +126,18 @@ def reads_state(
     if receiver is None:
         return frozenset()
     known = frozenset(submodules)
-    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+    nodes = list(ast.walk(fn))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     found: set[str] = set()
     chained: set[int] = set()
-    for node in ast.walk(fn):
+    loaded: list[ast.Name] = []
+    for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
             chained.add(id(node.value))
             found.add("*" if id(node) in called and node.attr not in known else node.attr)
-    bare = any(
-        isinstance(n, ast.Name) and n.id == receiver and isinstance(n.ctx, ast.Load) and id(n) not in chained
-        for n in ast.walk(fn)
-    )
+        elif isinstance(node, ast.Name) and node.id == receiver and isinstance(node.ctx, ast.Load):
+            loaded.append(node)
+    bare = any(id(n) not in chained for n in loaded)
     return frozenset({"*"} if bare or "*" in found else found)
 
 
