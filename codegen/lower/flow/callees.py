@@ -14,7 +14,9 @@ from collections.abc import Callable
 
 import attrs
 
+from codegen.index import scan
 from codegen.index.scan import dotted_name
+from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
 
 __all__ = ["Resolved", "Resolver"]
@@ -37,10 +39,27 @@ class Resolver:
     submodules: dict[str, dict[str, str]]
     bindings: dict[str, Binding]
     module_names: frozenset[str]  # names the module defines at top level (classes, functions, assignments)
-    local_names: frozenset[str]  # names the caller binds (its parameters included)
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the caller (None: no locals, no annotations)
     receiver: str | None = "self"  # the caller's own receiver parameter
-    annotations: dict[str, ast.expr] = attrs.Factory(dict)  # the caller's annotated parameters and locals
     key_of: Callable[[str], str] = str  # dotted module name -> its run key (they differ for same-name files)
+    _locals: frozenset[str] | None = attrs.field(default=None, init=False)
+    _annotated: dict[str, ast.expr] | None = attrs.field(default=None, init=False)
+
+    @property
+    def local_names(self) -> frozenset[str]:
+        """Names the caller binds, its parameters included (read when a call first needs them)."""
+        if self._locals is None:
+            fn = self.function
+            found = {*scan.params_of(fn), *(n for stmt in fn.body for n in bound_names(stmt))} if fn else set()
+            self._locals = frozenset(found)
+        return self._locals
+
+    @property
+    def annotations(self) -> dict[str, ast.expr]:
+        """The caller's annotated parameters and locals (read when a call first needs them)."""
+        if self._annotated is None:
+            self._annotated = annotations_of(self.function) if self.function is not None else {}
+        return self._annotated
 
     def resolve(self, call: ast.Call) -> Resolved | None:
         func = call.func
@@ -55,7 +74,7 @@ class Resolver:
 
     def _name(self, name: str) -> Resolved | None:
         if name in self.annotations:  # ``shared(x)`` with ``shared: SharedExpert``
-            cls = self._annotated(name)
+            cls = self._annotated_class(name)
             key = f"{cls}.forward" if cls else None
             return Resolved(key=key, receiver=name) if key in self.callees else None
         if name in self.local_names:
@@ -78,7 +97,7 @@ class Resolver:
             cls = self._submodule_class(base.attr, method=attr)
             return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
         if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
-            cls = self._annotated(base.id)
+            cls = self._annotated_class(base.id)
             key = f"{cls}.{attr}" if cls else None
             return Resolved(key=key, receiver=base.id) if key in self.callees else None
         dotted = dotted_name(base)
@@ -133,7 +152,7 @@ class Resolver:
             key = f"{base}.{method}" if base else None
         return key if key in self.callees else None
 
-    def _annotated(self, name: str) -> str | None:
+    def _annotated_class(self, name: str) -> str | None:
         """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
         ``Optional[X]``, ``"X"``), when it resolves through this module's names."""
         node: ast.expr | None = _strip_optional(self.annotations[name])
@@ -167,3 +186,25 @@ def _strip_optional(node: ast.expr) -> ast.expr | None:
 
 def _callee_static(callee: object) -> bool:
     return bool(getattr(callee, "static", False))
+
+
+def annotations_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
+    loop could rebind them to anything). One walk of ``fn`` finds both."""
+    found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
+    binders, stored = [], set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                found[node.target.id] = node.annotation
+        elif isinstance(node, _REBINDING):
+            binders.append(node)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.add(node.id)
+    if stored.isdisjoint(found):  # what a binder binds is a stored name (walrus targets too)
+        return found
+    rebound = {name for node in binders for name in bound_names(node)}
+    return {name: annotation for name, annotation in found.items() if name not in rebound}
+
+
+_REBINDING = (ast.Assign, ast.AugAssign, ast.For, ast.With)

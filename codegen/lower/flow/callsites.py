@@ -66,7 +66,6 @@ def function_resolver(
     """The resolver of ``fn``'s calls (``bindings``/``names``: the module's, when already computed)."""
     method = owner is not None
     receiver = scan.params_of(fn)[0] if method and scan.params_of(fn) and not _static(fn) else None
-    local = {*scan.params_of(fn), *(n for stmt in fn.body for n in bound_names(stmt))}
     return Resolver(
         module=module,
         owner=owner,
@@ -74,33 +73,10 @@ def function_resolver(
         submodules=index.submodules,
         bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
         module_names=names if names is not None else module_level_names(tree),
-        local_names=frozenset(local),
+        function=fn,
         receiver=receiver,
-        annotations=_annotations(fn),
         key_of=index.key_of,
     )
-
-
-def _annotations(fn: _Function) -> dict[str, ast.expr]:
-    """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
-    loop could rebind them to anything). One walk of ``fn`` finds both."""
-    found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
-    binders, stored = [], set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.AnnAssign):
-            if isinstance(node.target, ast.Name):
-                found[node.target.id] = node.annotation
-        elif isinstance(node, _REBINDING):
-            binders.append(node)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stored.add(node.id)
-    if stored.isdisjoint(found):  # what a binder binds is a stored name (walrus targets too)
-        return found
-    rebound = {name for node in binders for name in bound_names(node)}
-    return {name: annotation for name, annotation in found.items() if name not in rebound}
-
-
-_REBINDING = (ast.Assign, ast.AugAssign, ast.For, ast.With)
 
 
 def _static(fn: _Function) -> bool:
