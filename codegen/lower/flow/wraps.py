@@ -24,12 +24,13 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from codegen.frontend.signature import Tensorness
+from codegen.lower.flow import tidy
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, leaves, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
-from codegen.lower.flow.transfer import Join, Relations, Relay, aliasing
+from codegen.lower.flow.transfer import Join, Relations, Relay
 from codegen.lower.plan import (
     Anchor,
     Assign,
@@ -124,12 +125,12 @@ class _Lowering:
         for site in self.sites:
             self.forks.append(self._forks(site, sure.get(site.index, set())))
         for anchor, join in joins:
-            self.steps.setdefault(anchor, []).extend(self._join(join, self._waited_with(join, anchor, joins)))
-        split = self.applied = self._split()
-        wraps = self._glued(
-            self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
-        )
-        unread = self._unread_flags(wraps)
+            waited = tidy.waited_with(join, anchor, joins, self._join_event, self.relations)
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited))
+        split = self.applied = tidy.bound_before_waits(self.steps, self.splits)
+        folded = self._folded({site.stmt: self._wrap(site, relays.get(site.index, [])) for site in self.sites})
+        wraps = tidy.glued(folded, self.blocks, self.steps)
+        unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in self.syncs if s.flag and not s.guard_text})
         start = tuple(
             Assign(name=s.flag, value="False")
             for s, site in zip(self.syncs, self.sites)
@@ -145,27 +146,6 @@ class _Lowering:
             wraps=wraps,
             splits=split,
         )
-
-    def _split(self) -> dict[ast.stmt, str]:
-        """Where a statement waits, its first operand computed before the wait (``split.py``)."""
-        done: dict[ast.stmt, str] = {}
-        for stmt, (name, first) in self.splits.items():
-            steps = self.steps.get(("before", stmt, ""), [])
-            if any(isinstance(s, Wait) for s in steps):
-                steps.insert(0, Assign(name=name, value=ast.unparse(first)))
-                done[stmt] = name
-        return done
-
-    def _unread_flags(self, wraps: dict[ast.stmt, Wrap]) -> set[str]:
-        """Flags set to True after a call whose every reader went (a wait merged into another one of its event):
-        their assignments go too."""
-        steps = [*(s for found in self.steps.values() for s in found), *(s for w in wraps.values() for s in w.enter)]
-        read = {term for s in steps if getattr(s, "when", None) is not None for term in s.when.terms}  # type: ignore[attr-defined, union-attr]
-        unread = {s.flag for s in self.syncs if s.flag and not s.guard_text and s.flag not in read}
-        for anchor, found in self.steps.items():
-            if anchor[0] == "after":
-                self.steps[anchor] = [s for s in found if not (isinstance(s, Assign) and s.name in unread)]
-        return unread
 
     # -- decisions ---------------------------------------------------------------------------------
     def _forks(self, site: Site, relayed: set[int]) -> bool:
@@ -313,20 +293,8 @@ class _Lowering:
     def _wait(self, site: int, may: bool) -> Wait:
         return Wait(event=self.events(self.sites[site]).join, when=self._when(site, may))
 
-    def _waited_with(self, join: Join, anchor: Anchor, joins: list[tuple[Anchor, Join]]) -> bool:
-        """Another join here waits for the same event whenever this one would: a call of the same callee, on
-        the same stream under the same guard, forked on every path (this one only on some)."""
-        if not join.may:
-            return False
-        event = self.events(self.sites[join.site]).join
-        return any(
-            where == anchor
-            and not other.may
-            and self.events(self.sites[other.site]).join == event
-            and self.relations.covers(join.site, other.site)
-            and self.relations.covers(other.site, join.site)
-            for where, other in joins
-        )
+    def _join_event(self, site: int) -> EventRef:
+        return self.events(self.sites[site]).join
 
     def _join(self, step: Join, waited: bool = False) -> list[Step]:
         out: list[Step] = [] if waited else [self._wait(step.site, step.may)]
@@ -361,25 +329,6 @@ class _Lowering:
             enter = tuple(moved if s is (kept[0] if kept else None) else s for s in earlier.enter)
             wraps[first] = attrs.evolve(earlier, enter=enter if kept else (*earlier.enter, moved))
             wraps[stmt] = attrs.evolve(wrap, enter=())
-        return wraps
-
-    def _glued(self, wraps: dict[ast.stmt, Wrap]) -> dict[ast.stmt, Wrap]:
-        """A statement that only takes views of what the call before it made on its stream (``scale =
-        scale.squeeze(-1)``: no kernel) between two calls on that stream runs inside their ``with`` too, so the
-        two share one block."""
-        for stmt, wrap in list(wraps.items()):
-            block = self.blocks.get(stmt, [stmt])
-            at = block.index(stmt)
-            if at + 2 >= len(block) or wraps.get(block[at + 2]) is None or wrap.leave:
-                continue
-            glue, then = block[at + 1], block[at + 2]
-            if wraps[then].switch != wrap.switch or glue in wraps or not _views_of(glue, bound_names(stmt)):
-                continue
-            if any(
-                self.steps.get(anchor) for anchor in (("after", stmt, ""), ("before", glue, ""), ("before", then, ""))
-            ):
-                continue
-            wraps[glue] = Wrap(switch=wrap.switch)
         return wraps
 
     def _same_point(
@@ -507,12 +456,6 @@ def slot_node(call: ast.Call, slot: int | str) -> ast.expr:
         node = call.args[slot]
         return node.value if isinstance(node, ast.Starred) else node
     return next(k.value for k in call.keywords if (k.arg or "**") == slot)
-
-
-def _views_of(stmt: ast.stmt, made: set[str]) -> bool:
-    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
-    alias = aliasing(stmt)
-    return alias is not None and set(alias[1]) <= made
 
 
 def _statements(node: ast.AST) -> Iterable[ast.stmt]:
