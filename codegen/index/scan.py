@@ -18,8 +18,10 @@ __all__ = [
     "functions_by_qualname",
     "functions_of",
     "imported_names",
+    "on_path",
     "params_of",
     "statements_breadth_first",
+    "stored_paths",
     "submodule_assignments",
     "unordered_walk",
 ]
@@ -118,9 +120,18 @@ def assignment_targets(node: ast.AST) -> list[ast.expr]:
 def assigns_path(node: ast.AST, dotted: str) -> bool:
     """``node`` assigns the root of ``dotted`` or an attribute along its path (``self.on = False`` for
     ``self.on``, ``cfg = ...`` for ``cfg.multi.enabled``)."""
+    return on_path(stored_paths(node), dotted)
+
+
+def stored_paths(node: ast.AST) -> set[str]:
+    """The dotted names the assignments under ``node`` store to (``self.on``, ``cfg``)."""
+    return {t for sub in ast.walk(node) for t in map(dotted_name, assignment_targets(sub)) if t}
+
+
+def on_path(stored: set[str] | frozenset[str], dotted: str) -> bool:
+    """``stored`` holds the root of ``dotted`` or an attribute along its path."""
     parts = dotted.split(".")
-    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
-    return any(dotted_name(t) in prefixes for sub in ast.walk(node) for t in assignment_targets(sub))
+    return any(".".join(parts[:i]) in stored for i in range(1, len(parts) + 1))
 
 
 def dotted_name(node: ast.expr) -> str | None:

@@ -22,7 +22,7 @@ from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
-from codegen.lower.flow.transfer import aliasing
+from codegen.lower.flow.transfer import views_of
 from codegen.lower.flow.wraps import statement_blocks
 from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
 
@@ -126,10 +126,9 @@ def _glue(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt, made: set[st
         return None
     between = block[block.index(earlier) + 1 : block.index(stmt)]
     for glue in between:
-        alias = aliasing(glue)
-        if alias is None or not set(alias[1]) <= made:
+        if not views_of(glue, made):
             return None
-        made = made | set(alias[0])
+        made = made | bound_names(glue)
     return between
 
 

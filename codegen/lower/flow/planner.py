@@ -103,8 +103,8 @@ def _view(site: Site, key: str | None, methods: frozenset[str]) -> SiteView:
     """The site as the analysis sees it: its fork reads a value that may change between two of its calls only
     when its guard is not stable (a flag read at each call), or its body flips the guard."""
     flips = bool(getattr(site.callee, "flips_guard", False))
-    changing = key is not None and key.startswith("<call") or flips
-    return attrs.evolve(site.view(methods), guarded=site.guard.dynamic and changing)
+    changing = (key is not None and key.startswith("<call")) or flips
+    return site.view(methods, guard_changes=changing)
 
 
 def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:

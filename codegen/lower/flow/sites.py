@@ -45,7 +45,8 @@ class Site:
             found |= {f"{receiver}.*"} if "*" in body or "." in receiver else {f"{receiver}.{a}" for a in body}
         return frozenset(found)
 
-    def view(self, methods: frozenset[str] = frozenset()) -> SiteView:
+    def view(self, methods: frozenset[str] = frozenset(), *, guard_changes: bool = True) -> SiteView:
+        """``guard_changes``: what the guard reads may differ between two calls of the site (the planner knows)."""
         bare = frozenset(a.name for a in self.args if a.bare and a.name)
         reads = set(data_reads(self.call.call.func))
         for arg in self.call.call.args:
@@ -55,7 +56,7 @@ class Site:
         for keyword in self.call.call.keywords:
             if not (isinstance(keyword.value, ast.Name) and keyword.value.id in bare):
                 reads |= data_reads(keyword.value)
-        guarded = self.guard.dynamic
+        guarded = self.guard.dynamic and guard_changes
         inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
         return SiteView(
             index=self.index,

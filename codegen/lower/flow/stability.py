@@ -26,10 +26,8 @@ class Stability:
     def stable(self, expr: str, since: int = 0) -> bool:
         """``expr`` (a dotted guard) holds one value from line ``since`` on."""
         bound, stored = self._assigned(since)
-        parts = expr.split(".")
-        if parts[0] != "self" and parts[0] in bound:
-            return False
-        return not any(".".join(parts[:i]) in stored for i in range(1, len(parts) + 1))
+        root = expr.split(".")[0]
+        return not (root != "self" and root in bound) and not scan.on_path(stored, expr)
 
     def _assigned(self, since: int) -> tuple[frozenset[str], frozenset[str]]:
         """The names the statements from ``since`` on bind, and the dotted targets they store to."""
@@ -40,8 +38,6 @@ class Stability:
                 if not hasattr(stmt, "body") and (stmt.end_lineno or stmt.lineno) < since:
                     continue
                 bound |= bound_names(stmt)
-                stored |= {
-                    t for sub in ast.walk(stmt) for t in map(scan.dotted_name, scan.assignment_targets(sub)) if t
-                }
+                stored |= scan.stored_paths(stmt)
             self._seen[since] = (frozenset(bound), frozenset(stored))
         return self._seen[since]

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Callable
 
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.transfer import Join, Relations, aliasing
+from codegen.lower.flow.transfer import Join, Relations, views_of
 from codegen.lower.plan import Anchor, Assign, EventRef, Step, Wait, Wrap
 
 __all__ = ["bound_before_waits", "glued", "unread_flags", "waited_with"]
@@ -64,7 +64,7 @@ def glued(wraps: dict[ast.stmt, Wrap], blocks: dict[ast.stmt, list[ast.stmt]], s
         if at + 2 >= len(block) or wraps.get(block[at + 2]) is None or wrap.leave:
             continue
         glue, then = block[at + 1], block[at + 2]
-        if wraps[then].switch != wrap.switch or glue in wraps or not _views_of(glue, bound_names(stmt)):
+        if wraps[then].switch != wrap.switch or glue in wraps or not views_of(glue, bound_names(stmt)):
             continue
         if not any(steps.get(anchor) for anchor in (("after", stmt, ""), ("before", glue, ""), ("before", then, ""))):
             wraps[glue] = Wrap(switch=wrap.switch)
@@ -81,9 +81,3 @@ def unread_flags(steps: Steps, wraps: dict[ast.stmt, Wrap], set_after: set[str])
         if anchor[0] == "after":
             steps[anchor] = [s for s in found if not (isinstance(s, Assign) and s.name in unread)]
     return unread
-
-
-def _views_of(stmt: ast.stmt, made: set[str]) -> bool:
-    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
-    alias = aliasing(stmt)
-    return alias is not None and set(alias[1]) <= made

@@ -19,7 +19,7 @@ from codegen.lower.flow.schema import views_self
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
-__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "aliasing", "join_step", "transfer"]
+__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "aliasing", "join_step", "transfer", "views_of"]
 
 
 @attrs.frozen
@@ -160,6 +160,12 @@ def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
     if not all(sources):
         return None
     return sorted(bound_names(target)), sources  # type: ignore[return-value]
+
+
+def views_of(stmt: ast.stmt, made: set[str]) -> bool:
+    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
+    alias = aliasing(stmt)
+    return alias is not None and set(alias[1]) <= made
 
 
 def _viewed_name(node: ast.expr) -> str | None:
