@@ -10,6 +10,7 @@ their decorators merge, as they do in eager mode.
 from __future__ import annotations
 
 import ast
+import weakref
 
 import attrs
 
@@ -40,7 +41,25 @@ def npudsl_names(tree: ast.Module, source: str | None = None) -> NpudslNames:
     return resolve(tree, walrus=source is None or ":=" in source)
 
 
+_COLLECTED: weakref.WeakKeyDictionary[ast.Module, Collection] = weakref.WeakKeyDictionary()
+
+
 def collect(tree: ast.Module, source: str, *, path: str, module_name: str) -> Collection:
+    """The module's IR and diagnostics, collected once per tree: the run index and the transform both ask
+    (under another path and name: only the diagnostics and the module's IR carry them)."""
+    found = _COLLECTED.get(tree)
+    if found is None:
+        found = _COLLECTED[tree] = _collect(tree, source, path=path, module_name=module_name)
+    if (found.ir.path, found.ir.module_name) == (path, module_name):
+        return found
+    return attrs.evolve(
+        found,
+        ir=attrs.evolve(found.ir, path=path, module_name=module_name),
+        diagnostics=tuple(attrs.evolve(d, path=path) for d in found.diagnostics),
+    )
+
+
+def _collect(tree: ast.Module, source: str, *, path: str, module_name: str) -> Collection:
     names = npudsl_names(tree, source)
     builder = _Builder(names=names, positions=Positions(source), path=path, yields="yield" in source)
     for problem in names.problems:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import weakref
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -54,23 +56,32 @@ def _spelled(node: ast.AST) -> _Spelled:
     found: Counter[str] = Counter()
     loads: Counter[str] = Counter()
     for sub in unordered_walk(node):  # counts: the order is no matter
-        if isinstance(sub, ast.Name):
-            found[sub.id] += 1
-            if isinstance(sub.ctx, ast.Load):
-                loads[sub.id] += 1
-        elif isinstance(sub, ast.arg):
-            found[sub.arg] += 1
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found[sub.name] += 1
-        elif isinstance(sub, ast.alias):
-            found[(sub.asname or sub.name).split(".")[0]] += 1
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            found.update(sub.names)
-        elif isinstance(sub, ast.ExceptHandler) and sub.name:
-            found[sub.name] += 1
-        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
-            found[sub.name] += 1
+        kind = type(sub)
+        if kind is ast.Name:
+            found[sub.id] += 1  # type: ignore[attr-defined]
+            if type(sub.ctx) is ast.Load:  # type: ignore[attr-defined]
+                loads[sub.id] += 1  # type: ignore[attr-defined]
+        elif kind in _BINDERS:
+            found.update(_BINDERS[kind](sub))
     return _Spelled(taken=found, loads=loads)
+
+
+def _named(node: Any) -> list[str]:
+    return [node.name] if node.name else []
+
+
+_BINDERS: dict[type[ast.AST], Callable[[Any], list[str]]] = {
+    ast.arg: lambda n: [n.arg],
+    ast.FunctionDef: _named,
+    ast.AsyncFunctionDef: _named,
+    ast.ClassDef: _named,
+    ast.alias: lambda n: [(n.asname or n.name).split(".")[0]],
+    ast.Global: lambda n: n.names,
+    ast.Nonlocal: lambda n: n.names,
+    ast.ExceptHandler: _named,
+    ast.MatchAs: _named,
+    ast.MatchStar: _named,
+}
 
 
 @attrs.define(eq=False)

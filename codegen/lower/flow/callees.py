@@ -16,6 +16,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.scan import dotted_name
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
 
@@ -191,9 +192,9 @@ def _callee_static(callee: object) -> bool:
 def annotations_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
     """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
     loop could rebind them to anything). One walk of ``fn`` finds both."""
-    found = {a.arg: a.annotation for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
+    found = {a.arg: a.annotation for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
     binders, stored = [], set()
-    for node in ast.walk(fn):
+    for node in walked(fn):
         if isinstance(node, ast.AnnAssign):
             if isinstance(node.target, ast.Name):
                 found[node.target.id] = node.annotation

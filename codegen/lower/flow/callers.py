@@ -17,6 +17,7 @@ from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.frontend.ir import ModuleIR
 from codegen.frontend.positions import Positions
 from codegen.index import scan
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge import fork_waits
@@ -137,18 +138,13 @@ def _barriers(found: Iterable[CallSite], index: object, qualname: str, fn: _Func
     }
     return frozenset(
         stmt
-        for stmt in ast.walk(fn)
-        if isinstance(stmt, ast.stmt)
-        and not hasattr(stmt, "body")
-        and any(id(node) in calls for node in ast.walk(stmt))
+        for stmt in walked_of(fn, ast.stmt)
+        if not hasattr(stmt, "body") and any(id(node) in calls for node in walked(stmt))
     )
 
 
 def _sites(module: _Module, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
-    local = frozenset(
-        {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-        | {n for stmt in fn.body for n in bound_names(stmt)}
-    )
+    local = frozenset({a.arg for a in walked_of(fn.args, ast.arg)} | {n for stmt in fn.body for n in bound_names(stmt)})
     receiver = _receiver(qualname, fn)
     count = 0
     for call in calls:

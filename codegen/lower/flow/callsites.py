@@ -14,6 +14,7 @@ from typing import Protocol
 import attrs
 
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.exprs import bound_names, scoped_calls
 from codegen.lower.flow.imports import module_bindings
@@ -128,7 +129,7 @@ def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
     bindings = module_bindings(tree, index.package_of(module))
     names = module_level_names(tree)
     for owner, fn in scan.all_functions(tree):
-        annotated = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None}
+        annotated = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
         called = wanted | annotated
         calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in called]
         if not calls:

@@ -8,6 +8,7 @@ Names read inside a lambda or comprehension are reads of the statement that hold
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 
 __all__ = [
@@ -81,8 +82,19 @@ def loaded_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
-def bound_names(node: ast.AST) -> set[str]:
-    """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function."""
+def bound_names(node: ast.AST) -> frozenset[str]:
+    """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function (found
+    once per node: the lowering asks of the same statements again and again)."""
+    found = _BOUND.get(node)
+    if found is None:
+        found = _BOUND[node] = frozenset(_bound_names(node))
+    return found
+
+
+_BOUND: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _bound_names(node: ast.AST) -> set[str]:
     found: set[str] = set()
     stack: list[ast.AST] = [node]
     while stack:

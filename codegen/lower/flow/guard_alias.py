@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
+from codegen.index.walked import walked, walked_of
 
 __all__ = ["guard_aliases"]
 
@@ -57,15 +58,15 @@ def _stored_params(cls: ast.ClassDef) -> dict[str, str]:
     init = _init(cls)
     if init is None:
         return {}
-    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    rebound = {n.id for n in walked_of(init, ast.Name) if isinstance(n.ctx, ast.Store)}
     params = set(_init_params(cls)) - rebound  # a parameter assigned again holds another value after that
     found: dict[str, str] = {}
-    for stmt in ast.walk(init):
+    for stmt in walked_of(init, ast.Assign):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             for target, value in _pairs(stmt.targets[0], stmt.value):
                 if _self_attr(target) and isinstance(value, ast.Name) and value.id in params:
                     found[target.attr] = value.id  # type: ignore[attr-defined]
-    stores = [t for node in ast.walk(cls) for t in _stored(node)]
+    stores = [t for node in walked(cls) for t in _stored(node)]
     return {attr: param for attr, param in found.items() if stores.count(attr) == 1}
 
 
@@ -89,7 +90,7 @@ def _built(cls: ast.ClassDef) -> dict[str, ast.Call]:
     """``self.sub = Class(...)`` in ``__init__``: {sub: the call}."""
     init = _init(cls)
     found: dict[str, ast.Call] = {}
-    for stmt in ast.walk(init) if init is not None else ():
+    for stmt in walked_of(init, ast.Assign) if init is not None else ():
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
             if _self_attr(stmt.targets[0]):
                 found[stmt.targets[0].attr] = stmt.value  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ import attrs
 
 from codegen.frontend.ir import StreamFunction
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.planner import computed, param_of
 from codegen.lower.flow.sites import Site
@@ -52,7 +53,7 @@ def _recorded(fn: StreamFunction) -> frozenset[str]:
 
 def _returned_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """The parameter ``fn`` returns as it came (its only ``return``, last, names it, and nothing rebinds it)."""
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    returns = list(walked_of(fn, ast.Return))
     last = fn.body[-1] if fn.body else None
     if len(returns) != 1 or last is not returns[0] or not isinstance(last.value, ast.Name):
         return None

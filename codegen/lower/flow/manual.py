@@ -13,6 +13,7 @@ import ast
 
 import attrs
 
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.lifetime import EventFacts, WaitAhead, result_alias, wait_ahead
 from codegen.lower.flow.planner import Flags, hoisted_arguments
@@ -138,7 +139,7 @@ def _rebound(fn: ast.AST, after: int, before: int) -> set[str]:
     """Names a simple statement between two lines binds (they no longer hold what they held)."""
     return {
         name
-        for stmt in ast.walk(fn)
-        if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body") and after < stmt.lineno < before
+        for stmt in walked_of(fn, ast.stmt)
+        if not hasattr(stmt, "body") and after < stmt.lineno < before
         for name in bound_names(stmt)
     }

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.sites import Site
@@ -153,7 +154,7 @@ def _reached(
     whose guard has that key forks wherever it did."""
     if all(k is None for k in keys) or all(k is not None for k in keys):
         return {}
-    parents = {child: node for node in ast.walk(fn) if isinstance(node, ast.If) for child in node.body}
+    parents = {child: node for node in walked_of(fn, ast.If) for child in node.body}
     found: dict[int, str] = {}
     for site, key in zip(sites, keys):
         test = parents[site.stmt].test if key is None and site.stmt in parents else None

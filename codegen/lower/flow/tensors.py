@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 
 __all__ = ["Returns", "certain_tensors", "is_tensor_expr", "local_returns", "returns_made_tensor"]
@@ -143,8 +144,8 @@ def certain_tensors(fn: _Function, *, method: bool, returns: Returns) -> dict[as
     sure = {id(t) for targets in found.values() for t in targets}
     unsure = {
         node.id
-        for node in ast.walk(fn)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure
+        for node in walked_of(fn, ast.Name)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure
     }
     names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
     return {stmt: kept[-1] for stmt, kept in names.items() if kept}

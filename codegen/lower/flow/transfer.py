@@ -10,6 +10,7 @@ the result too. Rebinding or deleting a name drops it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set
 from typing import Protocol
 
 import attrs
@@ -162,7 +163,7 @@ def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
     return sorted(bound_names(target)), sources  # type: ignore[return-value]
 
 
-def views_of(stmt: ast.stmt, made: set[str]) -> bool:
+def views_of(stmt: ast.stmt, made: Set[str]) -> bool:
     """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
     alias = aliasing(stmt)
     return alias is not None and set(alias[1]) <= made

@@ -15,6 +15,7 @@ import ast
 from collections.abc import Iterable
 
 from codegen.index import scan
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow import schema
 
 __all__ = ["inplace_writes", "param_writes", "reads_state", "state_reads", "writes_state"]
@@ -86,11 +87,12 @@ def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[st
     indexed or sliced from them (``nope, rope = kv_cache``; ``k = kv_cache[0]``)."""
     views = {p: p for p in params}
     written: set[str] = set()
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            source = _root(stmt.value) if isinstance(stmt.value, (ast.Name, ast.Subscript, ast.Attribute)) else None
+    for assign in walked_of(fn, ast.Assign):
+        if len(assign.targets) == 1:
+            value = assign.value
+            source = _root(value) if isinstance(value, (ast.Name, ast.Subscript, ast.Attribute)) else None
             if source in views:
-                for target in ast.walk(stmt.targets[0]):
+                for target in ast.walk(assign.targets[0]):
                     if isinstance(target, ast.Name):
                         views[target.id] = views[source]
     for stmt in fn.body:  # every statement, nested ones too, in one walk
@@ -126,7 +128,7 @@ def reads_state(
     if receiver is None:
         return frozenset()
     known = frozenset(submodules)
-    nodes = list(ast.walk(fn))
+    nodes = walked(fn)
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     found: set[str] = set()
     chained: set[int] = set()
@@ -143,7 +145,7 @@ def reads_state(
 
 def _simple_statements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
     """The statements without a block of their own (a compound one holds its writes in those)."""
-    return [node for node in ast.walk(fn) if isinstance(node, ast.stmt) and not hasattr(node, "body")]
+    return [node for node in walked_of(fn, ast.stmt) if not hasattr(node, "body")]
 
 
 def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:

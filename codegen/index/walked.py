@@ -1,0 +1,39 @@
+"""A subtree's nodes, walked once however many questions are asked of it.
+
+The lowering asks a caller's function many questions (its loops, its returns, its calls, what it
+stores, its statements' parents), and each used to walk the function again. :func:`walked` gives the
+nodes of ``ast.walk(node)``, in that order, from one walk kept while the tree lives; :func:`walked_of`
+gives those of some kinds. Trees are never changed after parsing, so a kept walk stays true.
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from typing import TypeVar
+
+__all__ = ["walked", "walked_of"]
+
+_N = TypeVar("_N", bound=ast.AST)
+
+_WALKS: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+_KINDS: weakref.WeakKeyDictionary[ast.AST, dict[object, tuple[ast.AST, ...]]] = weakref.WeakKeyDictionary()
+
+
+def walked(node: ast.AST) -> tuple[ast.AST, ...]:
+    """``tuple(ast.walk(node))``, from the kept walk when there is one."""
+    found = _WALKS.get(node)
+    if found is None:
+        found = _WALKS[node] = tuple(ast.walk(node))
+    return found
+
+
+def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N, ...]:
+    """The nodes of ``ast.walk(node)`` that are instances of ``kind``, in walk order."""
+    kinds = _KINDS.get(node)
+    if kinds is None:
+        kinds = _KINDS[node] = {}
+    found = kinds.get(kind)
+    if found is None:
+        found = kinds[kind] = tuple(n for n in walked(node) if isinstance(n, kind))
+    return found  # type: ignore[return-value]
