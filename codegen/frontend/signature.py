@@ -12,6 +12,8 @@ import enum
 
 import attrs
 
+from codegen.index import scan
+
 __all__ = [
     "NO_DEFAULT",
     "Param",
@@ -170,5 +172,5 @@ def returns_value(fn: _Function) -> bool:
             if not (isinstance(node.value, ast.Constant) and node.value.value is None):
                 return True
         if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(scan.children(node))
     return False

@@ -12,6 +12,7 @@ __all__ = [
     "assignment_targets",
     "assigns_path",
     "callee_name",
+    "children",
     "calls_in",
     "dotted_name",
     "forward_params",
@@ -58,12 +59,19 @@ def unordered_walk(tree: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        for name in _child_fields(type(node)):
-            value = getattr(node, name, None)
-            if type(value) is list:
-                stack.extend([item for item in value if isinstance(item, ast.AST)])
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+        stack.extend(children(node))
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))`` without the operator and context singletons (nothing is under them)."""
+    found: list[ast.AST] = []
+    for name in _child_fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})  # singletons with nothing under them
@@ -204,7 +212,7 @@ def calls_in(fn: _Function) -> Iterator[tuple[ast.Call, bool]]:
                 continue
         if isinstance(node, ast.Call):
             yield node, False
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
 
 
 def imported_names(tree: ast.Module) -> dict[str, tuple[str, str]]:

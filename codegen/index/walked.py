@@ -24,8 +24,24 @@ def walked(node: ast.AST) -> tuple[ast.AST, ...]:
     """``tuple(ast.walk(node))``, from the kept walk when there is one."""
     found = _WALKS.get(node)
     if found is None:
-        found = _WALKS[node] = tuple(ast.walk(node))
+        found = _WALKS[node] = _breadth_first(node)
     return found
+
+
+def _breadth_first(node: ast.AST) -> tuple[ast.AST, ...]:
+    """``tuple(ast.walk(node))``: the same nodes in the same order, without its generators."""
+    found = [node]
+    at = 0
+    while at < len(found):
+        current = found[at]
+        at += 1
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                found.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                found.append(value)
+    return tuple(found)
 
 
 def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N, ...]:

@@ -174,7 +174,7 @@ def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
         for field in ("body", "orelse", "finalbody", "handlers", "cases")
         for child in getattr(stmt, field, ()) or ()
     }
-    return [child for child in ast.iter_child_nodes(stmt) if id(child) not in nested]
+    return [child for child in scan.children(stmt) if id(child) not in nested]
 
 
 def _callee_names(index: _Index) -> frozenset[str]:

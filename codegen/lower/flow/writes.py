@@ -12,6 +12,7 @@ views of it: :func:`param_writes` follows them.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterable
 
 from codegen.index import scan
@@ -61,9 +62,22 @@ def _call_writes(call: ast.Call) -> Iterable[str | None]:
             yield _root(call.args[0])
 
 
-def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> set[str]:
+def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> frozenset[str]:
     """The names whose memory ``stmt`` may write in place (lambdas excluded, and nested functions and classes
-    unless ``nested``)."""
+    unless ``nested``); found once per statement (the analysis asks again on each pass over a loop)."""
+    kept = _WRITES.get(stmt)
+    if kept is None:
+        kept = _WRITES[stmt] = {}
+    found = kept.get(nested)
+    if found is None:
+        found = kept[nested] = frozenset(_inplace_writes(stmt, nested=nested))
+    return found
+
+
+_WRITES: weakref.WeakKeyDictionary[ast.AST, dict[bool, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
     found: set[str | None] = set()
     stack: list[ast.AST] = [stmt]
     skipped = (ast.Lambda,) if nested else (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -78,7 +92,7 @@ def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> set[str]:
             found.update(_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
         elif isinstance(node, ast.Call):
             found.update(_call_writes(node))
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(scan.children(node))
     return {name for name in found if name}
 
 
