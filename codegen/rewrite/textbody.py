@@ -67,7 +67,8 @@ def body_lines(
     out = src.flagged(lead_start(src, body[0], 0), end_of(src, body[0]), at) if doc else []
     rest = body[doc:]
     epilogue, finally_steps = plan.epilogue, _NONE
-    if any(_returns_through_finally(stmt) for stmt in rest):  # as ``function._split_epilogue``
+    # as ``function._split_epilogue``
+    if _spells_finally(src, fn) and any(_returns_through_finally(stmt) for stmt in rest):
         epilogue = tuple(s for s in plan.epilogue if wants_values(s))
         finally_steps = tuple(s for s in plan.epilogue if not wants_values(s))
     lines = src.flagged(lead_start(src, rest[0], 0), end_of(src, rest[-1]), at) if rest else []
@@ -187,6 +188,11 @@ def _always_returns(src: Lines, body: list[ast.stmt]) -> bool:
     ):
         return _always_returns(src, last.body) and _always_returns(src, last.orelse)
     return False
+
+
+def _spells_finally(src: Lines, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function's lines spell ``finally`` (else no ``try`` of it has a ``finally:``; a cheap first test)."""
+    return any("finally" in line for line in src.lines[fn.lineno - 1 : fn.end_lineno])
 
 
 def _returns_through_finally(node: ast.AST) -> bool:

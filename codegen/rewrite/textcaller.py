@@ -102,7 +102,11 @@ class CallerText:
         return Wrap(items=(headers[0],), body=body, lead=lead)
 
     def edit(self, stmt: ast.stmt, at: str) -> list[Line] | None:
-        """The statement's lines with its planned call's hoisted arguments replaced by their names."""
+        """The statement's lines with its planned call's hoisted arguments replaced by their names, or its first
+        operand by the name a step bound it to (``split.py``)."""
+        split = self.plan.splits.get(stmt)
+        if split is not None:
+            return self._split(stmt, split, at)
         call = getattr(stmt, "value", None)
         if not isinstance(call, ast.Call) or call not in self.plan.calls:
             return None
@@ -115,6 +119,20 @@ class CallerText:
                 raise Unsupported("a hoisted argument over several lines")
             text, moves = lines[value.lineno - stmt.lineno]
             lines[value.lineno - stmt.lineno] = (splice(text, value.col_offset, value.end_col_offset or 0, name), moves)
+        return lines
+
+    def _split(self, stmt: ast.stmt, name: str, at: str) -> list[Line]:
+        """``return <first> + rest`` as ``return <name> + rest``: as libcst replaces the operand, with the
+        parentheses around it, which the operand's ``ast`` span leaves out (so such a statement is libcst's)."""
+        value = getattr(stmt, "value", None)
+        if not isinstance(value, ast.BinOp):
+            raise Unsupported("a split statement without a binary operation")
+        first = value.left
+        if first.end_lineno != first.lineno or (value.lineno, value.col_offset) != (first.lineno, first.col_offset):
+            raise Unsupported("a first operand over several lines or in parentheses")
+        lines = self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
+        text, moves = lines[first.lineno - stmt.lineno]
+        lines[first.lineno - stmt.lineno] = (splice(text, first.col_offset, first.end_col_offset or 0, name), moves)
         return lines
 
 

@@ -144,8 +144,6 @@ class _Unit:
             raise Unsupported("two kinds of plan on one function")
         edits = self.strip(fn)
         start, end = lead_start(self.src, fn.body[0], 0), end_of(self.src, fn.body[-1])
-        if caller is not None and caller.splits:
-            raise Unsupported("a statement whose first operand is bound before its wait")
         if caller is not None:
 
             def first() -> list[str]:  # asked after the body's steps, as ``callsites.apply_caller_plan`` asks

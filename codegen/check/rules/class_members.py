@@ -15,7 +15,7 @@ import ast
 
 import attrs
 
-from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.callsites import module_level_names
 
 __all__ = ["Members", "members_of"]
@@ -52,7 +52,7 @@ def _own_names(cls: ast.ClassDef) -> tuple[set[str], bool]:
     """The names the class binds, and whether it sets names dynamically (one walk of the class for both)."""
     found = set(module_level_names(ast.Module(body=cls.body, type_ignores=[])))  # a class body binds as a module
     dynamic = False
-    for node in scan.unordered_walk(cls):
+    for node in walked_of(cls, (ast.Attribute, ast.Call)):  # all either test reads
         found |= _self_binding(node)
         dynamic = dynamic or _sets_dynamically(node)
     return found, dynamic

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from codegen.check.rules.base import Context, Finding, Rule
 from codegen.frontend.ir import Guard, Loc, StreamFunction
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.callsites import module_level_names
 from codegen.lower.flow.imports import module_bindings
 from npudsl import codes
@@ -34,7 +35,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
     functions = scan.functions_by_qualname(ctx.tree)
     for fn in ctx.ir.functions:
         node = functions.get(fn.qualname)
-        params = [a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)] if node is not None else []
+        params = [a.arg for a in walked_of(node.args, ast.arg)] if node is not None else []
         receiver = params[0] if fn.owner is not None and params and not _static(node) else None
         for guard, loc in _guards(fn):
             problem = _problem(guard, fn, receiver, set(params), names)

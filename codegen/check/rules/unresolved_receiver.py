@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from codegen.check.rules.base import Context, Finding, Rule
 from codegen.frontend.positions import Positions
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.callsites import aware_call
 from npudsl import codes
 
@@ -38,7 +39,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         return  # a call of one must spell its name
     positions = Positions(ctx.source)
     for _, fn in scan.all_functions(ctx.tree):
-        untyped = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is None} - {"self"}
+        untyped = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is None} - {"self"}
         if not untyped:
             continue
         for stmt in scan.statements_breadth_first(fn):  # the statements of ``ast.walk``, in its order

@@ -130,8 +130,7 @@ def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
     names = module_level_names(tree)
     for owner, fn in scan.all_functions(tree):
         annotated = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
-        called = wanted | annotated
-        calls = [c for c in _statement_calls(fn) if _last_name(c[1].func) in called]
+        calls = _statement_calls(fn, wanted | annotated)
         if not calls:
             continue
         resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
@@ -150,16 +149,27 @@ def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
                 )
 
 
-def _statement_calls(fn: _Function) -> Iterator[tuple[ast.stmt, ast.Call]]:
-    """(statement, call) for every call in ``fn``'s own scope, with the innermost statement holding it."""
+def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.stmt, ast.Call]]:
+    """(statement, call) for every call in ``fn``'s own scope whose last name is one of ``called``, with the
+    innermost statement holding it (the order of ``scoped_calls`` over each statement's own parts)."""
+    found: list[tuple[ast.stmt, ast.Call]] = []
     for stmt in scan.statements_breadth_first(fn):
-        if stmt is fn or not isinstance(stmt, ast.stmt):
-            continue
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if stmt is fn or not isinstance(stmt, ast.stmt) or isinstance(stmt, _DEFINITIONS):
             continue
         for part in _own_parts(stmt):
-            for call in scoped_calls(part):
-                yield stmt, call
+            stack = [part]
+            while stack:
+                node = stack.pop()
+                kind = type(node)
+                if kind in _DEFINITIONS or kind is ast.Lambda:
+                    continue
+                if isinstance(node, ast.Call) and _last_name(node.func) in called:
+                    found.append((stmt, node))
+                stack.extend(scan.children(node))
+    return found
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def own_calls(stmt: ast.stmt) -> list[ast.Call]:
