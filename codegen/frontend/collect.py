@@ -20,6 +20,7 @@ from codegen.frontend.ir import ModuleIR, StreamFunction
 from codegen.frontend.names.resolve import DECORATORS, NpudslNames, resolve
 from codegen.frontend.positions import Positions
 from codegen.index import scan
+from codegen.index.children import children
 from npudsl import codes, schedule
 from npudsl._registry import Twice
 from npudsl.schedule import Loc, Schedule
@@ -187,5 +188,5 @@ def _is_generator(fn: _Function) -> bool:
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(scan.children(node))
+            stack.extend(children(node))
     return False

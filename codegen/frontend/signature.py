@@ -12,7 +12,7 @@ import enum
 
 import attrs
 
-from codegen.index import scan
+from codegen.index.children import children
 
 __all__ = [
     "NO_DEFAULT",
@@ -172,5 +172,5 @@ def returns_value(fn: _Function) -> bool:
             if not (isinstance(node.value, ast.Constant) and node.value.value is None):
                 return True
         if not isinstance(node, _SCOPES):
-            stack.extend(scan.children(node))
+            stack.extend(children(node))
     return False

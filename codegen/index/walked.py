@@ -2,8 +2,9 @@
 
 The lowering asks a caller's function many questions (its loops, its returns, its calls, what it
 stores, its statements' parents), and each used to walk the function again. :func:`walked` gives the
-nodes of ``ast.walk(node)``, in that order, from one walk kept while the tree lives; :func:`walked_of`
-gives those of some kinds. Trees are never changed after parsing, so a kept walk stays true.
+nodes of ``ast.walk(node)`` (but the operator and context singletons), in that order, from one walk kept
+while the tree lives; :func:`walked_of` gives those of some kinds. Trees are never changed after parsing,
+so a kept walk stays true.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import ast
 import weakref
 from typing import TypeVar
+
+from codegen.index.children import CHILD_FIELDS
 
 __all__ = ["walked", "walked_of"]
 
@@ -21,7 +24,8 @@ _KINDS: weakref.WeakKeyDictionary[ast.AST, dict[object, tuple[ast.AST, ...]]] = 
 
 
 def walked(node: ast.AST) -> tuple[ast.AST, ...]:
-    """``tuple(ast.walk(node))``, from the kept walk when there is one."""
+    """The nodes of ``ast.walk(node)`` in its order, but the operator and context singletons, from the kept
+    walk when there is one."""
     found = _WALKS.get(node)
     if found is None:
         found = _WALKS[node] = _breadth_first(node)
@@ -29,13 +33,15 @@ def walked(node: ast.AST) -> tuple[ast.AST, ...]:
 
 
 def _breadth_first(node: ast.AST) -> tuple[ast.AST, ...]:
-    """``tuple(ast.walk(node))``: the same nodes in the same order, without its generators."""
+    """``tuple(ast.walk(node))`` without the operator and context singletons (``Load()``: read them on their
+    node), the other nodes in the same order."""
     found = [node]
     at = 0
+    fields = CHILD_FIELDS
     while at < len(found):
         current = found[at]
         at += 1
-        for name in current._fields:
+        for name in fields.get(type(current), ()):
             value = getattr(current, name, None)
             if type(value) is list:
                 found.extend([item for item in value if isinstance(item, ast.AST)])
@@ -45,7 +51,7 @@ def _breadth_first(node: ast.AST) -> tuple[ast.AST, ...]:
 
 
 def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N, ...]:
-    """The nodes of ``ast.walk(node)`` that are instances of ``kind``, in walk order."""
+    """The nodes of :func:`walked` that are instances of ``kind``, in its order."""
     kinds = _KINDS.get(node)
     if kinds is None:
         kinds = _KINDS[node] = {}

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from codegen.index.scan import unordered_walk
+from codegen.index.children import unordered_walk
 
 __all__ = ["ModuleNames", "identifiers"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.scan import unordered_walk
+from codegen.index.children import unordered_walk
 
 __all__ = ["names_read"]
 

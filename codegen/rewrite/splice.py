@@ -18,7 +18,8 @@ from collections.abc import Collection, Iterator, Sequence
 import libcst as cst
 
 from codegen.frontend.collect import NpudslNames
-from codegen.index.scan import functions_by_qualname, unordered_walk
+from codegen.index.children import unordered_walk
+from codegen.index.scan import functions_by_qualname
 from codegen.lower.plan import ModulePlan
 from codegen.rewrite.imports import finish_module
 from codegen.rewrite.module import ModuleRewriter

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import attrs
 
-from codegen.index import scan
+from codegen.index.children import children
 from codegen.lower import naming
 from codegen.lower.plan import FunctionPlan, Step
 from codegen.rewrite.build import guarded_texts, with_header_at, with_items_text
@@ -202,7 +202,7 @@ def _returns_through_finally(node: ast.AST) -> bool:
         parts = [node.body, *(h.body for h in node.handlers), node.orelse]
         if any(_has_return(stmt) for part in parts for stmt in part):
             return True
-    return any(_returns_through_finally(child) for child in scan.children(node))
+    return any(_returns_through_finally(child) for child in children(node))
 
 
 def _has_return(node: ast.AST) -> bool:
@@ -210,4 +210,4 @@ def _has_return(node: ast.AST) -> bool:
         return True
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return False
-    return any(_has_return(child) for child in scan.children(node))
+    return any(_has_return(child) for child in children(node))

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from codegen.index.scan import unordered_walk
+from codegen.index.children import unordered_walk
 
 __all__ = ["Line", "Lines", "Unsupported", "cut", "indentation", "shifted", "splice", "split_lines"]
 

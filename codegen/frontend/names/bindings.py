@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 import npudsl
-from codegen.index import scan
+from codegen.index.children import children
 from npudsl.schedule import DECORATOR_FIELDS
 
 __all__ = [
@@ -114,4 +114,4 @@ def walrus_names(nodes: list[ast.AST]) -> Iterator[str]:
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             yield node.target.id
         if not isinstance(node, (ast.Lambda, ast.stmt)) or node in nodes:
-            stack.extend(scan.children(node))
+            stack.extend(children(node))

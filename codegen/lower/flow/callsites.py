@@ -14,6 +14,7 @@ from typing import Protocol
 import attrs
 
 from codegen.index import scan
+from codegen.index.children import children
 from codegen.index.walked import walked_of
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.exprs import bound_names, scoped_calls
@@ -165,7 +166,7 @@ def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.st
                     continue
                 if isinstance(node, ast.Call) and _last_name(node.func) in called:
                     found.append((stmt, node))
-                stack.extend(scan.children(node))
+                stack.extend(children(node))
     return found
 
 
@@ -184,7 +185,7 @@ def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
         for field in ("body", "orelse", "finalbody", "handlers", "cases")
         for child in getattr(stmt, field, ()) or ()
     }
-    return [child for child in scan.children(stmt) if id(child) not in nested]
+    return [child for child in children(stmt) if id(child) not in nested]
 
 
 def _callee_names(index: _Index) -> frozenset[str]:

@@ -11,7 +11,7 @@ import ast
 import weakref
 from collections.abc import Iterator
 
-from codegen.index import scan
+from codegen.index.children import children
 
 __all__ = [
     "bound_names",
@@ -75,7 +75,7 @@ def data_reads(node: ast.AST) -> set[str]:
         skipped = _skipped(current)
         if skipped and _metadata_name(current) is not None:
             continue  # ``x.shape`` / ``x.size(0)``: nothing below is read (the call's arguments are constants)
-        stack.extend(child for child in scan.children(current) if child not in skipped)
+        stack.extend(child for child in children(current) if child not in skipped)
     return found
 
 
@@ -109,7 +109,7 @@ def _bound_names(node: ast.AST) -> set[str]:
         elif isinstance(current, (ast.comprehension, *_SCOPES)):
             continue  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
         else:
-            stack.extend(scan.children(current))
+            stack.extend(children(current))
     return found
 
 
@@ -126,7 +126,7 @@ def scoped_calls(node: ast.AST) -> Iterator[ast.Call]:
             continue
         if isinstance(current, ast.Call):
             yield current
-        stack.extend(scan.children(current))
+        stack.extend(children(current))
 
 
 def only_metadata_calls(node: ast.AST) -> bool:

@@ -16,6 +16,7 @@ import weakref
 from collections.abc import Iterable
 
 from codegen.index import scan
+from codegen.index.children import children
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow import schema
 
@@ -92,7 +93,7 @@ def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
             found.update(_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
         elif isinstance(node, ast.Call):
             found.update(_call_writes(node))
-        stack.extend(scan.children(node))
+        stack.extend(children(node))
     return {name for name in found if name}
 
 
