@@ -13,7 +13,7 @@ import ast
 import weakref
 from typing import TypeVar
 
-from codegen.index.children import CHILD_FIELDS
+from codegen.index.children import children
 
 __all__ = ["walked", "walked_of"]
 
@@ -37,16 +37,9 @@ def _breadth_first(node: ast.AST) -> tuple[ast.AST, ...]:
     node), the other nodes in the same order."""
     found = [node]
     at = 0
-    fields = CHILD_FIELDS
     while at < len(found):
-        current = found[at]
+        found.extend(children(found[at]))
         at += 1
-        for name in fields.get(type(current), ()):
-            value = getattr(current, name, None)
-            if type(value) is list:
-                found.extend([item for item in value if isinstance(item, ast.AST)])
-            elif isinstance(value, ast.AST):
-                found.append(value)
     return tuple(found)
 
 
