@@ -18,6 +18,7 @@ from codegen.frontend.ir import ModuleIR
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge import fork_waits
@@ -28,7 +29,6 @@ from codegen.lower.flow.planner import Flags, plan_caller
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
 from codegen.lower.flow.tensors import certain_tensors, local_returns
-from codegen.lower.flow.wraps import SiteEvents
 from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CallerPlan, Cond, CurrentStream
 from npudsl import codes

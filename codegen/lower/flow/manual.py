@@ -18,8 +18,8 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.lifetime import EventFacts, WaitAhead, result_alias, wait_ahead
 from codegen.lower.flow.planner import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.wraps import argument_names, statement_blocks
-from codegen.lower.flow.wraps import slot_node as _slot_node
+from codegen.lower.flow.statements import argument_names, statement_blocks
+from codegen.lower.flow.statements import slot_node as _slot_node
 from codegen.lower.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchStream, Value, Wrap
 
 __all__ = ["with_manual_sites"]

@@ -19,10 +19,11 @@ from codegen.index import scan
 from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
+from codegen.lower.flow.caller_facts import SiteEvents, SiteSync, any_may
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
 from codegen.lower.flow.transfer import Join, SiteView
-from codegen.lower.flow.wraps import SiteEvents, SiteSync, any_may, lower_sites
+from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.naming import snake
 from codegen.lower.plan import Anchor, CallerPlan, Cond, CurrentStream
 

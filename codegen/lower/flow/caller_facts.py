@@ -1,0 +1,62 @@
+"""What the lowering of one caller reads before it decides anything: each planned call's events and how its
+fork is read at its joins, and the caller's facts that no decision changes.
+
+The decisions (:mod:`~codegen.lower.flow.fork`, :mod:`~codegen.lower.flow.keep_alive`,
+:mod:`~codegen.lower.flow.quiet`, :mod:`~codegen.lower.flow.fold`) take :class:`CallerFacts` instead of the whole
+lowering, so each sees only what it reads.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import attrs
+
+from codegen.lower.flow.analyze import Analysis
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.transfer import Relations
+from codegen.lower.plan import Cond, EventRef
+
+__all__ = ["CallerFacts", "SiteEvents", "SiteSync", "any_may"]
+
+
+@attrs.frozen(kw_only=True)
+class SiteEvents:
+    """The fork and join events the caller's module defines for one planned call."""
+
+    fork: EventRef
+    join: EventRef
+
+
+@attrs.frozen(kw_only=True)
+class SiteSync:
+    """How one site's fork is read at its joins."""
+
+    cond: Cond | None  # the guard (or the flag) a must-join reads
+    flag: str | None  # the local that says the call forked (set at the call)
+    guard_text: str | None  # the guard's value as spelled at the call (after any bound argument)
+    hoisted: tuple[tuple[int | str, str], ...]
+
+
+@attrs.frozen(kw_only=True)
+class CallerFacts:
+    """One caller, as the lowering's decisions read it."""
+
+    sites: list[Site]
+    syncs: list[SiteSync]  # by site index
+    result: Analysis
+    relations: Relations
+    blocks: dict[ast.stmt, list[ast.stmt]]  # each statement's block (``statement_blocks``)
+    receiver: str | None = None  # the caller's ``self`` (its state lives on: never kept alive)
+    tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
+    free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream (stream_free.py)
+    simple: list[ast.stmt] = attrs.Factory(list)  # the function's statements that are not compound
+    looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
+
+    def block(self, stmt: ast.stmt) -> list[ast.stmt]:
+        return self.blocks.get(stmt, [stmt])
+
+
+def any_may(result: Analysis, site: int) -> bool:
+    return any(s.site == site and s.may for found in result.steps.values() for s in found)

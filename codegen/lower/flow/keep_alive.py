@@ -1,0 +1,131 @@
+"""Which values a call's stream, or the caller's stream after a join, keeps alive (``record_stream``).
+
+- an input kept alive for the side stream: only a tensor the side stream did not make whose last use may come
+  before the caller's stream joins (a name the caller reads again after the join needs none, and so does one an
+  earlier call made on another side stream that issues nothing more before that join, and one the caller made
+  when it runs no op from the call to the join: :mod:`~codegen.lower.flow.quiet`);
+- a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
+  side stream could reuse the result's memory while the caller still reads it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+import attrs
+
+from codegen.frontend.signature import Tensorness
+from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.exprs import bound_names, data_reads
+from codegen.lower.flow.fork import same_stream
+from codegen.lower.flow.quiet import maker_idle, quiet_until, surely_joined_at
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.statements import COMPOUND, argument_names, viewed
+from codegen.lower.flow.transfer import Join
+from codegen.lower.plan import Value
+
+__all__ = ["Kept", "inputs_to_keep", "results_to_keep"]
+
+Kept = dict[tuple[str, str], ast.stmt]  # (name, tag) -> the call that kept it alive
+
+
+def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, str], kept: Kept) -> list[Value]:
+    """The inputs to keep alive for the call's stream (in argument order, each once in the function: each one
+    is added to ``kept``; ``applied``: the statements whose first operand runs before their wait)."""
+    state = facts.result.states.get(site.stmt, ())
+    own = same_stream(state, site, facts.relations)
+    values: list[Value] = []
+    hoisted = dict(facts.syncs[site.index].hoisted)
+    join = surely_joined_at(facts, site)
+    quiet = join is not None and quiet_until(facts, site, join, applied)
+    made_by_calls = {n for other in facts.sites for n in bound_names(other.stmt)} if quiet else set()
+    for argument in site.args:
+        root = viewed(argument.node) if argument.slot in hoisted else None
+        for name in argument_names(argument, facts.receiver, hoisted):
+            key = (name, site.tag)
+            if (
+                name in own
+                or _kept_before(facts, kept, key, site.stmt)
+                or _held_past_join(facts, site, root or name, applied)
+                or (join is not None and maker_idle(facts, site, name, join, applied))
+                or (quiet and name not in made_by_calls)  # made on the caller's stream
+            ):
+                continue
+            kept[key] = site.stmt
+            whole = argument.bare or argument.slot in hoisted
+            value = Value(name=name, tensor=argument.tensor) if whole else Value(name=name)
+            values.append(attrs.evolve(value, tensor=Tensorness.TENSOR) if name in facts.tensors else value)
+    return values
+
+
+def results_to_keep(facts: CallerFacts, join: Join, forks: list[bool]) -> tuple[Value, ...]:
+    """The results to keep alive for the caller's stream at ``join`` (``forks``: whether each call forks)."""
+    site = facts.sites[join.site]
+    made = join.names - _state_made_elsewhere(site)
+    if not made or not _keeps_results(facts, site, forks):
+        return ()
+    return tuple(Value(name=n) for n in sorted(made))
+
+
+def _kept_before(facts: CallerFacts, kept: Kept, key: tuple[str, str], stmt: ast.stmt) -> bool:
+    """An earlier call of the same block kept this name alive for this stream, and nothing rebound it since."""
+    earlier = kept.get(key)
+    block = facts.block(stmt)
+    if earlier is None or earlier not in block or block.index(earlier) > block.index(stmt):
+        return False
+    between = block[block.index(earlier) + 1 : block.index(stmt)]
+    return not any(key[0] in bound_names(s) for s in between)
+
+
+def _held_past_join(facts: CallerFacts, site: Site, name: str, applied: Mapping[ast.stmt, str]) -> bool:
+    """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
+    if not site.callee.auto or site.stmt in facts.looped or name in bound_names(site.stmt):  # type: ignore[attr-defined]
+        return False  # a name the call's own statement rebinds holds its result afterwards, not the input
+    joins = [
+        anchor
+        for anchor, found in facts.result.steps.items()
+        for step in found
+        if isinstance(step, Join) and step.site == site.index
+    ]
+    if not joins or any(kind != "before" for kind, _, _ in joins):
+        return False
+    return all(
+        stmt not in applied and _read_later(facts.simple, facts.block(stmt), site.stmt, stmt, name)  # type: ignore[arg-type]
+        for _, stmt, _ in joins
+    )  # a split statement reads its first operand's names before the wait
+
+
+def _read_later(simple: list[ast.stmt], block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
+    """``name`` is read at the join or by a statement after it that surely runs (same block, before any compound
+    statement or jump), and nothing binds it between the call and that read (``simple``: the function's
+    statements that are not compound)."""
+    between = [s for s in simple if call.lineno < s.lineno < join.lineno]
+    if any(name in bound_names(s) for s in between):
+        return False
+    for stmt in block[block.index(join) :]:
+        if isinstance(stmt, COMPOUND):
+            return False
+        if name in data_reads(stmt):
+            return True
+        if name in bound_names(stmt) or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            return False
+    return False
+
+
+def _keeps_results(facts: CallerFacts, site: Site, forks: list[bool]) -> bool:
+    """A later call on the same stream skips its fork: its allocations could reuse a result still being read."""
+    line = site.stmt.lineno
+    loop = site.stmt in facts.looped
+    return any(
+        other.tag == site.tag and not fork and (loop or other.stmt.lineno > line)
+        for other, fork in zip(facts.sites, forks)
+        if other is not site
+    )
+
+
+def _state_made_elsewhere(site: Site) -> frozenset[str]:
+    """``self.buf`` of a callee that only writes ``buf`` in place: no memory of its stream to keep alive."""
+    receiver = site.call.resolved.receiver
+    in_place = site.callee.state_in_place  # type: ignore[attr-defined]
+    return frozenset(f"{receiver}.{attr}" for attr in in_place) if receiver else frozenset()

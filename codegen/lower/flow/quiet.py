@@ -1,0 +1,77 @@
+"""Whether the stream that made an input allocates nothing while the call's stream may still read it.
+
+An input needs no ``record_stream`` when its memory cannot go to a new allocation before the caller joins the
+call's stream: an earlier call made it on another side stream that issues nothing more before that join
+(:func:`maker_idle`), or the caller made it and runs no op from the call to the join (:func:`quiet_until`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.exprs import bound_names, leaves, runs_op
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.state import pending
+from codegen.lower.flow.transfer import Join
+
+__all__ = ["maker_idle", "quiet_until", "surely_joined_at"]
+
+
+def surely_joined_at(facts: CallerFacts, site: Site) -> ast.stmt | None:
+    """The statement of ``site``'s block after it before which the caller always joins its stream."""
+    block = facts.block(site.stmt)
+    for anchor, found in facts.result.steps.items():
+        kind, stmt, _ = anchor
+        joins = [s for s in found if isinstance(s, Join) and s.site == site.index]
+        if joins and kind == "before" and stmt in block and block.index(stmt) > block.index(site.stmt):
+            return stmt
+    return None
+
+
+def maker_idle(facts: CallerFacts, site: Site, name: str, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
+    """``name`` holds what an earlier call of the block made on another side stream M, and M issues nothing
+    more before the caller joins the call's stream (before ``join``): no later call on M, and only
+    stream-free code (``free``) until then. M's memory then goes to no allocation while the call reads it
+    (``applied``: the statements whose first operand runs before their wait)."""
+    maker = _maker(facts, site, name)
+    if maker is None or facts.free is None or join in applied:
+        return False
+    block = facts.block(site.stmt)
+    run = block[block.index(site.stmt) : block.index(join)]
+    later = any(o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in facts.sites)
+    return not later and all(facts.free(s) and not leaves(s) for s in run)
+
+
+def quiet_until(facts: CallerFacts, site: Site, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
+    """The caller's stream runs no op from the call to its join before ``join`` (calls of other stream
+    functions with plain arguments run on their own streams): nothing it made can go to a new allocation
+    while the call reads it."""
+    if join in applied:
+        return False  # its first operand runs before the wait
+    block = facts.block(site.stmt)
+    run = block[block.index(site.stmt) + 1 : block.index(join)]
+    planned = {other.stmt: other for other in facts.sites}
+    return not any(leaves(s) or (runs_op(s) and not _runs_aside(facts, planned.get(s))) for s in run)
+
+
+def _runs_aside(facts: CallerFacts, other: Site | None) -> bool:
+    return other is not None and not facts.syncs[other.index].hoisted
+
+
+def _maker(facts: CallerFacts, site: Site, name: str) -> Site | None:
+    """The earlier call of ``site``'s block, on another stream under the same guard, whose result ``name``
+    surely holds (nothing binds it in between); None if there is none, or the call is in a loop."""
+    block = facts.block(site.stmt)
+    found = [facts.sites[p.site] for p in pending(facts.result.states.get(site.stmt, ())) if name in p.names]
+    if len(found) != 1 or site.stmt in facts.looped:
+        return None
+    maker = found[0]
+    if maker.tag == site.tag or maker.stmt not in block or block.index(maker.stmt) >= block.index(site.stmt):
+        return None
+    same_guard = facts.syncs[maker.index].guard_text == facts.syncs[site.index].guard_text
+    if not same_guard or facts.syncs[maker.index].flag or facts.syncs[site.index].flag:
+        return None
+    between = block[block.index(maker.stmt) + 1 : block.index(site.stmt)]
+    return None if any(name in bound_names(s) for s in between) else maker
