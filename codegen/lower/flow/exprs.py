@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Iterator
 
 from codegen.index.children import children
+from codegen.index.walked import walked, walked_of
 
 __all__ = [
     "bound_names",
@@ -133,8 +134,7 @@ def only_metadata_calls(node: ast.AST) -> bool:
     """Every call in ``node`` reads metadata only (``len(xs)``, ``isinstance(x, T)``, ``x.size(0)``): no op runs."""
     return all(
         (isinstance(call.func, ast.Name) and call.func.id in _META_CALLS) or _metadata_name(call) is not None
-        for call in ast.walk(node)
-        if isinstance(call, ast.Call)
+        for call in walked_of(node, ast.Call)
     )
 
 
@@ -144,10 +144,10 @@ def runs_op(stmt: ast.AST) -> bool:
     ops = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.AugAssign, ast.Await, ast.Yield, ast.YieldFrom)
     return any(
         isinstance(node, ops) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not))
-        for node in ast.walk(stmt)
+        for node in walked(stmt)
     )
 
 
 def leaves(stmt: ast.AST) -> bool:
     """The statement may leave its block (``return``, ``raise``, ``break``, ``continue`` anywhere in it)."""
-    return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(stmt))
+    return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in walked(stmt))

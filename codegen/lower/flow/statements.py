@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import data_reads
 
@@ -82,7 +83,7 @@ def viewed(node: ast.expr) -> str | None:
 def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
     """Each statement's block (the list it stands in)."""
     found: dict[ast.stmt, list[ast.stmt]] = {}
-    for node in ast.walk(fn):
+    for node in walked(fn):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list):
@@ -96,9 +97,9 @@ def simple_statements(fn: ast.AST) -> list[ast.stmt]:
 
 
 def in_loops(fn: ast.AST) -> set[ast.stmt]:
-    loops = [node for node in ast.walk(fn) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+    loops = walked_of(fn, (ast.For, ast.AsyncFor, ast.While))
     return {stmt for loop in loops for stmt in _statements(loop)}
 
 
 def _statements(node: ast.AST) -> Iterable[ast.stmt]:
-    return (n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node)
+    return (n for n in walked_of(node, ast.stmt) if n is not node)

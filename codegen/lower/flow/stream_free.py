@@ -15,6 +15,7 @@ import attrs
 
 from codegen.frontend.signature import Tensorness, signature_of
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.tensors import Returns, certain_tensors, is_tensor_expr, local_returns
 
 __all__ = ["StreamFree"]
@@ -46,7 +47,7 @@ class StreamFree:
         if qualname not in self.contexts:
             self.contexts[qualname] = self._context(fn, qualname)
         receiver, returns, known = self.contexts[qualname]
-        calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+        calls = walked_of(stmt, ast.Call)
         return all(self._call(call, qualname, receiver, returns, known) for call in calls)
 
     def function(self, qualname: str) -> bool:

@@ -124,12 +124,13 @@ class _Lowering:
             before.append(Record(event=events.fork, when=guard))
             enter.append(Wait(event=events.fork, when=guard))
             self.forked_at[site.stmt] = (events.fork, sync.guard_text, frozenset({site.tag}))
-        elif self.forks[site.index]:  # the same point: wait for that fork's record, once per stream
-            # (a wait for the join of a call forked at that point covers it: that stream waited for it first)
-            after_fork = any(self.forked_at.get(self.facts.sites[i].stmt, (None,))[0] == shared[0] for i, _ in relayed)
-            if site.tag not in shared[2] and not after_fork:
-                enter.append(Wait(event=shared[0], when=guard))
-            self.forked_at[site.stmt] = (shared[0], shared[1], shared[2] | {site.tag})
+        elif self.forks[site.index] and shared is not None:  # the same point: wait for that fork's record, once
+            # per stream (a wait for the join of a call forked at that point covers it: that stream waited for it)
+            event, guard_text, tags = shared
+            after_fork = any(self.forked_at.get(self.facts.sites[i].stmt, (None,))[0] == event for i, _ in relayed)
+            if site.tag not in tags and not after_fork:
+                enter.append(Wait(event=event, when=guard))
+            self.forked_at[site.stmt] = (event, guard_text, tags | {site.tag})
         enter += [wait for _, wait in relayed]
         values = inputs_to_keep(self.facts, site, self.applied, self.kept)
         if values:

@@ -171,8 +171,8 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
     for target in targets:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
             found.add(target.attr)
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.func.attr.endswith("_"):
+    for node in walked_of(stmt, ast.Call):
+        if isinstance(node.func, ast.Attribute) and not node.func.attr.endswith("_"):
             found |= {a for a in [_first_attribute(node.func.value, receiver)] if a}
     return found
 
@@ -180,8 +180,8 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
 def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
     """The first attribute of each chain rooted at ``receiver`` that ``stmt`` writes (``*`` if none is named)."""
     targets = scan.assignment_targets(stmt)
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for node in walked_of(stmt, ast.Call):
+        if isinstance(node.func, ast.Attribute):
             targets.append(node.func.value)
     found = {first for target in targets if (first := _first_attribute(target, receiver))}
     return found or {"*"}
@@ -200,7 +200,7 @@ def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
     """What of objects' state ``stmt`` may read: ``root.attr`` for each attribute chain (``self.buf``), and
     ``root.*`` for a call of one of ``methods`` (``self.helper(x)`` may read any attribute of ``self``)."""
     found: set[str] = set()
-    for node in ast.walk(stmt):
+    for node in walked(stmt):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             found.add(f"{node.value.id}.{node.attr}")
         if (
