@@ -67,9 +67,13 @@ def pending(state: State) -> list[Pending]:
 def joined(state: State, sites: Iterable[int]) -> State:
     """The state after joining ``sites`` (and, for each joined on every path, the calls it covers)."""
     done = set(sites)
-    for p in state:
-        if p.site in done and p.forked:
-            done |= p.covers
+    grew = True
+    while grew:  # covering chains: ``c`` relayed into ``d``, ``b`` on ``c``'s stream before it
+        grew = False
+        for p in state:
+            if p.site in done and p.forked and not p.covers <= done:
+                done |= p.covers
+                grew = True
     return _sorted(
         attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset())
         if p.site in done
