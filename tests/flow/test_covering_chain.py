@@ -27,4 +27,4 @@ def test_the_end_waits_only_for_what_no_wait_covered(tmp_path: Path) -> None:
     forward = codes["moe.py"].split("    def forward")[-1]  # DeepseekMoE.forward, the last
     assert "gather_topk_local.join" not in forward
     assert "record_stream(topk_local_all" not in forward
-    assert forward.count("DeepseekMoE.unpack_topk.join\")") == 2  # recorded on its stream, waited for once
+    assert forward.count('DeepseekMoE.unpack_topk.join")') == 2  # recorded on its stream, waited for once
