@@ -21,6 +21,7 @@ from codegen.lower.flow import fold, fork, tidy
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.caller_facts import CallerFacts, SiteEvents, SiteSync, any_may
 from codegen.lower.flow.keep_alive import Kept, inputs_to_keep, results_to_keep
+from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
 from codegen.lower.flow.transfer import Join, Relations, Relay
@@ -54,6 +55,7 @@ class _Lowering:
     forks: list[bool] = attrs.Factory(list)
     kept: Kept = attrs.Factory(dict)
     forked_at: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> its fork
+    recorded: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> the fork it recorded itself
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
 
     def run(self) -> CallerPlan:
@@ -120,10 +122,14 @@ class _Lowering:
         events = self.events(site)
         enter: list[Step] = []
         shared = fold.same_point(self.facts, site, before, self.steps, self.forked_at)
-        if self.forks[site.index] and shared is None:
+        earlier = earlier_fork(self.facts, site, self.recorded) if self.forks[site.index] else None
+        if self.forks[site.index] and shared is None and earlier is not None:  # an earlier record serves
+            enter.append(Wait(event=earlier, when=guard))
+            self.forked_at[site.stmt] = (earlier, sync.guard_text, frozenset({site.tag}))
+        elif self.forks[site.index] and shared is None:
             before.append(Record(event=events.fork, when=guard))
             enter.append(Wait(event=events.fork, when=guard))
-            self.forked_at[site.stmt] = (events.fork, sync.guard_text, frozenset({site.tag}))
+            self.forked_at[site.stmt] = self.recorded[site.stmt] = (events.fork, sync.guard_text, frozenset({site.tag}))
         elif self.forks[site.index] and shared is not None:  # the same point: wait for that fork's record, once
             # per stream (a wait for the join of a call forked at that point covers it: that stream waited for it)
             event, guard_text, tags = shared

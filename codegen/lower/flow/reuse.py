@@ -1,0 +1,129 @@
+"""One fork record for several streams: a call may wait for an earlier call's fork record instead of recording
+its own, when nothing it needs happened on the caller's stream in between.
+
+omni-infer's decode MoE records one event after the quantization and five streams wait for it, although the
+calls on three of them come after more work on the main stream. A call can wait for a record made earlier on
+every path to it (in its block, or in a block around it, with no loop between) when, from that record to the
+call:
+
+- nothing binds, deletes or writes in place a name the call reads, or the guard's name; the call reads only
+  what the caller's stream made (a side call's result reaches it through a join or a relay of its own);
+- the caller's stream stores no attribute and calls nothing on its own object (the call's body may read that
+  state), reads no result of the call's stream (so that stream's memory is not reused under such a read: the
+  reason the first call on a stream forks at all), and enters no ``with`` of its own;
+- the call's guard is the record's (a flag that says the call forked holds the guard's value there: the same),
+  and no hoisted argument of its own is evaluated just before it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from codegen.index import scan
+from codegen.index.walked import walked_of
+from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
+from codegen.lower.flow.fold import Fork
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.statements import argument_names
+from codegen.lower.flow.writes import inplace_writes
+from codegen.lower.plan import EventRef
+
+__all__ = ["earlier_fork"]
+
+_Between = list[ast.stmt | ast.expr]  # whole statements, and the tests of the ``if`` statements around the call
+
+
+def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork]) -> EventRef | None:
+    """The event of the nearest earlier record this call may wait for instead of recording its own (its stream
+    waits for it even if it did before: that wait may be on a path that did not come here)."""
+    sync = facts.syncs[site.index]
+    if sync.hoisted or not recorded:  # a hoisted argument is made just before the call
+        return None
+    between: _Between = []
+    for block, at, header in _enclosing(facts, site.stmt):
+        for earlier in reversed(block[:at]):
+            found = recorded.get(earlier)
+            if found is not None and found[1] == sync.guard_text:
+                return found[0] if _quiet(facts, site, between) else None
+            between.append(earlier)
+        if header is None:
+            return None
+        between.append(header)
+    return None
+
+
+def _enclosing(facts: CallerFacts, stmt: ast.stmt) -> Iterator[tuple[list[ast.stmt], int, ast.expr | None]]:
+    """From the innermost out: each block holding ``stmt`` or an ``if`` around it, the index there, and the
+    test of that ``if`` (None where the climb stops: a loop, a ``with``, a handler, the function's body)."""
+    owners = _owners(facts)
+    while True:
+        block = facts.block(stmt)
+        owner = owners.get(id(block))
+        yield block, block.index(stmt), owner.test if isinstance(owner, ast.If) else None
+        if not isinstance(owner, ast.If):
+            return
+        stmt = owner
+
+
+def _owners(facts: CallerFacts) -> dict[int, ast.stmt]:
+    found: dict[int, ast.stmt] = {}
+    for stmt in facts.blocks:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                found[id(block)] = stmt
+    return found
+
+
+def _quiet(facts: CallerFacts, site: Site, between: _Between) -> bool:
+    """Nothing in ``between`` that the call's wait for an earlier record would not order it after."""
+    hoisted = dict(facts.syncs[site.index].hoisted)
+    reads = {n for argument in site.args for n in argument_names(argument, facts.receiver, hoisted)}
+    made = frozenset().union(*(s.names for s in facts.sites))
+    if reads & made:
+        return False
+    guard = facts.syncs[site.index].guard_text
+    held = reads | ({guard.split(".")[0]} if guard else set())
+    mine = frozenset().union(*(s.names for s in facts.sites if s.tag == site.tag))
+    planned = {s.stmt: s for s in facts.sites}
+    return all(_still(facts, node, held, mine, planned) for node in _simple(between))
+
+
+def _simple(between: _Between) -> Iterator[ast.AST]:
+    for node in between:
+        if isinstance(node, ast.If):
+            yield node.test
+            yield from _simple([*node.body, *node.orelse])
+        else:
+            yield node  # a compound statement other than ``if`` fails ``_still``
+
+
+def _still(
+    facts: CallerFacts, node: ast.AST, held: set[str], mine: frozenset[str], planned: dict[ast.stmt, Site]
+) -> bool:
+    if isinstance(node, ast.stmt) and hasattr(node, "body"):
+        return False  # a loop, a ``with``, a ``try``, a ``match``, a definition: not followed here
+    other = planned.get(node)  # type: ignore[call-overload]
+    if other is not None:  # runs on its own stream (this call's too: then in order before it): only what its
+        return not (bound_names(node) & held)  # statement binds matters
+    if isinstance(node, ast.stmt) and (bound_names(node) | _deleted(node)) & held:
+        return False
+    if inplace_writes(node) & (held | {facts.receiver}) or _stores_attribute(node):
+        return False
+    return not (data_reads(node) & mine) and not _calls_receiver(node, facts.receiver)
+
+
+def _deleted(stmt: ast.stmt) -> set[str]:
+    return deleted_names(stmt) if isinstance(stmt, ast.Delete) else set()
+
+
+def _stores_attribute(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) for t in scan.assignment_targets(node) for n in ast.walk(t))
+
+
+def _calls_receiver(node: ast.AST, receiver: str | None) -> bool:
+    """A call of something on the caller's object (``self.helper(x)``, ``self.cache.append(t)``)."""
+    roots = ((scan.dotted_name(c.func) or "").split(".")[0] for c in walked_of(node, ast.Call))
+    return receiver is not None and receiver in roots

@@ -1,0 +1,108 @@
+"""A call waits for an earlier call's fork record when nothing it needs happened on the caller's stream in
+between (omni-infer's decode MoE: one record after the quantization, every stream waits for it). It records
+its own when in between something binds or writes in place what it reads, stores an attribute, or reads a
+result of its stream. Every case runs under the race checker on both paths, called with inputs its caller
+made right before, and equals the same arithmetic done on one stream.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from codegen.driver.api import transform_source
+from npudsl.testing.targets import run_checked
+
+SOURCE = """\
+import torch
+from torch import nn
+from npudsl import on_stream
+
+
+class Model(nn.Module):
+    def __init__(self, large: bool, on: bool = True):
+        super().__init__()
+        self.large, self.on = large, on
+
+    @on_stream("topk", when="self.on")
+    def route(self, q):
+        return q * 2
+
+    @on_stream("shared", when="self.on")
+    def shared(self, q, s):
+        return q * s
+
+    def quiet(self, x):
+        q, s = x * 3, x + 1
+        r = self.route(q)
+        g = q.sum() * x
+        if self.large:
+            out = self.shared(q, s)
+        h = g * 2 + r
+        if not self.large:
+            out = self.shared(q, s)
+        return out + h
+
+    def written(self, x):
+        q, s = x * 3, x + 1
+        r = self.route(q)
+        g = x * 5
+        s.add_(1)
+        out = self.shared(q, s)
+        h = g * 2
+        return out + r + h
+
+    def reads_the_stream(self, x):
+        q, s = x * 3, x + 1
+        r = self.route(q)
+        o = self.shared(q, s)
+        g = x * 5
+        h = o * 2
+        out = self.shared(q, s)
+        y = g * 7
+        return out + r + h + y
+
+
+class Caller(nn.Module):
+    def __init__(self, method, large):
+        super().__init__()
+        self.model, self.method = Model(large), method
+
+    def forward(self, x):
+        return getattr(self.model, self.method)(x * 1)
+"""
+
+
+def _method(code: str, name: str) -> str:
+    start = code.index(f"    def {name}(")
+    return code[start : code.find("\n    def ", start + 1)]
+
+
+def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
+    q, s = x * 3, x + 1
+    if method == "quiet":
+        return q * s + ((q.sum() * x) * 2 + q * 2)
+    if method == "written":
+        return q * (s + 1) + q * 2 + (x * 5) * 2
+    return q * s + q * 2 + (q * s) * 2 + (x * 5) * 7
+
+
+def test_calls_after_other_work_wait_for_the_first_record() -> None:
+    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "quiet")
+    assert "m.Model.shared.fork" not in body
+    assert body.count('runtime.wait("m.Model.route.fork")') == 3  # on "topk", and on "shared" on each path
+
+
+@pytest.mark.parametrize("method", ["written", "reads_the_stream"])
+def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str) -> None:
+    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    assert 'runtime.record("m.Model.shared.fork")' in body
+
+
+@pytest.mark.parametrize("large", [True, False])
+@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream"])
+def test_race_free_and_exact(method: str, large: bool) -> None:
+    code = transform_source(SOURCE, path="m.py", target="portable")
+    x = torch.randn(2, 3)
+    got = run_checked(code, "portable", lambda m: m.Caller(method, large), (x,))
+    torch.testing.assert_close(got, _expected(method, x))
