@@ -20,6 +20,7 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.fork import same_stream
 from codegen.lower.flow.quiet import maker_idle, quiet_until, surely_joined_at
+from codegen.lower.flow.schema import aliases_self, tensors_only
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND, argument_names, viewed
 from codegen.lower.flow.transfer import Join
@@ -40,12 +41,15 @@ def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, st
     join = surely_joined_at(facts, site)
     quiet = join is not None and quiet_until(facts, site, join, applied)
     made_by_calls = {n for other in facts.sites for n in bound_names(other.stmt)} if quiet else set()
+    storages: set[ast.stmt] = set()  # the splits one of whose views is kept already
     for argument in site.args:
         root = viewed(argument.node) if argument.slot in hoisted else None
         for name in argument_names(argument, facts.receiver, hoisted):
             key = (name, site.tag)
+            split = split_of(facts, site.stmt, name)
             if (
                 name in own
+                or split in storages
                 or _kept_before(facts, kept, key, site.stmt)
                 or _held_past_join(facts, site, root or name, applied)
                 or (join is not None and maker_idle(facts, site, name, join, applied))
@@ -53,6 +57,7 @@ def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, st
             ):
                 continue
             kept[key] = site.stmt
+            storages |= {split} if split is not None else set()
             whole = argument.bare or argument.slot in hoisted
             value = Value(name=name, tensor=argument.tensor) if whole else Value(name=name)
             values.append(attrs.evolve(value, tensor=Tensorness.TENSOR) if name in facts.tensors else value)
@@ -66,6 +71,25 @@ def results_to_keep(facts: CallerFacts, join: Join, forks: list[bool]) -> tuple[
     if not made or not _keeps_results(facts, site, forks):
         return ()
     return tuple(Value(name=n) for n in sorted(made))
+
+
+def split_of(facts: CallerFacts, stmt: ast.stmt, name: str) -> ast.stmt | None:
+    """The statement that bound ``name`` as one of several views of one tensor (``a, b = x.split(n)``: a
+    ``record_stream`` of one keeps the storage of all), when that binding reaches ``stmt`` in its block."""
+    block = facts.block(stmt)
+    for earlier in reversed(block[: block.index(stmt)]):
+        if name in bound_names(earlier):
+            return earlier if _unpacks_views(earlier) else None
+    return None
+
+
+def _unpacks_views(stmt: ast.stmt) -> bool:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return False
+    call = stmt.value
+    method = call.func.attr if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) else ""
+    names = all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)
+    return names and aliases_self(method) and tensors_only(method)
 
 
 def _kept_before(facts: CallerFacts, kept: Kept, key: tuple[str, str], stmt: ast.stmt) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from codegen.lower.flow.aten_table import FACTS
 
-__all__ = ["one_tensor", "tensors_only", "views_self", "writes_self"]
+__all__ = ["aliases_self", "one_tensor", "tensors_only", "views_self", "writes_self"]
 
 
 def _has(name: str, flag: str) -> bool | None:
@@ -26,6 +26,11 @@ def writes_self(name: str) -> bool | None:
 def views_self(name: str) -> bool:
     """Every overload returns views of ``self`` and runs no kernel of its own (``squeeze``, ``view``, ``t``)."""
     return bool(_has(name, "v"))
+
+
+def aliases_self(name: str) -> bool:
+    """Every overload returns views of ``self`` (sharing its storage), kernel or not (``split``, ``chunk``)."""
+    return bool(_has(name, "a"))
 
 
 def one_tensor(name: str) -> bool | None:

@@ -12,6 +12,8 @@ ones, and a fact must hold for all):
 - ``v``: every overload returns views of ``self`` only (``Tensor(a) self -> Tensor(a)``, also a list of
   them), writes nothing, and has a kernel of its own: an op composed of others (``reshape``, ``flatten``)
   may copy, which reads the data;
+- ``a``: every overload returns views of ``self`` only, whether or not it has a kernel of its own
+  (``split``, ``chunk``: the results share ``self``'s storage);
 - ``1``: every overload returns one tensor; ``t``: every overload returns tensors only, more than one
   or a list (``topk``, ``split``).
 """
@@ -19,6 +21,7 @@ ones, and a fact must hold for all):
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -33,7 +36,8 @@ from __future__ import annotations
 
 __all__ = ["FACTS"]
 
-# op name -> facts: "w" writes self, "v" returns views of self, "1" one tensor, "t" tensors only ("": none)
+# op name -> facts: "w" writes self, "v" returns views of self (no kernel), "a" returns views of self, "1" one
+# tensor, "t" tensors only ("": none)
 FACTS: dict[str, str] = {
 '''
 
@@ -66,10 +70,10 @@ def _facts(name: str, schemas: list[Any]) -> str:
     firsts = [s.arguments[0] if s.arguments and s.arguments[0].name == "self" else None for s in schemas]
     writes = any(a is not None and a.alias_info is not None and a.alias_info.is_write for a in firsts)
     views = all(_views_self(s, a) for s, a in zip(schemas, firsts)) and not any(_composite(s) for s in schemas)
+    aliases = all(_views_self(s, a) or _list_of_views(s, a) for s, a in zip(schemas, firsts))
     kinds = {_returns(s) for s in schemas}
-    return "".join(
-        flag for flag, holds in (("w", writes), ("v", views), ("1", kinds == {"1"}), ("t", kinds == {"t"})) if holds
-    )
+    flags = (("w", writes), ("v", views), ("a", aliases), ("1", kinds == {"1"}), ("t", kinds == {"t"}))
+    return "".join(flag for flag, holds in flags if holds)
 
 
 def _composite(schema: Any) -> bool:
@@ -88,6 +92,15 @@ def _views_self(schema: Any, first: Any) -> bool:
         return False
     sets = first.alias_info.after_set | first.alias_info.before_set
     return all(r.alias_info is not None and r.alias_info.before_set & sets for r in schema.returns)
+
+
+def _list_of_views(schema: Any, first: Any) -> bool:
+    """One list of views of ``self`` (``Tensor(a)[]``: the bindings hold the elements' alias sets only in the
+    schema's text)."""
+    if first is None or first.alias_info is None or first.alias_info.is_write or len(schema.returns) != 1:
+        return False
+    found = re.fullmatch(r"Tensor\((\w+)\)\[\]", str(schema).rsplit(" -> ", 1)[1].strip())
+    return found is not None and found.group(1) in first.alias_info.before_set
 
 
 def _returns(schema: Any) -> str:
