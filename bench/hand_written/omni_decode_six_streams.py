@@ -92,7 +92,16 @@ class Hand(nn.Module):
 
     def _combine(self, final: torch.Tensor) -> torch.Tensor:
         """Reduce-scatter here, the result swaps on the comm streams, summed as each arrives."""
-        parts = [reduce_scatter_local(p) for p in final.split(final.shape[0] // 4)]
+        input_self, round0, round1, round2 = final.split(final.shape[0] // 4)
+        runtime.record("experts")
+        with runtime.stream("topk_compute"):  # the model casts three parts there, against the fourth's scatter
+            runtime.wait("experts")
+            runtime.record_stream(final, "topk_compute")
+            cast = [t.to(torch.bfloat16) for t in (input_self, round0, round1)]
+            runtime.record("cast")
+        round2 = reduce_scatter_local(round2.to(torch.bfloat16))
+        runtime.wait("cast")
+        parts = [*(reduce_scatter_local(t) for t in cast), round2]
         runtime.record("parts")
         out_swaps = self._swaps(parts[1:], "parts", "part_swap", (False, True, True))
         out = parts[0]
@@ -111,7 +120,7 @@ class Hand(nn.Module):
         weights, ids, global_scale = self._unpack(topk_all)
         rows = torch.cat(rows)
         runtime.wait("unpacked")
-        final = dense_experts(rows * global_scale, experts.w13, experts.w2, weights, ids).to(torch.bfloat16)
+        final = dense_experts(rows * global_scale, experts.w13, experts.w2, weights, ids)
         out = self._combine(final)
         runtime.wait("shared_done")
         return out.float() + shared

@@ -19,7 +19,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.fork import same_stream
-from codegen.lower.flow.quiet import maker_idle, quiet_until, surely_joined_at
+from codegen.lower.flow.quiet import maker_idle, maker_waits, quiet_until, surely_joined_at
 from codegen.lower.flow.schema import aliases_self, tensors_only
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND, argument_names, viewed
@@ -53,6 +53,7 @@ def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, st
                 or _kept_before(facts, kept, key, site.stmt)
                 or _held_past_join(facts, site, root or name, applied)
                 or (join is not None and maker_idle(facts, site, name, join, applied))
+                or maker_waits(facts, site, name)
                 or (quiet and name not in made_by_calls)  # made on the caller's stream
             ):
                 continue

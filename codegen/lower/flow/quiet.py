@@ -2,7 +2,8 @@
 
 An input needs no ``record_stream`` when its memory cannot go to a new allocation before the caller joins the
 call's stream: an earlier call made it on another side stream that issues nothing more before that join
-(:func:`maker_idle`), or the caller made it and runs no op from the call to the join (:func:`quiet_until`).
+(:func:`maker_idle`) or whose next call waits for this one first (:func:`maker_waits`), or the caller made it
+and runs no op from the call to the join (:func:`quiet_until`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import pending
-from codegen.lower.flow.transfer import Join
+from codegen.lower.flow.transfer import Join, Relay
 
-__all__ = ["maker_idle", "quiet_until", "surely_joined_at"]
+__all__ = ["maker_idle", "maker_waits", "quiet_until", "surely_joined_at"]
 
 
 def surely_joined_at(facts: CallerFacts, site: Site) -> ast.stmt | None:
@@ -42,6 +43,33 @@ def maker_idle(facts: CallerFacts, site: Site, name: str, join: ast.stmt, applie
     run = block[block.index(site.stmt) : block.index(join)]
     later = any(o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in facts.sites)
     return not later and all(facts.free(s) and not leaves(s) for s in run)
+
+
+def maker_waits(facts: CallerFacts, site: Site, name: str) -> bool:
+    """``name`` holds what an earlier call of the block made on another side stream M, and M's next call (all
+    of M's later calls are in this block) first waits for this call's stream at this call or after it (a
+    relay): M allocates nothing before the read is done (omni-infer's top-k packed on one stream, gathered
+    on another, unpacked on the first once the gathers are done)."""
+    maker = _maker(facts, site, name)
+    block = facts.block(site.stmt)
+    later = [o for o in facts.sites if maker is not None and o.tag == maker.tag and _after(o, site)]
+    if not later or any(o.stmt not in block for o in later):
+        return False
+    first = min(later, key=lambda o: (block.index(o.stmt), o.index))
+    relays = [s for found in facts.result.steps.values() for s in found if isinstance(s, Relay) and s.to == first.index]
+    return any(not r.may and _from_here_on(facts, facts.sites[r.site], site) for r in relays)
+
+
+def _after(other: Site, site: Site) -> bool:
+    return (other.stmt.lineno, other.index) > (site.stmt.lineno, site.index)
+
+
+def _from_here_on(facts: CallerFacts, other: Site, site: Site) -> bool:
+    """``other`` is ``site``, or a later call of its block on its stream (its join covers ``site``'s work)."""
+    block = facts.block(site.stmt)
+    if other is site:
+        return True
+    return other.tag == site.tag and other.stmt in block and block.index(other.stmt) > block.index(site.stmt)
 
 
 def quiet_until(facts: CallerFacts, site: Site, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
