@@ -19,6 +19,11 @@ from torch import nn
 from npudsl import on_stream
 
 
+@on_stream("comm", when="enabled")
+def swap(q: torch.Tensor, enabled: bool) -> torch.Tensor:
+    return q + 2
+
+
 class Model(nn.Module):
     def __init__(self, large: bool, on: bool = True):
         super().__init__()
@@ -63,6 +68,16 @@ class Model(nn.Module):
         return out + r + h + y
 
 
+    def aliased(self, x):
+        on = self.on
+        q, s = x * 3, x + 1
+        r = self.route(q)
+        g = q.sum() * x
+        w = swap(q, on)
+        h = g * 2 + r
+        return w + h
+
+
 class Caller(nn.Module):
     def __init__(self, method, large):
         super().__init__()
@@ -82,6 +97,8 @@ def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
     q, s = x * 3, x + 1
     if method == "quiet":
         return q * s + ((q.sum() * x) * 2 + q * 2)
+    if method == "aliased":
+        return (q + 2) + ((q.sum() * x) * 2 + q * 2)
     if method == "written":
         return q * (s + 1) + q * 2 + (x * 5) * 2
     return q * s + q * 2 + (q * s) * 2 + (x * 5) * 7
@@ -93,6 +110,12 @@ def test_calls_after_other_work_wait_for_the_first_record() -> None:
     assert body.count('runtime.wait("m.Model.route.fork")') == 3  # on "topk", and on "shared" on each path
 
 
+def test_a_local_holding_the_guard_reads_its_value() -> None:
+    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "aliased")
+    assert "m.swap.fork" not in body
+    assert body.count('runtime.wait("m.Model.route.fork")') == 2  # on "topk" and on "comm"
+
+
 @pytest.mark.parametrize("method", ["written", "reads_the_stream"])
 def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str) -> None:
     body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
@@ -100,7 +123,7 @@ def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str) ->
 
 
 @pytest.mark.parametrize("large", [True, False])
-@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream"])
+@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased"])
 def test_race_free_and_exact(method: str, large: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     x = torch.randn(2, 3)

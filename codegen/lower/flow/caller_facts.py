@@ -53,9 +53,18 @@ class CallerFacts:
     free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream (stream_free.py)
     simple: list[ast.stmt] = attrs.Factory(list)  # the function's statements that are not compound
     looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
+    guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
 
     def block(self, stmt: ast.stmt) -> list[ast.stmt]:
         return self.blocks.get(stmt, [stmt])
+
+    def same_guard(self, first: str | None, second: str | None) -> bool:
+        """Two guards, as spelled at their calls, read one value (spelled alike, or through a local holding it)."""
+        return (
+            first == second
+            or (first is not None and self.guard_aliases.get(first, first) == second)
+            or (second is not None and self.guard_aliases.get(second, second) == first)
+        )
 
 
 def any_may(result: Analysis, site: int) -> bool:

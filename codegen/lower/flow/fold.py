@@ -33,7 +33,7 @@ def same_point(
     if at == 0 or before or sync.flag or steps.get(("before", site.stmt, "")):
         return None
     found = forked_at.get(block[at - 1])
-    return found if found is not None and found[1] == sync.guard_text else None
+    return found if found is not None and facts.same_guard(found[1], sync.guard_text) else None
 
 
 def folded(wraps: dict[ast.stmt, Wrap], blocks: dict[ast.stmt, list[ast.stmt]], steps: Steps) -> dict[ast.stmt, Wrap]:

@@ -98,7 +98,7 @@ def _maker(facts: CallerFacts, site: Site, name: str) -> Site | None:
     maker = found[0]
     if maker.tag == site.tag or maker.stmt not in block or block.index(maker.stmt) >= block.index(site.stmt):
         return None
-    same_guard = facts.syncs[maker.index].guard_text == facts.syncs[site.index].guard_text
+    same_guard = facts.same_guard(facts.syncs[maker.index].guard_text, facts.syncs[site.index].guard_text)
     if not same_guard or facts.syncs[maker.index].flag or facts.syncs[site.index].flag:
         return None
     between = block[block.index(maker.stmt) + 1 : block.index(site.stmt)]

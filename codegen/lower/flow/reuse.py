@@ -45,7 +45,7 @@ def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork])
     for block, at, header in _enclosing(facts, site.stmt):
         for earlier in reversed(block[:at]):
             found = recorded.get(earlier)
-            if found is not None and found[1] == sync.guard_text:
+            if found is not None and facts.same_guard(found[1], sync.guard_text):
                 return found[0] if _quiet(facts, site, between) else None
             between.append(earlier)
         if header is None:

@@ -21,6 +21,7 @@ from codegen.lower.flow import fold, fork, tidy
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.caller_facts import CallerFacts, SiteEvents, SiteSync, any_may
 from codegen.lower.flow.keep_alive import Kept, inputs_to_keep, results_to_keep
+from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
@@ -178,5 +179,6 @@ def lower_sites(
         free=free,
         simple=simple_statements(fn),
         looped=in_loops(fn),
+        guard_aliases=guard_aliases(fn),
     )
     return _Lowering(facts=facts, current=current, events=events, splits=splits or {}).run()
