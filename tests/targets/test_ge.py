@@ -51,7 +51,8 @@ class Moe(torch.nn.Module):
         cache.add_(1)
         return hidden_states * 2
 
-    def forward(self, hidden_states: torch.Tensor, cache):
+    def forward(self, x: torch.Tensor, cache):
+        hidden_states = x * 2
         topk_weights = hidden_states.softmax(-1)
         shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
@@ -63,7 +64,8 @@ FORK_OUT = """class Moe(torch.nn.Module):
         cache.add_(1)
         return hidden_states * 2
 
-    def forward(self, hidden_states: torch.Tensor, cache):
+    def forward(self, x: torch.Tensor, cache):
+        hidden_states = x * 2
         topk_weights = hidden_states.softmax(-1)
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
@@ -123,11 +125,13 @@ class Moe(torch.nn.Module):
         return s
 
     def unpacked(self, x: torch.Tensor):
+        x = x * 1  # made here: the call reads what the function made, so its fork waits
         q, scale = quant(x)
         s = self.shared(x)
         return s + q
 
     def own_method(self, x: torch.Tensor):
+        x = x * 1
         weights = self.gate(x)
         meta = route(x)
         s = self.shared(x)
@@ -315,6 +319,7 @@ class M(torch.nn.Module):
         return x.chunk(2)
 
     def above(self, x: torch.Tensor, n: int) -> torch.Tensor:
+        x = x * 1
         w, i = x.topk(1)
         if n > 0:
             y = self.c(x)

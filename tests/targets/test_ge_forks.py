@@ -1,9 +1,11 @@
-"""GE: no fork edge where the caller's earlier work already comes before the call on every path (issue 26).
+"""GE: no fork edge where the caller's earlier work orders nothing the call needs, or already comes first (issue 26).
 
-A call that reads only what earlier calls on its own stream made; a call whose only earlier work is a test that
-compares (``if meta is None: return ...``, ``if n > 0:``); a call whose input, on every path back, is what the
-caller's last work made (``u = None``, ``if self.on: u = self.up(x)``, ``if u is None: u = torch.cos(x)``). An
-edge stays where the caller did work the call does not read, or read only part of (one name of ``a, b =``).
+A call that reads only what its function was given (its parameters, its object's state: a staging of the next
+layer's weights in the layer loop); a call that reads only what earlier calls on its own stream made; a call whose
+only earlier work is a test that compares (``if n < 0: return ...``, ``if n > 0:``); a call whose input, on every
+path back, is what the caller's last work made (``u = None``, ``if self.on: u = self.up(x)``,
+``if u is None: u = torch.cos(x)``). An edge stays where the caller did work the call does not read, or read only
+part of (one name of ``a, b =``), and the call reads what the function made.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class M(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.on = True
+        self.ws = torch.nn.ParameterList([torch.nn.Parameter(torch.full((8,), k + 1.0)) for k in range(3)])
 
     @on_stream("side", when="self.on")
     def up(self, x: torch.Tensor) -> torch.Tensor:
@@ -56,9 +59,24 @@ class M(torch.nn.Module):
         return d
 
     def not_read(self, x: torch.Tensor) -> torch.Tensor:
+        g = x * 3
+        h = x.sin()
+        d = self.down(g)
+        return d + h
+
+    def given(self, x: torch.Tensor) -> torch.Tensor:
         h = x.sin()
         d = self.down(x)
         return d + h
+
+    def staged(self, x: torch.Tensor) -> torch.Tensor:
+        for i, _ in enumerate(self.ws):
+            following = self.ws[i + 1] if i + 1 < len(self.ws) else None
+            if following is not None:
+                w = self.down(following)
+                x = x * w
+            x = x.sin()
+        return x
 
     def half_read(self, x: torch.Tensor) -> torch.Tensor:
         a, b = x.chunk(2)
@@ -66,7 +84,8 @@ class M(torch.nn.Module):
         return d + b
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.own_stream(x), self.quiet_tests(x, 1), self.every_path(x), self.not_read(x), self.half_read(x)
+        shared = self.own_stream(x), self.quiet_tests(x, 1), self.every_path(x), self.not_read(x), self.half_read(x)
+        return (*shared, self.given(x), self.staged(x))
 """
 
 
@@ -79,7 +98,7 @@ def _edges(body: str) -> int:
     return body.count("npu_wait_tensor") + body.count("torchair.ops.wait") + body.count("torchair.ops.record")
 
 
-@pytest.mark.parametrize("name", ["own_stream", "quiet_tests", "every_path"])
+@pytest.mark.parametrize("name", ["own_stream", "quiet_tests", "every_path", "given", "staged"])
 def test_no_edge_where_earlier_work_already_comes_first(name: str) -> None:
     body = _method(transform(SOURCE, "ge"), name)
     assert "npu_stream_switch" in body and _edges(body) == 0, body
@@ -87,14 +106,17 @@ def test_no_edge_where_earlier_work_already_comes_first(name: str) -> None:
 
 def test_an_edge_where_the_call_does_not_read_all_of_the_last_work() -> None:
     code = transform(SOURCE, "ge")
-    assert "torchair.scope.npu_wait_tensor(x, h)" in _method(code, "not_read")
+    assert "torchair.scope.npu_wait_tensor(g, h)" in _method(code, "not_read")
     assert "torchair.scope.npu_wait_tensor(a, b)" in _method(code, "half_read")
 
 
 def test_race_free_and_exact() -> None:
     x = torch.randn(4, 8)
     a, b = x.chunk(2)
-    want = (x * 2 + 1 + x.sin(), x * 2 + 1, x * 2 + 1, x + 1 + x.sin(), a + 1 + b)
+    staged = x
+    for k in range(3):
+        staged = (staged * (k + 3.0) if k < 2 else staged).sin()
+    want = (x * 2 + 1 + x.sin(), x * 2 + 1, x * 2 + 1, x * 3 + 1 + x.sin(), a + 1 + b, x + 1 + x.sin(), staged)
     got = run_checked(transform(SOURCE, "ge"), "ge", lambda m: m.M(), (x,))
     for have, expected in zip(got, want, strict=True):
         torch.testing.assert_close(have, expected)

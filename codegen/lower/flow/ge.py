@@ -10,7 +10,11 @@ converter makes the side stream's next op wait for its producer, fx2ge_converter
 (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the caller's
 stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one another
 with nothing between them share one fork, and need none of their own when their stream, or a result they
-read, already comes after it.
+read, already comes after it. No edge either where the caller's earlier work orders nothing the call needs
+or already comes first: none ran (``ge_before.py``), the call reads only what its function was given
+(``ge_given.py``) or what earlier calls on its stream made (``ge_own.py``), or on every path the caller's last
+work made what it reads (``ge_reads.py``). Calls decided by the middle two do not come after all the caller's
+work, so no later call leans on them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
+from codegen.lower.flow.ge_given import reads_only_given
 from codegen.lower.flow.ge_own import reads_own_stream, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.sites import Site
@@ -43,8 +48,10 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
     previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
     chain: list[Site] = []  # the calls just before this one, one right after another, under one guard
     parents = {stmt: parent for parent in ast.walk(fn) for stmt in _children(parent)}
+    receiver = fn.args.args[0].arg if method and fn.args.args else None
     after_all: set[ast.stmt] = set()  # the calls that come after all the caller's work before them
-    for site in sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset)):  # in source order
+    ordered = sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset))
+    for site in ordered:  # in source order
         if site.guard.hoist is not None:
             continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
@@ -59,13 +66,14 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         )
         enter: tuple[ForkWait | ForkToken, ...]
         follows_all = True  # whether it comes after all the caller's work before it (what a fork does)
-        if _ordered_by_chain(site, chain[:-1]):
+        if _ordered_by_chain(site, [e for e in chain[:-1] if e.stmt in after_all]):
             enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
-            follows_all = all(e.stmt in after_all for e in chain[:-1])
-        elif reads_own_stream(site, sites, fn):
+        elif not _leads_chain(site, ordered, blocks) and reads_own_stream(site, sites, fn):
             enter, previous, follows_all = (), None, False  # it reads only what earlier calls on its stream made
         elif nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
+        elif not _leads_chain(site, ordered, blocks) and reads_only_given(_given_reads(site), fn, receiver):
+            enter, previous, follows_all = (), None, False  # it reads only what the function was given
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
         elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents)):
@@ -94,6 +102,19 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
 def _reads(site: Site) -> frozenset[str]:
     """What the call's arguments read (an expression argument is computed on the call's stream)."""
     return frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in site.args))
+
+
+def _given_reads(site: Site) -> frozenset[str]:
+    return _reads(site) | data_reads(site.call.call.func)
+
+
+def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:
+    """The next call runs on its stream right after it (views between): they share its fork, which the next may
+    need, so this one keeps it (one block, not two)."""
+    later = ordered[ordered.index(site) + 1 :]
+    if not later or later[0].tag != site.tag or not same_guard(site, later[0]):
+        return False
+    return _glue(blocks.get(site.stmt, []), site.stmt, later[0].stmt, bound_names(site.stmt)) is not None
 
 
 def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict) -> Walk:
