@@ -5,7 +5,8 @@ layer's weights in the layer loop); a call that reads only what earlier calls on
 only earlier work is a test that compares (``if n < 0: return ...``, ``if n > 0:``); a call whose input, on every
 path back, is what the caller's last work made (``u = None``, ``if self.on: u = self.up(x)``,
 ``if u is None: u = torch.cos(x)``). An edge stays where the caller did work the call does not read, or read only
-part of (one name of ``a, b =``), and the call reads what the function made.
+part of (one name of ``a, b =``), and the call reads what the function made, or state its object's other
+methods may change.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ class M(torch.nn.Module):
     @on_stream("side", when="self.on")
     def down(self, x: torch.Tensor) -> torch.Tensor:
         return x + 1
+
+    @on_stream("side", when="self.on")
+    def scaled(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.ws[0]
+
+    def bump(self) -> None:
+        self.ws[0].mul_(1)
+
+    def state_changed(self, x: torch.Tensor) -> torch.Tensor:
+        h = x.sin()
+        self.bump()
+        d = self.scaled(x)
+        return d + h
 
     def own_stream(self, x: torch.Tensor) -> torch.Tensor:
         u = self.up(x)
@@ -108,6 +122,7 @@ def test_an_edge_where_the_call_does_not_read_all_of_the_last_work() -> None:
     code = transform(SOURCE, "ge")
     assert "torchair.scope.npu_wait_tensor(g, h)" in _method(code, "not_read")
     assert "torchair.scope.npu_wait_tensor(a, b)" in _method(code, "half_read")
+    assert _edges(_method(code, "state_changed")) == 1  # a method of the object ran before: it may change its state
 
 
 def test_race_free_and_exact() -> None:

@@ -25,7 +25,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
-from codegen.lower.flow.ge_given import reads_only_given
+from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_own import reads_own_stream, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.sites import Site
@@ -72,7 +72,7 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             enter, previous, follows_all = (), None, False  # it reads only what earlier calls on its stream made
         elif nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
-        elif not _leads_chain(site, ordered, blocks) and reads_only_given(_given_reads(site), fn, receiver):
+        elif not _leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver):
             enter, previous, follows_all = (), None, False  # it reads only what the function was given
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
@@ -104,8 +104,9 @@ def _reads(site: Site) -> frozenset[str]:
     return frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in site.args))
 
 
-def _given_reads(site: Site) -> frozenset[str]:
-    return _reads(site) | data_reads(site.call.call.func)
+def _given(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+    reads = _reads(site) | data_reads(site.call.call.func)
+    return reads_only_given(reads, fn, receiver) and state_untouched(site, sites, fn, receiver)
 
 
 def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes, param_writes
 
-__all__ = ["reads_only_given"]
+__all__ = ["reads_only_given", "state_untouched"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -109,3 +110,37 @@ def _count(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
         return len(node.args) == 1 and _state(node.args[0], receiver, counts)
     return False
+
+
+def state_untouched(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+    """No other work of ``fn`` changes the object's state the call's body reads or writes, nor reads what it
+    writes: a method of the object not planned here may change anything of it, a submodule's call that
+    submodule, a call planned on another stream what its body says."""
+    body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
+    planned = {id(s.call.call): s for s in sites}
+    for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and n is not site.call.call):
+        other = planned.get(id(call))
+        if other is not None and other.tag == site.tag:
+            continue  # the same stream: in program order
+        changes = other.callee.writes_state if other is not None else _changes(call, receiver)  # type: ignore[attr-defined]
+        reads = other.callee.reads_state if other is not None else changes  # type: ignore[attr-defined]
+        if _meet(changes, body) or _meet(reads, site.callee.writes_state):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _changes(call: ast.Call, receiver: str | None) -> frozenset[str]:
+    """What of the object a call not planned here may change: anything (``self.m(...)``), one submodule
+    (``self.norm(x)``, ``self.a.b(x)``), nothing (a call not through the object)."""
+    chain: list[str] = []
+    node = call.func
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if receiver is None or not (isinstance(node, ast.Name) and node.id == receiver) or not chain:
+        return frozenset()
+    return frozenset({"*"}) if len(chain) == 1 else frozenset({chain[-1]})
+
+
+def _meet(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a and b) and ("*" in a or "*" in b or bool(a & b))
