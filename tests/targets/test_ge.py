@@ -169,7 +169,9 @@ def _edges(code: str) -> dict[str, str]:
 
 def test_fork_edges_join_only_certain_tensors() -> None:
     """The edge takes two tensors: a flag, a tuple from an unseen call, a name that may be None, a
-    ``topk`` result, or an unannotated input would fail GE's capture, so those calls get none."""
+    ``topk`` result, or an unannotated input would fail GE's capture, so those calls get none. (A call that
+    reads only its function's parameters needs none at all, ``test_ge_forks.py``: the two with an edge read
+    what their function made.)"""
     assert _edges(transform(EDGES, "ge")) == {
         "unpacked": "torchair.scope.npu_wait_tensor(x, scale)",
         "own_method": "torchair.scope.npu_wait_tensor(x, weights)",
