@@ -51,7 +51,8 @@ class Moe(torch.nn.Module):
         cache.add_(1)
         return hidden_states * 2
 
-    def forward(self, hidden_states: torch.Tensor, cache):
+    def forward(self, x: torch.Tensor, cache):
+        hidden_states = x * 2
         topk_weights = hidden_states.softmax(-1)
         shared = self.shared_expert(hidden_states, cache)
         routed = hidden_states * topk_weights
@@ -63,7 +64,8 @@ FORK_OUT = """class Moe(torch.nn.Module):
         cache.add_(1)
         return hidden_states * 2
 
-    def forward(self, hidden_states: torch.Tensor, cache):
+    def forward(self, x: torch.Tensor, cache):
+        hidden_states = x * 2
         topk_weights = hidden_states.softmax(-1)
         with torchair.scope.npu_stream_switch("shared", 0) if self.multistream else nullcontext():
             if self.multistream:
@@ -123,11 +125,13 @@ class Moe(torch.nn.Module):
         return s
 
     def unpacked(self, x: torch.Tensor):
+        x = x * 1  # made here: the call reads what the function made, so its fork waits
         q, scale = quant(x)
         s = self.shared(x)
         return s + q
 
     def own_method(self, x: torch.Tensor):
+        x = x * 1
         weights = self.gate(x)
         meta = route(x)
         s = self.shared(x)
@@ -165,7 +169,9 @@ def _edges(code: str) -> dict[str, str]:
 
 def test_fork_edges_join_only_certain_tensors() -> None:
     """The edge takes two tensors: a flag, a tuple from an unseen call, a name that may be None, a
-    ``topk`` result, or an unannotated input would fail GE's capture, so those calls get none."""
+    ``topk`` result, or an unannotated input would fail GE's capture, so those calls get none. (A call that
+    reads only its function's parameters needs none at all, ``test_ge_forks.py``: the two with an edge read
+    what their function made.)"""
     assert _edges(transform(EDGES, "ge")) == {
         "unpacked": "torchair.scope.npu_wait_tensor(x, scale)",
         "own_method": "torchair.scope.npu_wait_tensor(x, weights)",
@@ -315,6 +321,7 @@ class M(torch.nn.Module):
         return x.chunk(2)
 
     def above(self, x: torch.Tensor, n: int) -> torch.Tensor:
+        x = x * 1
         w, i = x.topk(1)
         if n > 0:
             y = self.c(x)

@@ -10,7 +10,11 @@ converter makes the side stream's next op wait for its producer, fx2ge_converter
 (tuples, subscripts, submodule calls) it is torchair's mode-agnostic token: ``record()`` on the caller's
 stream just before the switch, ``wait([token])`` first on the side stream. Calls that follow one another
 with nothing between them share one fork, and need none of their own when their stream, or a result they
-read, already comes after it.
+read, already comes after it. No edge either where the caller's earlier work orders nothing the call needs
+or already comes first: none ran (``ge_before.py``), the call reads only what its function was given
+(``ge_given.py``) or what earlier calls on its stream made (``ge_own.py``), or on every path the caller's last
+work made what it reads (``ge_reads.py``). Calls decided by the middle two do not come after all the caller's
+work, so no later call leans on them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,11 @@ import ast
 
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
-from codegen.lower.flow.exprs import bound_names, runs_op
+from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
+from codegen.lower.flow.ge_before import nothing_before
+from codegen.lower.flow.ge_given import reads_only_given, state_untouched
+from codegen.lower.flow.ge_own import reads_own_stream, same_guard
+from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
 from codegen.lower.flow.transfer import views_of
@@ -40,12 +48,15 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
     previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
     chain: list[Site] = []  # the calls just before this one, one right after another, under one guard
     parents = {stmt: parent for parent in ast.walk(fn) for stmt in _children(parent)}
-    for site in sites:
+    receiver = fn.args.args[0].arg if method and fn.args.args else None
+    after_all: set[ast.stmt] = set()  # the calls that come after all the caller's work before them
+    ordered = sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset))
+    for site in ordered:  # in source order
         if site.guard.hoist is not None:
             continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
         block = blocks.get(site.stmt, [])
-        glue = _glue(block, chain[-1].stmt, site.stmt, _made(chain)) if chain and _same_guard(chain[-1], site) else None
+        glue = _glue(block, chain[-1].stmt, site.stmt, _made(chain)) if chain and same_guard(chain[-1], site) else None
         chain = [*chain, site] if glue is not None else [site]
         for stmt in glue or ():  # views of the chain's results between two of its calls: in their block
             wraps[stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=site.callee.priority, when=when))  # type: ignore[attr-defined]
@@ -54,12 +65,19 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             site.stmt, blocks, parents, site_stmts, made
         )
         enter: tuple[ForkWait | ForkToken, ...]
-        if _ordered_by_chain(site, chain[:-1]):
+        follows_all = True  # whether it comes after all the caller's work before it (what a fork does)
+        if _ordered_by_chain(site, [e for e in chain[:-1] if e.stmt in after_all]):
             enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
-        elif _nothing_before(site.stmt, parents):
+        elif not _leads_chain(site, ordered, blocks) and reads_own_stream(site, sites, fn):
+            enter, previous, follows_all = (), None, False  # it reads only what earlier calls on its stream made
+        elif nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
+        elif not _leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver):
+            enter, previous, follows_all = (), None, False  # it reads only what the function was given
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
+        elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents)):
+            enter, previous = (), None  # on every path, the caller's last work made what it reads
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
@@ -72,6 +90,8 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             token = flags.fresh("fork_token")  # type: ignore[attr-defined]
             steps[("before", site.stmt, "")] = (ForkToken(name=token, wait=False, when=when),)
             enter, previous = (ForkToken(name=token, wait=True, when=when),), (site.stmt, site.guard.expr, token)
+        if follows_all:
+            after_all.add(site.stmt)
         if previous is not None:
             previous = (site.stmt, previous[1], previous[2])
         priority = site.callee.priority  # type: ignore[attr-defined]
@@ -79,34 +99,38 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
     return CallerPlan(steps=steps, wraps=wraps)
 
 
-def _nothing_before(stmt: ast.stmt, parents: dict) -> bool:
-    """No op of the function runs before ``stmt``: the statements before it in its block run none, and it
-    stands in ``if`` and ``with`` blocks only (a loop ran its body before; a handler, its ``try``), whose tests,
-    items and earlier statements run none either."""
-    parent = parents.get(stmt)
-    if any(runs_op(s) for field in ("body", "orelse") for s in _before(parent, field, stmt)):
-        return False
-    if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return True
-    if not isinstance(parent, (ast.If, ast.With, ast.AsyncWith)):
-        return False
-    heads = [getattr(parent, "test", None), *(i.context_expr for i in getattr(parent, "items", []))]
-    return not any(h is not None and runs_op(h) for h in heads) and _nothing_before(parent, parents)
+def _reads(site: Site) -> frozenset[str]:
+    """What the call's arguments read (an expression argument is computed on the call's stream)."""
+    return frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in site.args))
 
 
-def _before(parent: ast.AST, field: str, stmt: ast.stmt) -> list[ast.stmt]:
-    block = getattr(parent, field, None) or []
-    return block[: block.index(stmt)] if stmt in block else []
+def _given(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+    reads = _reads(site) | data_reads(site.call.call.func)
+    return reads_only_given(reads, fn, receiver) and state_untouched(site, sites, fn, receiver)
+
+
+def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:
+    """The next call runs on its stream right after it (views between): they share its fork, which the next may
+    need, so this one keeps it (one block, not two)."""
+    later = ordered[ordered.index(site) + 1 :]
+    if not later or later[0].tag != site.tag or not same_guard(site, later[0]):
+        return False
+    return _glue(blocks.get(site.stmt, []), site.stmt, later[0].stmt, bound_names(site.stmt)) is not None
+
+
+def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict) -> Walk:
+    """The walk back from ``site``: a read orders it after a call's result (not after an index of a buffer, which
+    the graph spells as the buffer's ``getitem``, made outside the graph; nor after a planned call that does not
+    come after all the caller's work before it)."""
+    same = {s.stmt for s in sites if s.stmt in after_all and s.tag == site.tag and same_guard(s, site)}
+    unordered = {s.stmt for s in sites if s.guard.hoist is None and s.stmt not in after_all}
+    return Walk(parents=parents, same_stream=same.__contains__, makes=lambda s: s not in unordered and _binds_a_call(s))
 
 
 def _children(node: ast.AST) -> list[ast.stmt]:
     if not isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case)):
         return []  # an expression's ``body`` (``IfExp``, ``Lambda``) holds no statements
     return [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, None) or []]
-
-
-def _same_guard(earlier: Site, site: Site) -> bool:
-    return earlier.guard.expr == site.guard.expr and earlier.guard.hoist is None
 
 
 def _ordered_by_chain(site: Site, chain: list[Site]) -> bool:
@@ -145,7 +169,8 @@ def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], mad
 def _binds_a_call(stmt: ast.stmt) -> bool:
     """``a, b = f(x)`` or ``a = f(x)[0]``: the names hold what the call's op made, or a constant index of it (an
     index of a buffer is left to the token: its result may be a view, whose producer torchair's ``wait`` would
-    look for in the buffer, outside the graph)."""
+    look for in the buffer, outside the graph; so is a gather by a tensor of indices, which the graph spells as
+    ``getitem`` of the buffer)."""
     if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return False
     value = stmt.value

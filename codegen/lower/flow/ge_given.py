@@ -1,0 +1,146 @@
+"""GE: a call that reads only what its function was given (its parameters, its object's state) needs no fork edge.
+
+Nothing it reads was made by the work its caller did before it in this function, so that work orders nothing it
+needs: its inputs come from outside the function, and GE orders each of them after its producer by their data (as
+where no op of the function runs before the call at all, ``ge_before.py``). Given means: a parameter the function
+neither rebinds nor writes in place (``x.add_(1)``, ``x[0] = 0``, ``x += 1``, also through a view of it); the
+object itself where the function writes none of its state; a local each binding of which takes a part of the
+object's state by an integer count (``next_layer = self.layers[i + 1] if i + 1 < len(self.layers) else None``,
+``i`` counting a loop over ``enumerate`` or ``range``): a submodule, a parameter or a view of one, made by no op.
+A staging of the next layer's weights, issued inside the layer loop, reads only those.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.writes import inplace_writes, param_writes
+
+__all__ = ["reads_only_given", "state_untouched"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None) -> bool:
+    """Every name in ``reads`` (what the call and its arguments read) holds what ``fn`` was given."""
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    written = set(param_writes(fn, params)) | {n for s in fn.body for n in inplace_writes(s, nested=True)}
+    rebound = {n for s in ast.walk(fn) if isinstance(s, ast.stmt) for n in _binds(s)}
+    if receiver is not None and receiver in written:
+        return False  # the function writes its object's state: a call may read what that wrote
+    given = {p for p in params if p not in written and p not in rebound}
+    counts = _counts(fn, given)
+    state = _state_locals(fn, receiver, given, counts)
+    return bool(reads) and all(name in given or name in state for name in reads)
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    """The names ``stmt`` itself binds (not the statements inside it)."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return bound_names(stmt.target)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return {n for item in stmt.items if item.optional_vars for n in bound_names(item.optional_vars)}
+    return bound_names(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else set()
+
+
+def _counts(fn: _Function, given: set[str]) -> set[str]:
+    """Names bound only as the count of ``for i, _ in enumerate(...)`` or ``for i in range(...)``: integers."""
+    loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))]
+    counting = {name for name in map(_counter, loops) if name is not None}
+    others = {n for s in ast.walk(fn) if isinstance(s, ast.stmt) and s not in loops for n in _binds(s)}
+    return counting - others - given
+
+
+def _counter(loop: ast.For | ast.AsyncFor) -> str | None:
+    func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else None
+    target = loop.target
+    if name == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+        target = target.elts[0]
+    elif name != "range":
+        return None
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: set[str]) -> set[str]:
+    """Locals every binding of which is a plain assignment of a part of the object's state (see above)."""
+    bindings: dict[str, list[ast.stmt]] = {}
+    for stmt in (s for s in ast.walk(fn) if isinstance(s, ast.stmt)):
+        for name in _binds(stmt):
+            bindings.setdefault(name, []).append(stmt)
+    return {
+        name
+        for name, stmts in bindings.items()
+        if name not in given and all(_state_assign(s, name, receiver, counts) for s in stmts)
+    }
+
+
+def _state_assign(stmt: ast.stmt, name: str, receiver: str | None, counts: set[str]) -> bool:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    return stmt.targets[0].id == name and _state(stmt.value, receiver, counts)
+
+
+def _state(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
+    """A part of the object's state: ``self.a.b``, ``self.layers[i + 1]``, or ``None`` on one side of an ``if``."""
+    if isinstance(node, ast.IfExp):
+        sides = (node.body, node.orelse)
+        return _count(node.test, receiver, counts) and all(
+            _state(s, receiver, counts) or (isinstance(s, ast.Constant) and s.value is None) for s in sides
+        )
+    if isinstance(node, ast.Subscript):
+        return _state(node.value, receiver, counts) and _count(node.slice, receiver, counts)
+    if isinstance(node, ast.Attribute):
+        return _state(node.value, receiver, counts)
+    return isinstance(node, ast.Name) and node.id == receiver
+
+
+def _count(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
+    """An integer computed from loop counts, constants and ``len`` of state (``i + 1 < len(self.layers)``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.Name):
+        return node.id in counts
+    if isinstance(node, ast.BinOp):
+        return _count(node.left, receiver, counts) and _count(node.right, receiver, counts)
+    if isinstance(node, ast.Compare):
+        return all(_count(n, receiver, counts) for n in (node.left, *node.comparators))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        return len(node.args) == 1 and _state(node.args[0], receiver, counts)
+    return False
+
+
+def state_untouched(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+    """No other work of ``fn`` changes the object's state the call's body reads or writes, nor reads what it
+    writes: a method of the object not planned here may change anything of it, a submodule's call that
+    submodule, a call planned on another stream what its body says."""
+    body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
+    planned = {id(s.call.call): s for s in sites}
+    for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and n is not site.call.call):
+        other = planned.get(id(call))
+        if other is not None and other.tag == site.tag:
+            continue  # the same stream: in program order
+        changes = other.callee.writes_state if other is not None else _changes(call, receiver)  # type: ignore[attr-defined]
+        reads = other.callee.reads_state if other is not None else changes  # type: ignore[attr-defined]
+        if _meet(changes, body) or _meet(reads, site.callee.writes_state):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _changes(call: ast.Call, receiver: str | None) -> frozenset[str]:
+    """What of the object a call not planned here may change: anything (``self.m(...)``), one submodule
+    (``self.norm(x)``, ``self.a.b(x)``), nothing (a call not through the object)."""
+    chain: list[str] = []
+    node = call.func
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if receiver is None or not (isinstance(node, ast.Name) and node.id == receiver) or not chain:
+        return frozenset()
+    return frozenset({"*"}) if len(chain) == 1 else frozenset({chain[-1]})
+
+
+def _meet(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a and b) and ("*" in a or "*" in b or bool(a & b))
