@@ -36,13 +36,13 @@ def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None)
     return bool(reads) and all(name in given or name in state for name in reads)
 
 
-def _binds(stmt: ast.stmt) -> set[str]:
+def _binds(stmt: ast.stmt) -> frozenset[str]:
     """The names ``stmt`` itself binds (not the statements inside it)."""
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         return bound_names(stmt.target)
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return {n for item in stmt.items if item.optional_vars for n in bound_names(item.optional_vars)}
-    return bound_names(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else set()
+        return frozenset(n for item in stmt.items if item.optional_vars for n in bound_names(item.optional_vars))
+    return bound_names(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else frozenset()
 
 
 def _counts(fn: _Function, given: set[str]) -> set[str]:
