@@ -1,7 +1,8 @@
 """Views of one tensor share its storage: a call on a side stream that reads several chunks of one ``split``
 keeps one of them alive (``record_stream`` marks the storage), not each (omni-infer's casts of the
-reduce-scatter parts). A chunk bound again is its own tensor and is kept apart. Both run under the race
-checker, called with inputs their caller made right before."""
+reduce-scatter parts), and a loop over the chunks keeps the tensor once, before the loop (the chunked MoE).
+A chunk bound again is its own tensor and is kept apart, and so is a loop that binds the tensor's name again.
+All run under the race checker, called with inputs their caller made right before."""
 
 from __future__ import annotations
 
@@ -40,6 +41,30 @@ class Model(nn.Module):
         return a.sum() + b.sum() + c.sum() + e.sum()
 
 
+    def loop(self, x):
+        y = x * 5
+        outs = []
+        for part in y.split(2):
+            q = self.side(part)
+            g = x[:2] * 3
+            outs.append(q + g)
+        return torch.cat(outs)
+
+    def loop_rebinds(self, x):
+        y = x * 5
+        outs = []
+        for part in y.split(2):
+            q = self.side(part)
+            g = x[:2] * 3
+            y = g + 1
+            outs.append(q + g)
+        return torch.cat(outs) + y.sum()
+
+    @on_stream("cast")
+    def side(self, p):
+        return p * 2
+
+
 class Caller(nn.Module):
     def __init__(self, method):
         super().__init__()
@@ -70,4 +95,23 @@ def test_race_free_and_exact(method: str) -> None:
     d = (c + 1 if method == "rebound" else c) * 7
     c = c + 1 if method == "rebound" else c
     want = (a * 2).sum() + (b * 3).sum() + (c * 4).sum() + (d + 1).sum()
+    torch.testing.assert_close(run_checked(code, "portable", lambda m: m.Caller(method), (x,)), want)
+
+
+@pytest.mark.parametrize(("method", "before", "inside"), [("loop", True, False), ("loop_rebinds", False, True)])
+def test_a_loop_over_views_keeps_the_tensor_once_before_it(method: str, before: bool, inside: bool) -> None:
+    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    head, loop = body.split("        for part in", 1)
+    assert ('runtime.record_stream(y, "cast")' in head) is before
+    assert ('runtime.record_stream(part, "cast")' in loop) is inside
+
+
+@pytest.mark.parametrize("method", ["loop", "loop_rebinds"])
+def test_loops_race_free_and_exact(method: str) -> None:
+    code = transform_source(SOURCE, path="m.py", target="portable")
+    x = torch.randn(6, 3)
+    parts = (x * 5).split(2)
+    want = torch.cat([p * 2 + x[:2] * 3 for p in parts])
+    if method == "loop_rebinds":
+        want = want + (x[:2] * 3 + 1).sum()
     torch.testing.assert_close(run_checked(code, "portable", lambda m: m.Caller(method), (x,)), want)

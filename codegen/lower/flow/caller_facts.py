@@ -20,6 +20,8 @@ from codegen.lower.plan import Cond, EventRef
 
 __all__ = ["CallerFacts", "SiteEvents", "SiteSync", "any_may"]
 
+_BLOCKS = ("body", "orelse", "finalbody")
+
 
 @attrs.frozen(kw_only=True)
 class SiteEvents:
@@ -57,6 +59,15 @@ class CallerFacts:
 
     def block(self, stmt: ast.stmt) -> list[ast.stmt]:
         return self.blocks.get(stmt, [stmt])
+
+    def owner(self, stmt: ast.stmt) -> ast.stmt | None:
+        """The compound statement whose ``body``, ``orelse`` or ``finalbody`` holds ``stmt`` (None: the
+        function's body, or a handler's or a case's)."""
+        block = self.block(stmt)
+        return next((s for s in self._compounds() if any(getattr(s, f, None) is block for f in _BLOCKS)), None)
+
+    def _compounds(self) -> list[ast.stmt]:
+        return [s for s in self.blocks if any(isinstance(getattr(s, f, None), list) for f in _BLOCKS)]
 
     def same_guard(self, first: str | None, second: str | None) -> bool:
         """Two guards, as spelled at their calls, read one value (spelled alike, or through a local holding it)."""

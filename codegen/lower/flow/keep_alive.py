@@ -19,6 +19,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.fork import same_stream
+from codegen.lower.flow.loop_views import loop_base
 from codegen.lower.flow.quiet import maker_idle, maker_waits, quiet_until, surely_joined_at
 from codegen.lower.flow.schema import aliases_self, tensors_only
 from codegen.lower.flow.sites import Site
@@ -26,14 +27,18 @@ from codegen.lower.flow.statements import COMPOUND, argument_names, viewed
 from codegen.lower.flow.transfer import Join
 from codegen.lower.plan import Value
 
-__all__ = ["Kept", "inputs_to_keep", "results_to_keep"]
+__all__ = ["Ahead", "Kept", "inputs_to_keep", "results_to_keep"]
 
 Kept = dict[tuple[str, str], ast.stmt]  # (name, tag) -> the call that kept it alive
+Ahead = dict[tuple[ast.stmt, str], Value]  # (loop, tag) -> the tensor kept alive before the loop
 
 
-def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, str], kept: Kept) -> list[Value]:
+def inputs_to_keep(
+    facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, str], kept: Kept, ahead: Ahead
+) -> list[Value]:
     """The inputs to keep alive for the call's stream (in argument order, each once in the function: each one
-    is added to ``kept``; ``applied``: the statements whose first operand runs before their wait)."""
+    is added to ``kept``; ``applied``: the statements whose first operand runs before their wait; ``ahead``
+    gets the tensors kept once before a loop over their views, ``loop_views.py``)."""
     state = facts.result.states.get(site.stmt, ())
     own = same_stream(state, site, facts.relations)
     values: list[Value] = []
@@ -59,6 +64,10 @@ def inputs_to_keep(facts: CallerFacts, site: Site, applied: Mapping[ast.stmt, st
                 continue
             kept[key] = site.stmt
             storages |= {split} if split is not None else set()
+            looped = loop_base(facts, site, name)
+            if looped is not None:
+                ahead.setdefault((looped[0], site.tag), Value(name=looped[1]))
+                continue
             whole = argument.bare or argument.slot in hoisted
             value = Value(name=name, tensor=argument.tensor) if whole else Value(name=name)
             values.append(attrs.evolve(value, tensor=Tensorness.TENSOR) if name in facts.tensors else value)

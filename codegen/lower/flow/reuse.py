@@ -57,24 +57,12 @@ def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork])
 def _enclosing(facts: CallerFacts, stmt: ast.stmt) -> Iterator[tuple[list[ast.stmt], int, ast.expr | None]]:
     """From the innermost out: each block holding ``stmt`` or an ``if`` around it, the index there, and the
     test of that ``if`` (None where the climb stops: a loop, a ``with``, a handler, the function's body)."""
-    owners = _owners(facts)
     while True:
-        block = facts.block(stmt)
-        owner = owners.get(id(block))
+        block, owner = facts.block(stmt), facts.owner(stmt)
         yield block, block.index(stmt), owner.test if isinstance(owner, ast.If) else None
         if not isinstance(owner, ast.If):
             return
         stmt = owner
-
-
-def _owners(facts: CallerFacts) -> dict[int, ast.stmt]:
-    found: dict[int, ast.stmt] = {}
-    for stmt in facts.blocks:
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                found[id(block)] = stmt
-    return found
 
 
 def _quiet(facts: CallerFacts, site: Site, between: _Between) -> bool:

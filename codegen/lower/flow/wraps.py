@@ -20,7 +20,7 @@ import attrs
 from codegen.lower.flow import fold, fork, tidy
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.caller_facts import CallerFacts, SiteEvents, SiteSync, any_may
-from codegen.lower.flow.keep_alive import Kept, inputs_to_keep, results_to_keep
+from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
@@ -57,6 +57,8 @@ class _Lowering:
     kept: Kept = attrs.Factory(dict)
     forked_at: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> its fork
     recorded: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> the fork it recorded itself
+    ahead: Ahead = attrs.Factory(dict)  # tensors kept alive before a loop over their views
+    kept_ahead: set[tuple[ast.stmt, str]] = attrs.Factory(set)  # ... whose step is placed
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
 
     def run(self) -> CallerPlan:
@@ -139,7 +141,11 @@ class _Lowering:
                 enter.append(Wait(event=event, when=guard))
             self.forked_at[site.stmt] = (event, guard_text, tags | {site.tag})
         enter += [wait for _, wait in relayed]
-        values = inputs_to_keep(self.facts, site, self.applied, self.kept)
+        values = inputs_to_keep(self.facts, site, self.applied, self.kept, self.ahead)
+        for loop, tag in set(self.ahead) - self.kept_ahead:
+            keep = KeepAlive(stream=tag, when=Cond.of(sync.guard_text), values=(self.ahead[loop, tag],))
+            self.steps.setdefault(("before", loop, ""), []).append(keep)
+            self.kept_ahead.add((loop, tag))
         if values:
             enter.append(KeepAlive(stream=site.tag, when=guard, values=tuple(values)))
         if before:
