@@ -85,6 +85,15 @@ def _method(code: str, name: str) -> str:
     return code[start : code.find("\n    def ", start + 1)]
 
 
+def test_nothing_is_kept_alive_for_the_caller_where_the_function_returns() -> None:
+    """The loop keeps the staged weights for the main stream (the next staging, fork-less, may allocate while
+    they are read); the join before the ``return`` keeps nothing: no call of the function comes after it."""
+    method = _method(transform_source(SOURCE, path="m.py", target="portable"), "ahead")
+    loop, end = method.split("        for i, layer in", 1)[1].split("\n        runtime.", 1)
+    assert "runtime.record_stream(w, runtime.current_stream())" in loop
+    assert "record_stream" not in end
+
+
 def test_the_current_weights_are_waited_for_once_before_the_next_staging() -> None:
     loop = _method(transform_source(SOURCE, path="m.py", target="portable"), "ahead").split("for i, layer in", 1)[1]
     body = loop.split("\n        runtime.", 1)[0]  # the loop's body: up to the function's own next line

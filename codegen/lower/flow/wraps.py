@@ -78,7 +78,7 @@ class _Lowering:
         self.forks = fork.forks(self.facts, sure)
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited))
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, _leaves(anchor)))
         split = self.applied = tidy.bound_before_waits(self.steps, self.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -107,9 +107,11 @@ class _Lowering:
     def _join_event(self, site: int) -> EventRef:
         return self.events(self.facts.sites[site]).join
 
-    def _join(self, step: Join, waited: bool = False) -> list[Step]:
+    def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
+        """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
+        function ``leaves`` right after: no later call of it can allocate then)."""
         out: list[Step] = [] if waited else [self._wait(step.site, step.may)]
-        values = results_to_keep(self.facts, step, self.forks)
+        values = () if leaves else results_to_keep(self.facts, step, self.forks)
         if values:
             out.append(KeepAlive(stream=self.current, when=self._when(step.site, step.may), values=values))
         return out
@@ -156,6 +158,14 @@ class _Lowering:
         leave = (Record(event=events.join, when=guard),) if events.join.var in waited else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
+
+
+def _leaves(anchor: Anchor) -> bool:
+    """The function returns right after ``anchor`` (before a ``return``, or at the end of its body)."""
+    kind, node, _ = anchor
+    return (kind == "before" and isinstance(node, ast.Return)) or (
+        kind == "end" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
 
 
 def lower_sites(
