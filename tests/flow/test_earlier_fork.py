@@ -68,6 +68,19 @@ class Model(nn.Module):
         return out + r + h + y
 
 
+    @on_stream("other", when="self.on")
+    def other(self, g):
+        return g * 4
+
+    def chained(self, x):
+        q, s = x * 3, x + 1
+        r = self.route(q)
+        g = x * 5
+        out = self.shared(q, s)
+        o = self.other(g)
+        h = g * 2
+        return out + r + o + h
+
     def aliased(self, x):
         on = self.on
         q, s = x * 3, x + 1
@@ -97,6 +110,9 @@ def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
     q, s = x * 3, x + 1
     if method == "quiet":
         return q * s + ((q.sum() * x) * 2 + q * 2)
+    if method == "chained":
+        g = x * 5
+        return q * s + q * 2 + g * 4 + g * 2
     if method == "aliased":
         return (q + 2) + ((q.sum() * x) * 2 + q * 2)
     if method == "written":
@@ -116,14 +132,17 @@ def test_a_local_holding_the_guard_reads_its_value() -> None:
     assert body.count('runtime.wait("m.Model.route.fork")') == 2  # on "topk" and on "comm"
 
 
-@pytest.mark.parametrize("method", ["written", "reads_the_stream"])
-def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str) -> None:
+@pytest.mark.parametrize(
+    ("method", "callee"), [("written", "shared"), ("reads_the_stream", "shared"), ("chained", "other")]
+)
+def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str, callee: str) -> None:
+    """``chained``: the call right after one that waited for an earlier record reads what was made since."""
     body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
-    assert 'runtime.record("m.Model.shared.fork")' in body
+    assert f'runtime.record("m.Model.{callee}.fork")' in body
 
 
 @pytest.mark.parametrize("large", [True, False])
-@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased"])
+@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased", "chained"])
 def test_race_free_and_exact(method: str, large: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     x = torch.randn(2, 3)

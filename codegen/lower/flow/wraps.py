@@ -129,8 +129,7 @@ class _Lowering:
         shared = fold.same_point(self.facts, site, before, self.steps, self.forked_at)
         earlier = earlier_fork(self.facts, site, self.recorded) if self.forks[site.index] else None
         if self.forks[site.index] and shared is None and earlier is not None:  # an earlier record serves
-            enter.append(Wait(event=earlier, when=guard))
-            self.forked_at[site.stmt] = (earlier, sync.guard_text, frozenset({site.tag}))
+            enter.append(Wait(event=earlier, when=guard))  # not a fork at this point: the next call shares none
         elif self.forks[site.index] and shared is None:
             before.append(Record(event=events.fork, when=guard))
             enter.append(Wait(event=events.fork, when=guard))
