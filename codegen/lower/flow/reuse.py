@@ -112,6 +112,13 @@ def _stores_attribute(node: ast.AST) -> bool:
 
 
 def _calls_receiver(node: ast.AST, receiver: str | None) -> bool:
-    """A call of something on the caller's object (``self.helper(x)``, ``self.cache.append(t)``)."""
-    roots = ((scan.dotted_name(c.func) or "").split(".")[0] for c in walked_of(node, ast.Call))
-    return receiver is not None and receiver in roots
+    """A call of something on the caller's object, or with the object passed on (``self.helper(x)``,
+    ``self.cache.append(t)``, ``helper(self)``): it may change what the call's body or guard reads."""
+    if receiver is None:
+        return False
+    for call in walked_of(node, ast.Call):
+        passed = [*call.args, *(k.value for k in call.keywords)]
+        root = (scan.dotted_name(call.func) or "").split(".")[0]
+        if root == receiver or any(isinstance(a, ast.Name) and a.id == receiver for a in passed):
+            return True
+    return False

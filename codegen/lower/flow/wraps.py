@@ -78,7 +78,7 @@ class _Lowering:
         self.forks = fork.forks(self.facts, sure)
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, _leaves(anchor)))
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, _leaves(self.facts, anchor)))
         split = self.applied = tidy.bound_before_waits(self.steps, self.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -159,12 +159,16 @@ class _Lowering:
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 
 
-def _leaves(anchor: Anchor) -> bool:
-    """The function returns right after ``anchor`` (before a ``return``, or at the end of its body)."""
+def _leaves(facts: CallerFacts, anchor: Anchor) -> bool:
+    """The function returns right after ``anchor`` (before a ``return`` no ``finally`` follows, or at the end
+    of its body)."""
     kind, node, _ = anchor
-    return (kind == "before" and isinstance(node, ast.Return)) or (
-        kind == "end" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    )
+    if kind == "end":
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    owner = facts.owner(node) if kind == "before" and isinstance(node, ast.Return) else None
+    while owner is not None and not (isinstance(owner, (ast.Try, ast.TryStar)) and owner.finalbody):
+        owner = facts.owner(owner)
+    return kind == "before" and isinstance(node, ast.Return) and owner is None
 
 
 def lower_sites(
