@@ -68,6 +68,18 @@ class Model(nn.Module):
         return out + r + h + y
 
 
+    @on_stream("topk", when="self.on")
+    def route_again(self, q):
+        return q + 7
+
+    def same_stream(self, x):
+        q = x * 3
+        r = self.route(q)
+        g = q.sum() * x
+        t = self.route_again(q)
+        h = g * 2
+        return r + t + h
+
     @on_stream("other", when="self.on")
     def other(self, g):
         return g * 4
@@ -110,6 +122,8 @@ def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
     q, s = x * 3, x + 1
     if method == "quiet":
         return q * s + ((q.sum() * x) * 2 + q * 2)
+    if method == "same_stream":
+        return q * 2 + (q + 7) + (q.sum() * x) * 2
     if method == "chained":
         g = x * 5
         return q * s + q * 2 + g * 4 + g * 2
@@ -124,6 +138,12 @@ def test_calls_after_other_work_wait_for_the_first_record() -> None:
     body = _method(transform_source(SOURCE, path="m.py", target="portable"), "quiet")
     assert "m.Model.shared.fork" not in body
     assert body.count('runtime.wait("m.Model.route.fork")') == 3  # on "topk", and on "shared" on each path
+
+
+def test_a_call_on_the_recording_calls_stream_needs_no_wait() -> None:
+    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "same_stream")
+    assert "route_again.fork" not in body
+    assert body.count('runtime.wait("m.Model.route.fork")') == 1  # the route's own
 
 
 def test_a_local_holding_the_guard_reads_its_value() -> None:
@@ -142,7 +162,7 @@ def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str, ca
 
 
 @pytest.mark.parametrize("large", [True, False])
-@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased", "chained"])
+@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased", "chained", "same_stream"])
 def test_race_free_and_exact(method: str, large: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     x = torch.randn(2, 3)

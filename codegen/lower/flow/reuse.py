@@ -28,16 +28,16 @@ from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import argument_names
 from codegen.lower.flow.writes import inplace_writes
-from codegen.lower.plan import EventRef
 
 __all__ = ["earlier_fork"]
 
 _Between = list[ast.stmt | ast.expr]  # whole statements, and the tests of the ``if`` statements around the call
 
 
-def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork]) -> EventRef | None:
-    """The event of the nearest earlier record this call may wait for instead of recording its own (its stream
-    waits for it even if it did before: that wait may be on a path that did not come here)."""
+def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork]) -> Fork | None:
+    """The nearest earlier record this call may wait for instead of recording its own: its event, guard, and the
+    stream of the call that recorded it (which waited for it in that call's block, on every path to this one:
+    a call on that stream needs no wait at all)."""
     sync = facts.syncs[site.index]
     if sync.hoisted or not recorded:  # a hoisted argument is made just before the call
         return None
@@ -46,7 +46,7 @@ def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork])
         for earlier in reversed(block[:at]):
             found = recorded.get(earlier)
             if found is not None and facts.same_guard(found[1], sync.guard_text):
-                return found[0] if _quiet(facts, site, between) else None
+                return found if _quiet(facts, site, between) else None
             between.append(earlier)
         if header is None:
             return None

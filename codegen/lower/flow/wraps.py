@@ -129,7 +129,8 @@ class _Lowering:
         shared = fold.same_point(self.facts, site, before, self.steps, self.forked_at)
         earlier = earlier_fork(self.facts, site, self.recorded) if self.forks[site.index] else None
         if self.forks[site.index] and shared is None and earlier is not None:  # an earlier record serves
-            enter.append(Wait(event=earlier, when=guard))  # not a fork at this point: the next call shares none
+            # (not a fork at this point: the next call shares none)
+            enter += [Wait(event=earlier[0], when=guard)] if site.tag not in earlier[2] else []
         elif self.forks[site.index] and shared is None:
             before.append(Record(event=events.fork, when=guard))
             enter.append(Wait(event=events.fork, when=guard))
