@@ -21,14 +21,15 @@ __all__ = ["maker_idle", "maker_waits", "quiet_until", "surely_joined_at"]
 
 
 def surely_joined_at(facts: CallerFacts, site: Site) -> ast.stmt | None:
-    """The statement of ``site``'s block after it before which the caller always joins its stream."""
+    """The first statement of ``site``'s block after it before which the caller always joins its stream."""
     block = facts.block(site.stmt)
-    for anchor, found in facts.result.steps.items():
-        kind, stmt, _ = anchor
-        joins = [s for s in found if isinstance(s, Join) and s.site == site.index]
-        if joins and kind == "before" and stmt in block and block.index(stmt) > block.index(site.stmt):
-            return stmt
-    return None
+    after = block[block.index(site.stmt) + 1 :]
+    joined = {
+        stmt
+        for (kind, stmt, _), found in facts.result.steps.items()
+        if kind == "before" and any(isinstance(s, Join) and s.site == site.index for s in found)
+    }
+    return next((stmt for stmt in after if stmt in joined), None)
 
 
 def maker_idle(facts: CallerFacts, site: Site, name: str, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
