@@ -22,11 +22,11 @@ from codegen.frontend.ir import CoreLimit, Events, Guard, KeepOutput, ModuleIR, 
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.index import RunIndex
-from codegen.index.returns import imported_returns
+from codegen.index.returns import run_returns
 from codegen.lower import naming
 from codegen.lower.flow.callers import plan_callers
 from codegen.lower.flow.ge_returned import returned_element
-from codegen.lower.flow.tensors import Returns, local_returns
+from codegen.lower.flow.tensors import local_returns
 from codegen.lower.hygiene import ModuleNames, identifiers
 from codegen.lower.plan import (
     CallerPlan,
@@ -104,8 +104,7 @@ def lower(
         for fn in ir.functions
     }
     if not event_sync:
-        imported = imported_returns(index, ir.module_name)
-        functions = {q: _returned_records(p, nodes[q], tree, imported) for q, p in functions.items()}
+        functions = {q: _returned_records(p, nodes[q], tree, index, ir.module_name) for q, p in functions.items()}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
     events_used = _events_used(functions, callers.plans, ir.module_name)
     plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
@@ -201,14 +200,14 @@ LOWERINGS: dict[str, Callable[[_Steps, Any], None]] = {
 
 
 def _returned_records(
-    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, imported: Returns
+    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, index: RunIndex, module: str
 ) -> FunctionPlan:
     """GE: a record at the end of a body whose last work makes a tensor it returns can order on that tensor."""
     if not any(isinstance(s, Record) for s in plan.epilogue):
         return plan
     qualname = plan.fn.qualname
     receiver = node.args.args[0].arg if "." in qualname and node.args.args else None
-    returns = local_returns(tree, qualname, receiver, imported)
+    returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, plan.fn.owner, receiver))
     element = returned_element(node, method="." in qualname, returns=returns)
     if element is None:
         return plan

@@ -170,3 +170,62 @@ def test_the_index_reads_what_a_decorated_module_imports_from_its_package() -> N
     assert index.returns["pkg.ops"] == {"grouped": "torch.Tensor"}  # ``unannotated`` says nothing
     code, _ = transform_with_index(model, path="model.py", module_name="pkg.model", index=index, target="ge")
     assert '_EVENT_TOKENS["pkg.model.M.done"] = out' in code
+
+
+LAYERS = """
+import torch
+from torch import nn
+
+
+class Linear(nn.Linear):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return super().forward(x), None
+
+
+class Pair(nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x * 2, x + 1
+
+
+class Weights(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = Linear(4, 4)
+        self.pair = Pair()
+"""
+
+SUBMODULES = """
+import torch
+from npudsl import after, on_stream, records
+
+from .layers import Weights
+
+
+class M(Weights):
+    @on_stream("side", sync="manual")
+    @records("projected")
+    def project(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(x)[0]
+
+    @on_stream("side", sync="manual")
+    @records("paired")
+    def first(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pair(x)[0]
+
+    @after("projected", "paired")
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+"""
+
+
+def test_a_submodule_of_a_base_class_in_another_file_says_what_it_returns() -> None:
+    """``self.proj(x)[0]``: the base class of another file assigns ``proj``, a ``Linear`` returning ``(out, None)``;
+    ``self.pair(x)[0]`` keeps the token (which of two tensors ``Pair`` made last is its own)."""
+    files = [("pkg.layers", LAYERS), ("pkg.model", SUBMODULES)]
+    index = build_index(files)
+    code, _ = transform_with_index(SUBMODULES, path="model.py", module_name="pkg.model", index=index, target="ge")
+    assert '_EVENT_TOKENS["pkg.model.M.projected"] = out' in code
+    assert '_EVENT_TOKENS["pkg.model.M.paired"] = torchair.ops.record()' in code
+    alone = build_index([("pkg.model", SUBMODULES)])
+    code, _ = transform_with_index(SUBMODULES, path="model.py", module_name="pkg.model", index=alone, target="ge")
+    assert '_EVENT_TOKENS["pkg.model.M.projected"] = torchair.ops.record()' in code

@@ -19,7 +19,16 @@ from codegen.index import scan
 from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 
-__all__ = ["Returns", "certain_bindings", "certain_tensors", "in_order", "is_tensor_expr", "local_returns"]
+__all__ = [
+    "Returns",
+    "certain_bindings",
+    "certain_tensors",
+    "in_order",
+    "is_tensor_expr",
+    "local_returns",
+    "tuple_element",
+    "tuple_elements",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Known = frozenset[str] | set[str]
@@ -45,6 +54,7 @@ _NOT_ATEN = frozenset(
     }
 )
 _TORCH_ROOTS = frozenset({"torch", "F"})
+_TUPLES = ("tuple", "typing.Tuple", "Tuple")
 
 
 def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
@@ -55,6 +65,8 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
         return is_tensor_expr(node.left, known, returns) or is_tensor_expr(node.right, known, returns)
     if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
         return is_tensor_expr(node.operand, known, returns)
+    if isinstance(node, ast.Subscript) and tuple_element(node, returns) is not None:
+        return annotation_tensorness(tuple_element(node, returns)) is Tensorness.TENSOR
     if isinstance(node, ast.Subscript):
         return is_tensor_expr(node.value, known, returns)
     if isinstance(node, ast.IfExp):
@@ -64,6 +76,23 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return _one_tensor(node.func.attr) and _tensor_callable(node.func.value, known, returns)
     return False
+
+
+def tuple_elements(call: ast.expr, returns: Returns) -> list[ast.expr] | None:
+    """The element annotations of a call annotated ``-> tuple[...]``, as written; None for any other."""
+    annotation = returns.get(ast.unparse(call.func)) if isinstance(call, ast.Call) else None
+    if not isinstance(annotation, ast.Subscript) or ast.unparse(annotation.value) not in _TUPLES:
+        return None
+    return annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+
+
+def tuple_element(node: ast.Subscript, returns: Returns) -> ast.expr | None:
+    """The annotation of ``call(...)[i]``, a constant index of a call annotated ``-> tuple[...]``."""
+    elements = tuple_elements(node.value, returns)
+    index = node.slice.value if isinstance(node.slice, ast.Constant) else None
+    if elements is None or not isinstance(index, int) or not -len(elements) <= index < len(elements):
+        return None
+    return None if any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements) else elements[index]
 
 
 def _one_tensor(name: str) -> bool:
@@ -184,11 +213,9 @@ def _tuple_kinds(value: ast.expr, width: int, returns: Returns, known: Known = f
     if isinstance(func, ast.Attribute) and schema.tensors_only(func.attr):
         if _tensor_callable(func.value, known, returns):
             return [True] * width
-    annotation = returns.get(ast.unparse(value.func)) if isinstance(value, ast.Call) else None
-    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple"):
-        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        if len(elements) == width:
-            return [annotation_tensorness(e) is Tensorness.TENSOR for e in elements]
+    elements = tuple_elements(value, returns)
+    if elements is not None and len(elements) == width:
+        return [annotation_tensorness(e) is Tensorness.TENSOR for e in elements]
     return [False] * width
 
 
