@@ -15,8 +15,10 @@ their captured graph gives the portable count ``P`` (every switch, record, wait 
 - ``ge`` = ``S + F + E``: the stream switches ``S``; one ordering edge
   (``npu_wait_tensor``) per fork point ``F`` (a side block whose first call waits
   for an event last recorded on the main stream that is not a user event); one
-  edge per user event ``E`` (the ``@after``/``@records`` names, listed by the hand
-  module in ``USER_EVENTS``, counted once however many streams wait for it). No
+  edge per record of a user event ``E`` that a stream then waits for (the
+  ``@after``/``@records`` names, listed by the hand module in ``USER_EVENTS``; once
+  however many streams wait for that record, once per layer for an event each layer
+  records and waits for). No
   joins and no ``record_stream``: GE orders data and plans memory itself.
 """
 
@@ -128,12 +130,27 @@ def _fork_points(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> int:
     return forks
 
 
+def _user_edges(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> int:
+    """The records of user events that some stream waits for before the event is recorded again: each is one
+    ordering edge on GE (a layer's record and wait are not the next layer's)."""
+    user, pending, edges = set(user_events), set(), 0
+    for node in gm.graph.nodes:
+        name = runtime_op(node)
+        if name not in ("event_record", "event_wait") or node.args[0] not in user:
+            continue
+        if name == "event_record":
+            pending.add(node.args[0])
+        elif node.args[0] in pending:
+            pending.discard(node.args[0])
+            edges += 1
+    return edges
+
+
 def hand_counts(gm: torch.fx.GraphModule, user_events: Iterable[str]) -> dict[str, int]:
     """The hand-written count per target for the portable hand graph ``gm`` (see the module docstring)."""
     counts = count_graph(gm)
     portable = total(counts)
     unjoined = _unjoined(gm)
     native = portable + 2 * len(unjoined) - _kept_for_after_return(gm, unjoined)
-    waited = {n.args[0] for n in gm.graph.nodes if runtime_op(n) == "event_wait"}
-    ge = counts["switch"] + _fork_points(gm, user_events) + len(waited & set(user_events))
+    ge = counts["switch"] + _fork_points(gm, user_events) + _user_edges(gm, user_events)
     return {"portable": portable, "aclgraph": portable, "ge": ge, "npugraph_ex": native, "cuda": native}

@@ -20,6 +20,7 @@ from codegen.frontend.ir import Loc, StreamFunction
 from codegen.frontend.positions import Positions
 from codegen.frontend.signature import Signature, is_static, signature_of
 from codegen.index import scan
+from codegen.index.returns import function_returns, imported_relatively
 from codegen.lower import naming
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.writes import param_writes, reads_state, writes_state
@@ -81,6 +82,7 @@ class RunIndex:
     stream_calls: dict[str, tuple[CallInfo, ...]] = attrs.Factory(dict)  # like calls, for every stream function
     modules: dict[str, ModuleId] = attrs.Factory(dict)  # module key -> its identity (see codegen.driver.modules)
     shared_records: frozenset[str] = frozenset()  # the shared events ("ns:name") some function of the run records
+    returns: dict[str, dict[str, str]] = attrs.Factory(dict)  # module -> {function: its return annotation}
 
     def package_of(self, module: str) -> str:
         """The package that relative imports in ``module`` (a run key) resolve against."""
@@ -103,8 +105,9 @@ def build_index(
     fail to parse are skipped.
 
     ``callers``, when given, is asked once the stream functions of ``files`` are known, with the names
-    their modules define them under (a class, a function): the files it returns are indexed too, for
-    their calls and submodules. One pass, as if every file had been given at once.
+    their modules define them under (a class, a function) and the names they import from their own package
+    (``from .ops import f``): the files it returns are indexed too, for their calls, submodules and what their
+    functions return. One pass, as if every file had been given at once.
     """
     modules: dict[str, ModuleId] = {}
     callees: dict[str, CalleeInfo] = {}
@@ -114,7 +117,8 @@ def build_index(
     trees = _parsed(files, modules)
     for module, tree, source in trees:
         shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
-    more = _parsed(callers(_defined(callees)), modules) if callers is not None and callees else []
+    asked = _defined(callees) | imported_relatively(tree for _, tree, _ in trees)
+    more = _parsed(callers(asked), modules) if callers is not None and callees else []
     for module, tree, source in more:
         shared |= _collect_definitions(module, tree, source, callees, classes, submodules)
     trees += more
@@ -126,6 +130,7 @@ def build_index(
         modules=modules,
         shared_records=frozenset(shared),
         imports={module: scan.imported_names(tree) for module, tree, _ in trees},
+        returns={module: function_returns(tree) for module, tree, _ in trees},
     )
     calls: dict[str, list[CallInfo]] = {}
     stream_calls: dict[str, list[CallInfo]] = {}

@@ -22,9 +22,11 @@ from codegen.frontend.ir import CoreLimit, Events, Guard, KeepOutput, ModuleIR, 
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.index import RunIndex
+from codegen.index.returns import run_returns
 from codegen.lower import naming
 from codegen.lower.flow.callers import plan_callers
-from codegen.lower.flow.tensors import local_returns, returns_made_tensor
+from codegen.lower.flow.ge_returned import returned_element
+from codegen.lower.flow.tensors import local_returns
 from codegen.lower.hygiene import ModuleNames, identifiers
 from codegen.lower.plan import (
     CallerPlan,
@@ -102,7 +104,7 @@ def lower(
         for fn in ir.functions
     }
     if not event_sync:
-        functions = {q: _returned_records(p, nodes[q], tree) for q, p in functions.items()}
+        functions = {q: _returned_records(p, nodes[q], tree, index, ir.module_name) for q, p in functions.items()}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
     events_used = _events_used(functions, callers.plans, ir.module_name)
     plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
@@ -198,17 +200,20 @@ LOWERINGS: dict[str, Callable[[_Steps, Any], None]] = {
 
 
 def _returned_records(
-    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
+    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, index: RunIndex, module: str
 ) -> FunctionPlan:
-    """GE: a record at the end of a body that makes the one tensor it returns last can order on that tensor."""
+    """GE: a record at the end of a body whose last work makes a tensor it returns can order on that tensor."""
     if not any(isinstance(s, Record) for s in plan.epilogue):
         return plan
     qualname = plan.fn.qualname
     receiver = node.args.args[0].arg if "." in qualname and node.args.args else None
-    returns = local_returns(tree, qualname, receiver)
-    if not returns_made_tensor(node, method="." in qualname, returns=returns):
+    returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, plan.fn.owner, receiver))
+    element = returned_element(node, method="." in qualname, returns=returns)
+    if element is None:
         return plan
-    epilogue = tuple(attrs.evolve(s, returned=True) if isinstance(s, Record) else s for s in plan.epilogue)
+    epilogue = tuple(
+        attrs.evolve(s, returned=True, element=element) if isinstance(s, Record) else s for s in plan.epilogue
+    )
     return attrs.evolve(plan, epilogue=epilogue)
 
 

@@ -110,7 +110,8 @@ class LimitCores:
 class Record:
     event: EventRef
     when: Cond | None
-    returned: bool = False  # at a body's end: the body's last work makes the one tensor it returns (GE orders on it)
+    returned: bool = False  # at a body's end: the body's last work makes a tensor it returns (GE orders on it)
+    element: int = 0  # with ``returned``: which returned value that is (one of a returned tuple's)
 
 
 @attrs.frozen(kw_only=True)

@@ -100,6 +100,27 @@ def test_rules_per_target() -> None:
     assert hand_counts(gm, ("fork",))["ge"] == 2  # a user event: one edge, not also a fork point
 
 
+def test_a_user_event_of_each_layer_is_an_edge_of_its_own() -> None:
+    """GE: one edge per record that a stream waits for, however many wait; a layer's is not the next layer's."""
+
+    class Layers(nn.Module):
+        def forward(self, x):
+            for _ in range(2):
+                runtime.record("ready")
+                with runtime.stream("side"):
+                    runtime.wait("ready")
+                    x = x * 2
+                    runtime.record("done")
+                with runtime.stream("other"):
+                    runtime.wait("done")
+                runtime.wait("done")
+                x = x + 1
+            return x
+
+    gm, _ = capture(Layers(), (torch.randn(4),))
+    assert hand_counts(gm, ("ready", "done"))["ge"] == 4 + 4  # four switches; two events in each of two layers
+
+
 def test_a_block_that_waits_for_nothing_belongs_in_the_earlier_block() -> None:
     class Split(nn.Module):
         def forward(self, x):

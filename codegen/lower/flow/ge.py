@@ -3,7 +3,7 @@
 GE orders every cross-stream data dependency itself and plans the memory of the whole graph, so the
 join and the lifetime of tensors need nothing. What data does not say is the fork: the side stream's
 first op waits for the caller's prior work. Where both ends are certainly tensors (``tensors.py``), the
-edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)``;
+edge is the real engines' ``npu_wait_tensor(<the call's input>, <the tensor the caller made last>)`` (``ge_last.py``);
 where the call reads the caller's last tensor itself, nothing (the read is the edge); where only the
 caller's tensor is certain, ``torchair.ops.wait([<that tensor>])`` first on the side stream (the
 converter makes the side stream's next op wait for its producer, fx2ge_converter.py); elsewhere
@@ -26,6 +26,7 @@ from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
+from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
 from codegen.lower.flow.ge_own import reads_own_stream, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.sites import Site
@@ -61,7 +62,7 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
         for stmt in glue or ():  # views of the chain's results between two of its calls: in their block
             wraps[stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=site.callee.priority, when=when))  # type: ignore[attr-defined]
         tensor = next((a.name for a in site.args if a.bare and a.name and _certain(a, made)), None)
-        dependency = _last_tensor(block, site.stmt, site_stmts, made) or _above(
+        dependency = last_tensor(block, site.stmt, site_stmts, made) or tensor_above(
             site.stmt, blocks, parents, site_stmts, made
         )
         enter: tuple[ForkWait | ForkToken, ...]
@@ -124,7 +125,7 @@ def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict
     come after all the caller's work before it)."""
     same = {s.stmt for s in sites if s.stmt in after_all and s.tag == site.tag and same_guard(s, site)}
     unordered = {s.stmt for s in sites if s.guard.hoist is None and s.stmt not in after_all}
-    return Walk(parents=parents, same_stream=same.__contains__, makes=lambda s: s not in unordered and _binds_a_call(s))
+    return Walk(parents=parents, same_stream=same.__contains__, makes=lambda s: s not in unordered and binds_a_call(s))
 
 
 def _children(node: ast.AST) -> list[ast.stmt]:
@@ -160,23 +161,10 @@ def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], mad
     """The call's tensor inputs (certain: the callee's annotation or the caller's making) that the caller's last
     statement to run an op binds, in argument order (``cos, sin = ...`` then ``self.side(kv, cos, sin)``)."""
     before = [s for s in block[: block.index(site.stmt)] if runs_op(s)]
-    if not before or before[-1] in site_stmts or not _binds_a_call(before[-1]):
+    if not before or before[-1] in site_stmts or not binds_a_call(before[-1]):
         return ()
     bound = bound_names(before[-1])
     return tuple(dict.fromkeys(a.name for a in site.args if a.bare and a.name in bound and _certain(a, made)))
-
-
-def _binds_a_call(stmt: ast.stmt) -> bool:
-    """``a, b = f(x)`` or ``a = f(x)[0]``: the names hold what the call's op made, or a constant index of it (an
-    index of a buffer is left to the token: its result may be a view, whose producer torchair's ``wait`` would
-    look for in the buffer, outside the graph; so is a gather by a tensor of indices, which the graph spells as
-    ``getitem`` of the buffer)."""
-    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-        return False
-    value = stmt.value
-    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
-        value = value.value
-    return isinstance(value, ast.Call)
 
 
 def _inputs(site: Site) -> set[str]:
@@ -190,31 +178,3 @@ def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
 def _certain(argument: Argument, made: dict[ast.stmt, str]) -> bool:
     """The argument is a tensor: the callee says so, or the caller made it (the ``tensors.py`` rules)."""
     return argument.tensor is Tensorness.TENSOR or argument.name in made.values()
-
-
-def _above(
-    stmt: ast.stmt,
-    blocks: dict[ast.stmt, list[ast.stmt]],
-    parents: dict,
-    site_stmts: set[ast.stmt],
-    made: dict[ast.stmt, str],
-) -> str | None:
-    """The tensor made last before the ``if``/``with`` blocks around ``stmt`` (its own block makes none): a loop
-    around it ends the search (an earlier iteration ran its body)."""
-    parent = parents.get(stmt)
-    while isinstance(parent, (ast.If, ast.With, ast.AsyncWith)) and parent in blocks:
-        found = _last_tensor(blocks[parent], parent, site_stmts, made)
-        if found is not None:
-            return found
-        parent = parents.get(parent)
-    return None
-
-
-def _last_tensor(
-    block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt], made: dict[ast.stmt, str]
-) -> str | None:
-    """The tensor the last assignment before ``stmt`` in its block that makes one binds (not a stream call's)."""
-    for earlier in reversed(block[: block.index(stmt)]):
-        if earlier not in site_stmts and earlier in made:
-            return made[earlier]
-    return None

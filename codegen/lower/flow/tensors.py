@@ -4,7 +4,8 @@ GE's fork edge, ``npu_wait_tensor(a, b)``, takes two tensors: a flag, a shape, a
 fails the capture. The caller's locals carry no types, so a name counts only when its value is certainly a tensor:
 a parameter annotated ``torch.Tensor``, an arithmetic or slice of one, a tensor method or ``torch.*`` function
 whose ATen schema returns one tensor (``schema.py``), a function or method of the same module annotated to return
-one (or a tuple of them, unpacked). Anything else (calls the module cannot see, flags) is left out; the edge is
+one (or a tuple of them, unpacked), or a function of another file of the run that the module imports
+(``codegen/index/returns.py``). Anything else (calls the module cannot see, flags) is left out; the edge is
 then put on an earlier tensor, or not at all.
 """
 
@@ -18,7 +19,16 @@ from codegen.index import scan
 from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 
-__all__ = ["Returns", "certain_tensors", "is_tensor_expr", "local_returns", "returns_made_tensor"]
+__all__ = [
+    "Returns",
+    "certain_bindings",
+    "certain_tensors",
+    "in_order",
+    "is_tensor_expr",
+    "local_returns",
+    "tuple_element",
+    "tuple_elements",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Known = frozenset[str] | set[str]
@@ -44,6 +54,7 @@ _NOT_ATEN = frozenset(
     }
 )
 _TORCH_ROOTS = frozenset({"torch", "F"})
+_TUPLES = ("tuple", "typing.Tuple", "Tuple")
 
 
 def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
@@ -54,6 +65,8 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
         return is_tensor_expr(node.left, known, returns) or is_tensor_expr(node.right, known, returns)
     if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
         return is_tensor_expr(node.operand, known, returns)
+    if isinstance(node, ast.Subscript) and tuple_element(node, returns) is not None:
+        return annotation_tensorness(tuple_element(node, returns)) is Tensorness.TENSOR
     if isinstance(node, ast.Subscript):
         return is_tensor_expr(node.value, known, returns)
     if isinstance(node, ast.IfExp):
@@ -63,6 +76,23 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return _one_tensor(node.func.attr) and _tensor_callable(node.func.value, known, returns)
     return False
+
+
+def tuple_elements(call: ast.expr, returns: Returns) -> list[ast.expr] | None:
+    """The element annotations of a call annotated ``-> tuple[...]``, as written; None for any other."""
+    annotation = returns.get(ast.unparse(call.func)) if isinstance(call, ast.Call) else None
+    if not isinstance(annotation, ast.Subscript) or ast.unparse(annotation.value) not in _TUPLES:
+        return None
+    return annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+
+
+def tuple_element(node: ast.Subscript, returns: Returns) -> ast.expr | None:
+    """The annotation of ``call(...)[i]``, a constant index of a call annotated ``-> tuple[...]``."""
+    elements = tuple_elements(node.value, returns)
+    index = node.slice.value if isinstance(node.slice, ast.Constant) else None
+    if elements is None or not isinstance(index, int) or not -len(elements) <= index < len(elements):
+        return None
+    return None if any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements) else elements[index]
 
 
 def _one_tensor(name: str) -> bool:
@@ -105,11 +135,12 @@ _ONE_TENSOR_LAYERS = frozenset(
 _TENSOR = ast.parse("torch.Tensor", mode="eval").body
 
 
-def local_returns(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
+def local_returns(tree: ast.Module, qualname: str, receiver: str | None, imported: Returns | None = None) -> Returns:
     """The return annotations a caller can see by spelling: the module's functions (``f``), in a method its
-    class's methods (``self.f``) and the torch.nn layers its ``__init__`` assigns (``self.norm``)."""
+    class's methods (``self.f``) and the torch.nn layers its ``__init__`` assigns (``self.norm``); ``imported``:
+    those of the run's functions the module imports (``codegen/index/returns.py``)."""
     owner = qualname.rpartition(".")[0]
-    found: dict[str, ast.expr] = {}
+    found: dict[str, ast.expr] = dict(imported or {})
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
     if receiver is not None and classes:
         for attr, made in scan.submodule_assignments(classes[0]).items():
@@ -127,14 +158,19 @@ def local_returns(tree: ast.Module, qualname: str, receiver: str | None) -> Retu
 
 
 def certain_tensors(fn: _Function, *, method: bool, returns: Returns) -> dict[ast.stmt, str]:
-    """Each assignment of ``fn`` that binds a certain tensor, with the last name it binds one to.
+    """Each assignment of ``fn`` that binds a certain tensor, with the last name it binds one to."""
+    return {stmt: kept[-1] for stmt, kept in certain_bindings(fn, method=method, returns=returns).items()}
+
+
+def certain_bindings(fn: _Function, *, method: bool, returns: Returns) -> dict[ast.stmt, list[str]]:
+    """Each assignment of ``fn`` that binds certain tensors, with the names it binds them to.
 
     A name bound anywhere else in ``fn`` to anything that is not certainly a tensor (another assignment,
     a loop variable, ``with ... as``) is left out everywhere: a later read of it may see that other value.
     """
     known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
     found: dict[ast.stmt, list[ast.Name]] = {}
-    for stmt in _in_order(fn.body):
+    for stmt in in_order(fn.body):
         for target, tensor in _bindings(stmt, known, returns):
             if tensor:
                 known.add(target.id)
@@ -148,29 +184,7 @@ def certain_tensors(fn: _Function, *, method: bool, returns: Returns) -> dict[as
         if isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure
     }
     names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
-    return {stmt: kept[-1] for stmt, kept in names.items() if kept}
-
-
-def returns_made_tensor(fn: _Function, *, method: bool, returns: Returns) -> bool:
-    """``fn`` returns once, last, a tensor its last statements make (``return torch.mm(a, b)``, or ``out = a @ b``
-    then ``return out``): its producer is the last work of the body, which GE can order on directly."""
-    body = fn.body
-    returned = [n for n in _in_order(body) if isinstance(n, ast.Return)]
-    if len(returned) != 1 or body[-1] is not returned[0] or returned[0].value is None:
-        return False
-    value = returned[0].value
-    before = body[-2] if len(body) > 1 else None
-    if isinstance(value, ast.Name) and isinstance(before, ast.Assign) and _binds(before, value.id):
-        value = before.value
-    if not isinstance(value, (ast.Call, ast.BinOp)):
-        return False  # a name or an index of one: made earlier, maybe by the caller
-    known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
-    known |= set(certain_tensors(fn, method=method, returns=returns).values())
-    return is_tensor_expr(value, known, returns)
-
-
-def _binds(stmt: ast.Assign, name: str) -> bool:
-    return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name
+    return {stmt: kept for stmt, kept in names.items() if kept}
 
 
 def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.Name, bool]]:
@@ -199,15 +213,13 @@ def _tuple_kinds(value: ast.expr, width: int, returns: Returns, known: Known = f
     if isinstance(func, ast.Attribute) and schema.tensors_only(func.attr):
         if _tensor_callable(func.value, known, returns):
             return [True] * width
-    annotation = returns.get(ast.unparse(value.func)) if isinstance(value, ast.Call) else None
-    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple"):
-        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        if len(elements) == width:
-            return [annotation_tensorness(e) is Tensorness.TENSOR for e in elements]
+    elements = tuple_elements(value, returns)
+    if elements is not None and len(elements) == width:
+        return [annotation_tensorness(e) is Tensorness.TENSOR for e in elements]
     return [False] * width
 
 
-def _in_order(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def in_order(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements in source order, nested blocks included, not entering nested functions or classes."""
     for stmt in body:
         yield stmt
@@ -216,6 +228,6 @@ def _in_order(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
             if isinstance(block, list):
-                yield from _in_order(block)
+                yield from in_order(block)
         for handler in getattr(stmt, "handlers", []):
-            yield from _in_order(handler.body)
+            yield from in_order(handler.body)

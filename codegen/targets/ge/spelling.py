@@ -7,7 +7,8 @@ lifetime of tensors need no call; the fork is one control edge at each planned c
 it would move later in-place writes onto the wait's output). A user event is a token
 that lives for one run of the graph: ``@records("e")`` puts ``torchair.ops.record()`` in the module's
 table once for each function of the event's scope that waits for it (or, when the body ends by making
-the one tensor it returns, that tensor: waiting for it orders on its producer, one call instead of two),
+a tensor it returns, that tensor, or the element of a returned tuple it makes last: waiting for it orders
+on its producer, one call instead of two),
 and ``@after("e")`` takes its own token out and waits for it (no token: no record since its last wait,
 and nothing to order). A token taken out never outlives the graph, so it is neither an extra graph output
 nor a guard that recompiles the next call.
@@ -22,7 +23,7 @@ import attrs
 from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.frontend.ir import ModuleIR
 from codegen.lower.plan import CurrentStream, EventRef, ForkToken, ForkWait, ModulePlan, Record, Step, Value, Wait
-from codegen.targets.base import quote
+from codegen.targets.base import quote, returned_record
 from codegen.targets.torchair import TorchairSpelling
 from npudsl import codes
 from npudsl._rules import is_shared_event
@@ -55,6 +56,12 @@ class GeSpelling(TorchairSpelling):
                 return [f"{self.torchair}.ops.wait([{', '.join((step.name, *step.also))}])"]
             return [f"{step.name} = {self.torchair}.ops.record()"]
         raise TypeError(step)
+
+    def statements(self, step: Step, values: tuple[str, ...] = ()) -> list[str]:
+        """A record that orders on one element of a returned tuple takes that element's name."""
+        if isinstance(step, Record) and returned_record(step) and len(values) > 1:
+            return self.record_returned(step, values[step.element])
+        return super().statements(step, values)
 
     def record_returned(self, step: Record, value: str) -> list[str]:
         """The returned tensor is the token: ``wait([out])`` orders on its producer, the body's last work."""

@@ -1,0 +1,72 @@
+"""GE: which value a recording body returns that its last work makes, so that a user event orders on it.
+
+``@records("e")`` on GE stores a token that the waiter's ``torchair.ops.wait([...])`` orders on. The token can
+be a tensor the body returns, when its producer is the body's last work: the waiter then orders after that
+producer, and the side stream issued all the body's other work before it (one call instead of ``record()`` and
+``wait``; the premise of every GE event here: a stream runs its work in the order issued, and GE orders by data
+what the waiter reads of the other elements). That holds for the one tensor returned (``return torch.mm(a, b)``,
+or ``out = a @ b`` then ``return out``), for the element of a returned tuple whose op runs last, every element
+after it a name (``return weights / weights.sum(-1), ids``; no constant: the return would bind it to a name of
+its own), and for ``call(...)[i]`` where the call returns a tuple whose only tensor is element ``i``
+(``self.proj(x)[0]`` of a linear layer returning ``(out, None)``). Where the last work writes something in
+place, returns a name made earlier, or makes what may not be a tensor, the token stays.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
+from codegen.lower.flow.tensors import (
+    Returns,
+    certain_bindings,
+    in_order,
+    is_tensor_expr,
+    tuple_element,
+    tuple_elements,
+)
+
+__all__ = ["returned_element"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def returned_element(fn: _Function, *, method: bool, returns: Returns) -> int | None:
+    """The index of the returned value (0 for one value, else in the returned tuple) that the body's last work
+    makes, certainly a tensor; None when there is none."""
+    body = fn.body
+    returned = [n for n in in_order(body) if isinstance(n, ast.Return)]
+    if len(returned) != 1 or body[-1] is not returned[0] or returned[0].value is None:
+        return None
+    value = returned[0].value
+    elements = value.elts if isinstance(value, ast.Tuple) else [value]
+    if isinstance(value, ast.Tuple) and any(isinstance(e, (ast.Starred, ast.Constant)) for e in elements):
+        return None  # each element of the tuple gets a name at the return: a constant would too
+    found = _made_last(elements, body[-2] if len(body) > 1 else None)
+    if found is None or not (isinstance(found[1], (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
+        return None  # a name or an index of one: made earlier, maybe by the caller
+    known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
+    known |= {n for names in certain_bindings(fn, method=method, returns=returns).values() for n in names}
+    return found[0] if is_tensor_expr(found[1], known, returns) else None
+
+
+def _made_last(elements: list[ast.expr], before: ast.stmt | None) -> tuple[int, ast.expr] | None:
+    """The element whose op runs last, with the expression that makes it: the last element that is not a name,
+    or, when every element is one, the name the statement right before the return binds."""
+    running = [i for i, e in enumerate(elements) if not isinstance(e, ast.Name)]
+    if running:
+        return running[-1], elements[running[-1]]
+    if not isinstance(before, ast.Assign) or len(before.targets) != 1 or not isinstance(before.targets[0], ast.Name):
+        return None
+    bound = [i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == before.targets[0].id]
+    return (bound[-1], before.value) if bound else None
+
+
+def _sole_tensor(node: ast.expr, returns: Returns) -> bool:
+    """``call(...)[i]`` where the call returns a tuple whose only tensor is element ``i`` (``(out, None)``, as
+    vLLM's linear layers return): the call's last work made it."""
+    if not isinstance(node, ast.Subscript) or tuple_element(node, returns) is None:
+        return False
+    elements = tuple_elements(node.value, returns) or []
+    tensors = [annotation_tensorness(e) for e in elements]
+    return tensors.count(Tensorness.TENSOR) == 1 and tensors.count(Tensorness.NO) == len(tensors) - 1
