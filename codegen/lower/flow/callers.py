@@ -17,6 +17,7 @@ from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.frontend.ir import ModuleIR
 from codegen.frontend.positions import Positions
 from codegen.index import scan
+from codegen.index.returns import run_returns
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
@@ -221,10 +222,12 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
     auto = _numbered(s for s in sites if s.callee.auto)  # type: ignore[attr-defined]
     manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
     receiver = _receiver(qualname, fn)
-    returns = local_returns(module.tree, qualname, receiver)
-    if not event_sync:
+    if not event_sync:  # GE: what functions of other files of the run return makes single fork edges
+        run = run_returns(module.index, module.ir.module_name, module.tree, qualname.rpartition(".")[0], receiver)
+        returns = local_returns(module.tree, qualname, receiver, run)
         plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module))
     else:
+        returns = local_returns(module.tree, qualname, receiver)
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
         found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
         barriers = _barriers(found, module.index, qualname, fn)
