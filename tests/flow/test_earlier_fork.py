@@ -1,8 +1,9 @@
 """A call waits for an earlier call's fork record when nothing it needs happened on the caller's stream in
 between (omni-infer's decode MoE: one record after the quantization, every stream waits for it). It records
 its own when in between something binds or writes in place what it reads, stores an attribute, or reads a
-result of its stream. Every case runs under the race checker on both paths, called with inputs its caller
-made right before, and equals the same arithmetic done on one stream.
+result of its stream, or writes anything in place (``written_through_a_view``: ``v = q[0]`` then ``v.add_(1)``,
+which also joins the call still reading ``q`` first). Every case runs under the race checker on both paths,
+called with inputs its caller made right before, and equals the same arithmetic done on one stream.
 """
 
 from __future__ import annotations
@@ -68,6 +69,16 @@ class Model(nn.Module):
         return out + r + h + y
 
 
+    def written_through_a_view(self, x):
+        q, s = x * 3, x + 1
+        v = q[0]
+        r = self.route(q)
+        g = x * 5
+        v.add_(1)
+        out = self.shared(q, s)
+        h = g * 2
+        return out + r + h
+
     @on_stream("topk", when="self.on")
     def route_again(self, q):
         return q + 7
@@ -122,6 +133,11 @@ def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
     q, s = x * 3, x + 1
     if method == "quiet":
         return q * s + ((q.sum() * x) * 2 + q * 2)
+    if method == "written_through_a_view":
+        r = q * 2
+        q = q.clone()
+        q[0] += 1
+        return q * s + r + (x * 5) * 2
     if method == "same_stream":
         return q * 2 + (q + 7) + (q.sum() * x) * 2
     if method == "chained":
@@ -162,7 +178,9 @@ def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str, ca
 
 
 @pytest.mark.parametrize("large", [True, False])
-@pytest.mark.parametrize("method", ["quiet", "written", "reads_the_stream", "aliased", "chained", "same_stream"])
+@pytest.mark.parametrize(
+    "method", ["quiet", "written", "reads_the_stream", "aliased", "chained", "same_stream", "written_through_a_view"]
+)
 def test_race_free_and_exact(method: str, large: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     x = torch.randn(2, 3)

@@ -20,6 +20,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.caller_facts import SiteEvents, SiteSync, any_may
+from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
 from codegen.lower.flow.transfer import Join, SiteView
@@ -84,11 +85,12 @@ def plan_caller(
     following = early.following(fn)
     aliases = aliases or {}
     stability = Stability(fn)
+    groups = alias_groups(fn)
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
         keys = [_guard_key(s, stability, since, aliases) for s in sites]
         relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases))
-        views = {s.stmt: _view(s, relations.keys[s.index], methods) for s in sites}
+        views = {s.stmt: _view(s, relations.keys[s.index], methods, groups) for s in sites}
         result = analyze(fn, views, relations, barriers, methods, following)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
@@ -101,12 +103,14 @@ def plan_caller(
     return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
 
 
-def _view(site: Site, key: str | None, methods: frozenset[str]) -> SiteView:
+def _view(site: Site, key: str | None, methods: frozenset[str], groups: dict[str, frozenset[str]]) -> SiteView:
     """The site as the analysis sees it: its fork reads a value that may change between two of its calls only
-    when its guard is not stable (a flag read at each call), or its body flips the guard."""
+    when its guard is not stable (a flag read at each call), or its body flips the guard; what it reads, with
+    the names that may share that memory (``input_aliases.py``)."""
     flips = bool(getattr(site.callee, "flips_guard", False))
     changing = (key is not None and key.startswith("<call")) or flips
-    return site.view(methods, guard_changes=changing)
+    view = site.view(methods, guard_changes=changing)
+    return attrs.evolve(view, inputs=widened(view.inputs, groups))
 
 
 def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
