@@ -10,31 +10,39 @@ so a kept walk stays true.
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
+from collections.abc import Callable
 from typing import TypeVar
 
 from codegen.index.children import children
 
-__all__ = ["walked", "walked_of"]
+__all__ = ["per_node", "walked", "walked_of"]
 
 _N = TypeVar("_N", bound=ast.AST)
+_R = TypeVar("_R")
 
-_WALKS: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
 _KINDS: weakref.WeakKeyDictionary[ast.AST, dict[object, tuple[ast.AST, ...]]] = weakref.WeakKeyDictionary()
 
 
+def per_node(fn: Callable[[ast.AST], _R]) -> Callable[[ast.AST], _R]:
+    """``fn`` of a node computed once and kept while the node lives (its answer must not be changed)."""
+    kept: weakref.WeakKeyDictionary[ast.AST, _R] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def once(node: ast.AST) -> _R:
+        found = kept.get(node)
+        if found is None:
+            found = kept[node] = fn(node)
+        return found
+
+    return once
+
+
+@per_node
 def walked(node: ast.AST) -> tuple[ast.AST, ...]:
-    """The nodes of ``ast.walk(node)`` in its order, but the operator and context singletons, from the kept
-    walk when there is one."""
-    found = _WALKS.get(node)
-    if found is None:
-        found = _WALKS[node] = _breadth_first(node)
-    return found
-
-
-def _breadth_first(node: ast.AST) -> tuple[ast.AST, ...]:
-    """``tuple(ast.walk(node))`` without the operator and context singletons (``Load()``: read them on their
-    node), the other nodes in the same order."""
+    """The nodes of ``ast.walk(node)`` in its order, but the operator and context singletons (``Load()``: read
+    them on their node), from the kept walk when there is one."""
     found = [node]
     at = 0
     while at < len(found):

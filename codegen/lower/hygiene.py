@@ -13,7 +13,6 @@ however many imports its generated code needs.
 from __future__ import annotations
 
 import ast
-import weakref
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import attrs
 
 from codegen.index.children import unordered_walk
+from codegen.index.walked import per_node
 
 __all__ = ["ModuleNames", "identifiers"]
 
@@ -33,9 +33,6 @@ class _Spelled:
     loads: Counter[str]
 
 
-_MODULES: weakref.WeakKeyDictionary[ast.Module, _Spelled] = weakref.WeakKeyDictionary()
-
-
 def identifiers(node: ast.AST) -> Counter[str]:
     """How many times each identifier is bound or read under ``node``.
 
@@ -43,13 +40,6 @@ def identifiers(node: ast.AST) -> Counter[str]:
     all ask): the count is kept while the tree lives. Callers must not change what they get.
     """
     return _module_spelled(node).taken if isinstance(node, ast.Module) else _spelled(node).taken
-
-
-def _module_spelled(tree: ast.Module) -> _Spelled:
-    found = _MODULES.get(tree)
-    if found is None:
-        found = _MODULES[tree] = _spelled(tree)
-    return found
 
 
 def _spelled(node: ast.AST) -> _Spelled:
@@ -82,6 +72,9 @@ _BINDERS: dict[type[ast.AST], Callable[[Any], list[str]]] = {
     ast.MatchAs: _named,
     ast.MatchStar: _named,
 }
+
+
+_module_spelled = per_node(_spelled)
 
 
 @attrs.define(eq=False)

@@ -152,21 +152,13 @@ def _search(module: str, tree: ast.Module, index: _Index) -> Iterator[CallSite]:
 
 def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.stmt, ast.Call]]:
     """(statement, call) for every call in ``fn``'s own scope whose last name is one of ``called``, with the
-    innermost statement holding it (the order of ``scoped_calls`` over each statement's own parts)."""
+    innermost statement holding it."""
     found: list[tuple[ast.stmt, ast.Call]] = []
     for stmt in scan.statements_breadth_first(fn):
         if stmt is fn or not isinstance(stmt, ast.stmt) or isinstance(stmt, _DEFINITIONS):
             continue
         for part in _own_parts(stmt):
-            stack = [part]
-            while stack:
-                node = stack.pop()
-                kind = type(node)
-                if kind in _DEFINITIONS or kind is ast.Lambda:
-                    continue
-                if isinstance(node, ast.Call) and _last_name(node.func) in called:
-                    found.append((stmt, node))
-                stack.extend(children(node))
+            found += [(stmt, call) for call in scoped_calls(part) if _last_name(call.func) in called]
     return found
 
 

@@ -8,11 +8,9 @@ Names read inside a lambda or comprehension are reads of the statement that hold
 from __future__ import annotations
 
 import ast
-import weakref
-from collections.abc import Iterator
 
 from codegen.index.children import children
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
     "bound_names",
@@ -85,19 +83,10 @@ def loaded_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
+@per_node
 def bound_names(node: ast.AST) -> frozenset[str]:
     """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function (found
     once per node: the lowering asks of the same statements again and again)."""
-    found = _BOUND.get(node)
-    if found is None:
-        found = _BOUND[node] = frozenset(_bound_names(node))
-    return found
-
-
-_BOUND: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
-def _bound_names(node: ast.AST) -> set[str]:
     found: set[str] = set()
     stack: list[ast.AST] = [node]
     while stack:
@@ -111,23 +100,25 @@ def _bound_names(node: ast.AST) -> set[str]:
             continue  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
         else:
             stack.extend(children(current))
-    return found
+    return frozenset(found)
 
 
 def deleted_names(node: ast.Delete) -> set[str]:
     return {t.id for t in node.targets if isinstance(t, ast.Name)}
 
 
-def scoped_calls(node: ast.AST) -> Iterator[ast.Call]:
+def scoped_calls(node: ast.AST) -> list[ast.Call]:
     """Every call in ``node`` evaluated in this function's scope (not inside lambdas or nested definitions)."""
+    found: list[ast.Call] = []
     stack: list[ast.AST] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, _SCOPES):
             continue
         if isinstance(current, ast.Call):
-            yield current
+            found.append(current)
         stack.extend(children(current))
+    return found
 
 
 def only_metadata_calls(node: ast.AST) -> bool:

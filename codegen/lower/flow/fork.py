@@ -13,7 +13,7 @@ from codegen.lower.flow.state import State, pending
 from codegen.lower.flow.statements import argument_names
 from codegen.lower.flow.transfer import Relations
 
-__all__ = ["forks", "same_stream"]
+__all__ = ["call_inputs", "forks", "same_stream"]
 
 
 def same_stream(state: State, site: Site, relations: Relations) -> set[str]:
@@ -39,12 +39,12 @@ def _forks(facts: CallerFacts, site: Site, relayed: set[int], anchored: list[boo
     earlier = any(p.forked and facts.relations.covers(p.site, site.index) for p in state)
     ordered = earlier or any(i < len(anchored) and anchored[i] for i in relayed)
     made = same_stream(state, site, facts.relations).union(*(facts.sites[i].names for i in relayed))
-    forks = not (ordered and _inputs(facts, site) <= made)
+    forks = not (ordered and call_inputs(facts, site) <= made)
     anchored.append(forks or ordered)
     return forks
 
 
-def _inputs(facts: CallerFacts, site: Site) -> set[str]:
+def call_inputs(facts: CallerFacts, site: Site) -> set[str]:
     """The caller's names whose values the call reads (its arguments, bare or inside expressions)."""
     hoisted = dict(facts.syncs[site.index].hoisted)
     return {name for argument in site.args for name in argument_names(argument, facts.receiver, hoisted)}

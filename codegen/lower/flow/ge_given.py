@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes, param_writes
@@ -27,7 +28,7 @@ def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None)
     """Every name in ``reads`` (what the call and its arguments read) holds what ``fn`` was given."""
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
     written = set(param_writes(fn, params)) | {n for s in fn.body for n in inplace_writes(s, nested=True)}
-    rebound = {n for s in ast.walk(fn) if isinstance(s, ast.stmt) for n in _binds(s)}
+    rebound = {n for s in walked_of(fn, ast.stmt) for n in _binds(s)}
     if receiver is not None and receiver in written:
         return False  # the function writes its object's state: a call may read what that wrote
     given = {p for p in params if p not in written and p not in rebound}
@@ -47,9 +48,9 @@ def _binds(stmt: ast.stmt) -> frozenset[str]:
 
 def _counts(fn: _Function, given: set[str]) -> set[str]:
     """Names bound only as the count of ``for i, _ in enumerate(...)`` or ``for i in range(...)``: integers."""
-    loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor))]
+    loops = [n for n in walked_of(fn, ast.stmt) if isinstance(n, (ast.For, ast.AsyncFor))]
     counting = {name for name in map(_counter, loops) if name is not None}
-    others = {n for s in ast.walk(fn) if isinstance(s, ast.stmt) and s not in loops for n in _binds(s)}
+    others = {n for s in walked_of(fn, ast.stmt) if s not in loops for n in _binds(s)}
     return counting - others - given
 
 
@@ -67,7 +68,7 @@ def _counter(loop: ast.For | ast.AsyncFor) -> str | None:
 def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: set[str]) -> set[str]:
     """Locals every binding of which is a plain assignment of a part of the object's state (see above)."""
     bindings: dict[str, list[ast.stmt]] = {}
-    for stmt in (s for s in ast.walk(fn) if isinstance(s, ast.stmt)):
+    for stmt in walked_of(fn, ast.stmt):
         for name in _binds(stmt):
             bindings.setdefault(name, []).append(stmt)
     return {
@@ -118,7 +119,7 @@ def state_untouched(site: Site, sites: list[Site], fn: _Function, receiver: str 
     submodule, a call planned on another stream what its body says."""
     body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
     planned = {id(s.call.call): s for s in sites}
-    for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and n is not site.call.call):
+    for call in (n for n in walked_of(fn, ast.Call) if n is not site.call.call):
         other = planned.get(id(call))
         if other is not None and other.tag == site.tag:
             continue  # the same stream: in program order

@@ -42,7 +42,7 @@ def maker_idle(facts: CallerFacts, site: Site, name: str, join: ast.stmt, applie
         return False
     block = facts.block(site.stmt)
     run = block[block.index(site.stmt) : block.index(join)]
-    later = any(o.tag == maker.tag and (o.stmt.lineno, o.index) > (site.stmt.lineno, site.index) for o in facts.sites)
+    later = any(o.tag == maker.tag and _after(o, site) for o in facts.sites)
     return not later and all(facts.free(s) and not leaves(s) for s in run)
 
 

@@ -26,8 +26,8 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
+from codegen.lower.flow.fork import call_inputs
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.statements import argument_names
 from codegen.lower.flow.writes import inplace_writes
 
 __all__ = ["earlier_fork"]
@@ -68,8 +68,7 @@ def _enclosing(facts: CallerFacts, stmt: ast.stmt) -> Iterator[tuple[list[ast.st
 
 def _quiet(facts: CallerFacts, site: Site, between: _Between) -> bool:
     """Nothing in ``between`` that the call's wait for an earlier record would not order it after."""
-    hoisted = dict(facts.syncs[site.index].hoisted)
-    reads = {n for argument in site.args for n in argument_names(argument, facts.receiver, hoisted)}
+    reads = call_inputs(facts, site)
     made = frozenset().union(*(s.names for s in facts.sites))
     if reads & made:
         return False

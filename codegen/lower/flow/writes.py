@@ -12,12 +12,11 @@ views of it: :func:`param_writes` follows them.
 from __future__ import annotations
 
 import ast
-import weakref
 from collections.abc import Iterable
 
 from codegen.index import scan
 from codegen.index.children import children
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow import schema
 
 __all__ = ["inplace_writes", "param_writes", "reads_state", "state_reads", "writes_state"]
@@ -66,16 +65,17 @@ def _call_writes(call: ast.Call) -> Iterable[str | None]:
 def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> frozenset[str]:
     """The names whose memory ``stmt`` may write in place (lambdas excluded, and nested functions and classes
     unless ``nested``); found once per statement (the analysis asks again on each pass over a loop)."""
-    kept = _WRITES.get(stmt)
-    if kept is None:
-        kept = _WRITES[stmt] = {}
-    found = kept.get(nested)
-    if found is None:
-        found = kept[nested] = frozenset(_inplace_writes(stmt, nested=nested))
-    return found
+    return _nested_writes(stmt) if nested else _own_writes(stmt)
 
 
-_WRITES: weakref.WeakKeyDictionary[ast.AST, dict[bool, frozenset[str]]] = weakref.WeakKeyDictionary()
+@per_node
+def _own_writes(stmt: ast.AST) -> frozenset[str]:
+    return frozenset(_inplace_writes(stmt, nested=False))
+
+
+@per_node
+def _nested_writes(stmt: ast.AST) -> frozenset[str]:
+    return frozenset(_inplace_writes(stmt, nested=True))
 
 
 def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
