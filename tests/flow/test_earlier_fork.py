@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -124,11 +125,6 @@ class Caller(nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
     q, s = x * 3, x + 1
     if method == "quiet":
@@ -151,19 +147,19 @@ def _expected(method: str, x: torch.Tensor) -> torch.Tensor:
 
 
 def test_calls_after_other_work_wait_for_the_first_record() -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "quiet")
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), "quiet")
     assert "m.Model.shared.fork" not in body
     assert body.count('runtime.wait("m.Model.route.fork")') == 3  # on "topk", and on "shared" on each path
 
 
 def test_a_call_on_the_recording_calls_stream_needs_no_wait() -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "same_stream")
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), "same_stream")
     assert "route_again.fork" not in body
     assert body.count('runtime.wait("m.Model.route.fork")') == 1  # the route's own
 
 
 def test_a_local_holding_the_guard_reads_its_value() -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), "aliased")
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), "aliased")
     assert "m.swap.fork" not in body
     assert body.count('runtime.wait("m.Model.route.fork")') == 2  # on "topk" and on "comm"
 
@@ -173,7 +169,7 @@ def test_a_local_holding_the_guard_reads_its_value() -> None:
 )
 def test_a_call_records_its_own_fork_after_what_it_needs_changed(method: str, callee: str) -> None:
     """``chained``: the call right after one that waited for an earlier record reads what was made since."""
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     assert f'runtime.record("m.Model.{callee}.fork")' in body
 
 

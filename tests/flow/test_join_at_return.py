@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -52,14 +53,9 @@ class Caller(nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\\n    def ", start + 1)]
-
-
 @pytest.mark.parametrize("method", ["plain", "through_finally"])
 def test_no_result_is_kept_at_the_return(method: str) -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     assert "runtime.record_stream(w, runtime.current_stream())" not in body
     assert 'runtime.record("m.Model.again.fork")' in body or method == "plain"
 

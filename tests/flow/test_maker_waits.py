@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -63,14 +64,9 @@ class Caller(nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 @pytest.mark.parametrize(("method", "kept"), [("waits", False), ("does_not_wait", True)])
 def test_the_packed_value_is_kept_only_when_its_maker_may_allocate(method: str, kept: bool) -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     assert ('runtime.record_stream(packed, "comm")' in body) is kept
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -75,14 +76,9 @@ class Caller(nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 @pytest.mark.parametrize(("method", "kept"), [("chunks", ["a"]), ("rebound", ["a", "c"])])
 def test_one_record_stream_per_storage(method: str, kept: list[str]) -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     found = [line.split("(")[1].split(",")[0] for line in body.splitlines() if "record_stream(" in line]
     assert found == kept
 
@@ -100,7 +96,7 @@ def test_race_free_and_exact(method: str) -> None:
 
 @pytest.mark.parametrize(("method", "before", "inside"), [("loop", True, False), ("loop_rebinds", False, True)])
 def test_a_loop_over_views_keeps_the_tensor_once_before_it(method: str, before: bool, inside: bool) -> None:
-    body = _method(transform_source(SOURCE, path="m.py", target="portable"), method)
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     head, loop = body.split("        for part in", 1)
     assert ('runtime.record_stream(y, "cast")' in head) is before
     assert ('runtime.record_stream(part, "cast")' in loop) is inside

@@ -4,6 +4,7 @@ the chain keeps its one fork; anything that runs an op between them ends the cha
 from __future__ import annotations
 
 import torch
+from method_source import method_source
 
 from npudsl.testing.targets import run_checked
 from targets_util import transform
@@ -42,19 +43,14 @@ class M(torch.nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 def test_a_view_between_two_calls_runs_in_their_block() -> None:
-    forward = _method(transform(CHAIN, "ge"), "forward")
+    forward = method_source(transform(CHAIN, "ge"), "forward")
     assert forward.count("npu_stream_switch") == 1
     assert "            scale = scale.squeeze(-1)\n" in forward
 
 
 def test_an_op_between_them_ends_the_chain() -> None:
-    assert _method(transform(CHAIN, "ge"), "op_between").count("npu_stream_switch") == 2
+    assert method_source(transform(CHAIN, "ge"), "op_between").count("npu_stream_switch") == 2
 
 
 def test_the_chain_is_race_free_and_exact() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from npudsl.testing.targets import run_checked
 from targets_util import transform
@@ -103,26 +104,22 @@ class M(torch.nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 def _edges(body: str) -> int:
     return body.count("npu_wait_tensor") + body.count("torchair.ops.wait") + body.count("torchair.ops.record")
 
 
 @pytest.mark.parametrize("name", ["own_stream", "quiet_tests", "every_path", "given", "staged"])
 def test_no_edge_where_earlier_work_already_comes_first(name: str) -> None:
-    body = _method(transform(SOURCE, "ge"), name)
+    body = method_source(transform(SOURCE, "ge"), name)
     assert "npu_stream_switch" in body and _edges(body) == 0, body
 
 
 def test_an_edge_where_the_call_does_not_read_all_of_the_last_work() -> None:
     code = transform(SOURCE, "ge")
-    assert "torchair.scope.npu_wait_tensor(g, h)" in _method(code, "not_read")
-    assert "torchair.scope.npu_wait_tensor(a, b)" in _method(code, "half_read")
-    assert _edges(_method(code, "state_changed")) == 1  # a method of the object ran before: it may change its state
+    assert "torchair.scope.npu_wait_tensor(g, h)" in method_source(code, "not_read")
+    assert "torchair.scope.npu_wait_tensor(a, b)" in method_source(code, "half_read")
+    # a method of the object ran before: it may change its state
+    assert _edges(method_source(code, "state_changed")) == 1
 
 
 def test_race_free_and_exact() -> None:

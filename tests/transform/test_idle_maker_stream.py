@@ -13,6 +13,7 @@ import sys
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -101,7 +102,7 @@ def test_the_callers_stream_runs_no_op_until_the_join(method: str, kept: bool, t
     """``h`` (made on the caller's stream) is read on "b"; until "b" is joined the caller only issues a call on
     "a": nothing it allocates can take ``h``'s memory. ``v = x + 1`` in between can."""
     code = transform_source(SOURCE, path="m.py", target="portable")
-    assert ('runtime.record_stream(h, "b")' in _method(code, method)) is kept
+    assert ('runtime.record_stream(h, "b")' in method_source(code, method)) is kept
     (tmp_path / "idle_maker_opaque.py").write_text(HELPERS)  # type: ignore[operator]
     sys.path.insert(0, str(tmp_path))
     try:
@@ -110,17 +111,12 @@ def test_the_callers_stream_runs_no_op_until_the_join(method: str, kept: bool, t
         sys.path.remove(str(tmp_path))
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 @pytest.mark.parametrize(("method", "kept"), [("idle", False), ("busy_again", True), ("unseen_call", True)])
 def test_a_tensor_of_a_side_stream_that_issues_nothing_more(
     method: str, kept: bool, tmp_path: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
-    assert ('runtime.record_stream(y, "b")' in _method(code, method)) is kept
+    assert ('runtime.record_stream(y, "b")' in method_source(code, method)) is kept
     (tmp_path / "idle_maker_opaque.py").write_text(HELPERS)  # type: ignore[operator]
     monkeypatch.syspath_prepend(str(tmp_path))
     x = torch.arange(6.0).reshape(2, 3)

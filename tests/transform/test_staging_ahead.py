@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -80,22 +81,18 @@ class Caller(nn.Module):
 """
 
 
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    return code[start : code.find("\n    def ", start + 1)]
-
-
 def test_nothing_is_kept_alive_for_the_caller_where_the_function_returns() -> None:
     """The loop keeps the staged weights for the main stream (the next staging, fork-less, may allocate while
     they are read); the join before the ``return`` keeps nothing: no call of the function comes after it."""
-    method = _method(transform_source(SOURCE, path="m.py", target="portable"), "ahead")
+    method = method_source(transform_source(SOURCE, path="m.py", target="portable"), "ahead")
     loop, end = method.split("        for i, layer in", 1)[1].split("\n        runtime.", 1)
     assert "runtime.record_stream(w, runtime.current_stream())" in loop
     assert "record_stream" not in end
 
 
 def test_the_current_weights_are_waited_for_once_before_the_next_staging() -> None:
-    loop = _method(transform_source(SOURCE, path="m.py", target="portable"), "ahead").split("for i, layer in", 1)[1]
+    ahead = method_source(transform_source(SOURCE, path="m.py", target="portable"), "ahead")
+    loop = ahead.split("for i, layer in", 1)[1]
     body = loop.split("\n        runtime.", 1)[0]  # the loop's body: up to the function's own next line
     assert body.count('runtime.wait("m.Model.stage.join")') == 1
     assert body.index('runtime.wait("m.Model.stage.join")') < body.index("if following is not None:")
@@ -105,7 +102,7 @@ def test_the_current_weights_are_waited_for_once_before_the_next_staging() -> No
 @pytest.mark.parametrize(("method", "waits"), [("ahead", False), ("reads_the_cache", True)])
 def test_a_call_waits_for_another_stream_only_for_state_it_touches(method: str, waits: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
-    joined = _method(code, method).split("self.offload", 1)[0 if method == "ahead" else 1]
+    joined = method_source(code, method).split("self.offload", 1)[0 if method == "ahead" else 1]
     assert ('runtime.wait("m.Model.offload.join")' in joined) is waits
     run_checked(code, "portable", lambda m: m.Caller(method), (torch.randn(2, 3),))
 

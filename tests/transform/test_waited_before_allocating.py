@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_source import method_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -130,7 +131,7 @@ class Caller(nn.Module):
 def test_a_tensor_of_another_side_stream_that_issues_nothing_more_before_the_wait(method: str, kept: bool) -> None:
     """``z`` is made on "t" and read on "s": "t" allocates again only if a call on "t" comes before the wait."""
     code = transform_source(SOURCE, path="m.py", target="portable")
-    assert ('runtime.record_stream(z, "s")' in _method(code, method)) is kept
+    assert ('runtime.record_stream(z, "s")' in method_source(code, method)) is kept
     x = torch.arange(6.0).reshape(2, 3)
     out = run_checked(code, "portable", lambda m: m.Caller(method), (x,))
     assert torch.equal(out, (x - 1) + (x * 4 * 2 + 1) + 1)
@@ -142,17 +143,11 @@ def test_a_tensor_the_waiting_call_reads_is_alive_until_the_wait(method: str, ke
     its wait for "done", so no allocation can take that memory while "s" writes it (the caller's ``x * 5``
     allocates in between)."""
     code = transform_source(SOURCE, path="m.py", target="portable")
-    assert ('runtime.record_stream(g, "s")' in _method(code, method)) is kept
+    assert ('runtime.record_stream(g, "s")' in method_source(code, method)) is kept
     x = torch.arange(6.0).reshape(2, 3)
     out = run_checked(code, "portable", lambda m: m.Caller(method), (x,))
     expected = x * 5 + x * 2 if method == "held_past_the_wait" else x * 10
     assert torch.equal(out, expected + 1)
-
-
-def _method(code: str, name: str) -> str:
-    start = code.index(f"    def {name}(")
-    end = code.find("\n    def ", start + 1)
-    return code[start : end if end != -1 else None]
 
 
 @pytest.mark.parametrize(
@@ -160,7 +155,7 @@ def _method(code: str, name: str) -> str:
 )
 def test_a_wait_before_any_allocation_makes_record_stream_unneeded(method: str, kept: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
-    assert ('runtime.record_stream(x, "s")' in _method(code, method)) is kept
+    assert ('runtime.record_stream(x, "s")' in method_source(code, method)) is kept
     x = torch.arange(6.0).reshape(2, 3)
     out = run_checked(code, "portable", lambda m: m.Caller(method), (x,))
     routed = torch.full((2, 3), 5.0) if method == "allocates_between" else x - 1
