@@ -53,10 +53,7 @@ def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int |
     state = {
         id(n.value)
         for n in ast.walk(argument.node)
-        if isinstance(n, (ast.Attribute, ast.Subscript))
-        and id(n) not in skipped
-        and isinstance(n.value, ast.Name)
-        and isinstance(n, ast.Attribute)
+        if isinstance(n, ast.Attribute) and id(n) not in skipped and isinstance(n.value, ast.Name)
     }
     names = {
         n.id
