@@ -85,3 +85,13 @@ def test_anything_else_keeps_every_branch(body: str) -> None:
 def test_a_guard_the_caller_may_change_keeps_its_branches() -> None:
     assert _pruned("if self.on: y = 1\nreturn y\n", stable=False) is None
     assert _pruned("if not self.on: y = 1\nelse: y = 2\nreturn y\n") == "def caller(self, x):\n    y = 2\n    return y"
+
+
+def test_a_callable_the_caller_shadows_gives_no_fact() -> None:
+    module = "def make(x) -> torch.Tensor:\n    return x\n\n\ndef caller(make, x):\n    q = make(x)\n"
+    module += "    if q is None:\n        q = x\n"
+    tree = ast.parse(module)
+    fn = scan.functions_by_qualname(tree)["caller"]
+    assumed = Assumed(key="self.on", key_of=lambda dotted, line: dotted, returns=never_none(tree, "caller", None))
+    assert "make" in assumed.returns
+    assert pruned(fn, assumed) is None

@@ -37,6 +37,8 @@ def under_guards(
 ) -> Analysis:
     """``result`` with each call guarded by a stable key (``keys``, by site) starting in the state that
     ``analysis`` gives ``fn`` where that key holds."""
+    if any(getattr(s.callee, "flips_guard", False) for s in sites):
+        return result  # a call changes what a guard reads: an ``if`` before it may have read another value
     states = dict(result.states)
     for key in dict.fromkeys(k for k in keys if k is not None and not k.startswith("<call")):
         narrowed = pruned(fn, Assumed(key=key, key_of=key_of, returns=returns))

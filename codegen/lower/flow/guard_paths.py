@@ -49,9 +49,17 @@ def pruned(fn: _Function, assumed: Assumed) -> _Function | None:
     """``fn`` without the branches that cannot run where ``assumed.key`` holds (a new function sharing ``fn``'s
     simple statements); None when every branch may run."""
     nonlocal_ = any(walked_of(fn, ast.Nonlocal))
-    walk = _Prune(assumed=assumed, facts_on=not nonlocal_)
+    walk = _Prune(assumed=attrs.evolve(assumed, returns=_unshadowed(fn, assumed.returns)), facts_on=not nonlocal_)
     body, _ = walk.block(fn.body, _NONE)
     return _copied(fn, body=body) if walk.changed else None
+
+
+def _unshadowed(fn: _Function, returns: Returns) -> Returns:
+    """The callables ``fn`` spells as the module does: not ``f`` where ``f`` is a parameter or a local of ``fn``,
+    not ``self.m`` where ``fn`` binds ``self`` again."""
+    local = frozenset().union(*(rebound(stmt) for stmt in fn.body))
+    params = {a.arg for a in walked_of(fn.args, ast.arg)}
+    return {k: v for k, v in returns.items() if k.partition(".")[0] not in (local if "." in k else local | params)}
 
 
 @attrs.define(eq=False)
