@@ -26,6 +26,7 @@ from codegen.lower.flow.ge import fork_waits
 from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
+from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.planner import Flags, plan_caller
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
@@ -243,6 +244,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             receiver,
             functools.partial(module.stream_free.statement, qualname=qualname),
             module.aliases(qualname.rpartition(".")[0], receiver, auto),
+            never_none(module.tree, qualname, receiver),
         )
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None

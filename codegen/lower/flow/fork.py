@@ -17,8 +17,9 @@ __all__ = ["call_inputs", "forks", "same_stream"]
 
 
 def same_stream(state: State, site: Site, relations: Relations) -> set[str]:
-    """The names that hold results the site's stream made itself (nothing to order or keep alive for it)."""
-    return {n for p in pending(state) if relations.consume(p.site, site.index) == "none" for n in p.names}
+    """The names that hold results the site's stream made itself on every path (nothing to order or keep alive
+    for it)."""
+    return {n for p in pending(state) if relations.consume(p.site, site.index) == "none" for n in p.sure}
 
 
 def forks(facts: CallerFacts, sure: dict[int, set[int]]) -> list[bool]:

@@ -11,7 +11,9 @@ call when the caller may change what the guard reads in between.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -19,10 +21,12 @@ from codegen.index import scan
 from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
+from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.caller_facts import SiteEvents, SiteSync, any_may
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
+from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.naming import snake
@@ -78,10 +82,12 @@ def plan_caller(
     receiver: str | None = None,
     free: Callable[[ast.stmt], bool] | None = None,
     aliases: dict[str, str] | None = None,
+    returns: Returns | None = None,
 ) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
-    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
+    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written.
+    ``returns``: the callables whose result is never None (``none_facts.never_none``)."""
     following = early.following(fn)
     aliases = aliases or {}
     stability = Stability(fn)
@@ -98,9 +104,21 @@ def plan_caller(
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return CallerPlan(steps={})
+    key_of = functools.partial(_key_of, stability, aliases)
+    rerun = functools.partial(_rerun, views=views, relations=relations, barriers=barriers, methods=methods)
+    result = under_guards(fn, result, sites, keys, key_of, returns or {}, rerun)
     syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
     return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
+
+
+def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:
+    """The key of an ``if`` test that reads ``dotted`` at ``line`` (None: the caller may change it from there)."""
+    return aliases.get(dotted, dotted) if stability.stable(dotted, line) else None
+
+
+def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
+    return analyze(fn, context["views"], context["relations"], context["barriers"], context["methods"])
 
 
 def _view(site: Site, key: str | None, methods: frozenset[str], groups: dict[str, frozenset[str]]) -> SiteView:

@@ -3,7 +3,8 @@
 For each call site that forked on some path reaching the point, a :class:`Pending` entry says:
 ``forked``, whether it forked on *every* path (a wait for its event is then valid everywhere; else a
 flag set at the call must guard the wait); ``pending``, whether on some path it is not joined yet;
-``names``, the variables that may still hold (a part of) its result; ``covers``, the calls whose
+``names``, the variables that may still hold (a part of) its result, ``unsure`` those of them that some path
+reaching the point binds to something else (``sure``: the rest); ``covers``, the calls whose
 joins a join of this one makes redundant (calls on its stream forked before it, calls relayed into it).
 ``None`` stands for an unreachable point.
 """
@@ -25,6 +26,12 @@ class Pending:
     names: frozenset[str] = frozenset()
     covers: frozenset[int] = frozenset()
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads (no in-place write)
+    unsure: frozenset[str] = frozenset()  # of ``names``, those another path may bind to something else
+
+    @property
+    def sure(self) -> frozenset[str]:
+        """The names that hold (a part of) its result on every path reaching the point."""
+        return self.names - self.unsure
 
 
 State = tuple[Pending, ...]  # sorted by site, one entry per site
@@ -47,14 +54,17 @@ def merge(*states: State | None) -> State | None:
         found = [next((p for p in s if p.site == site), None) for s in reached]
         present = [p for p in found if p is not None]
         covers = frozenset.intersection(*(p.covers for p in present)) if len(present) == len(found) else frozenset()
+        names = frozenset().union(*(p.names for p in present))
+        common = frozenset.intersection(*(p.names for p in present)) if len(present) == len(found) else frozenset()
         merged.append(
             Pending(
                 site=site,
                 forked=all(p is not None and p.forked for p in found),
                 pending=any(p.pending for p in present),
-                names=frozenset().union(*(p.names for p in present)),
+                names=names,
                 covers=covers,
                 inputs=frozenset().union(*(p.inputs for p in present)),
+                unsure=frozenset().union(*(p.unsure for p in present)) | (names - common),
             )
         )
     return _sorted(merged)
@@ -75,7 +85,7 @@ def joined(state: State, sites: Iterable[int]) -> State:
                 done |= p.covers
                 grew = True
     return _sorted(
-        attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset())
+        attrs.evolve(p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset(), unsure=frozenset())
         if p.site in done
         else p
         for p in state
@@ -83,7 +93,14 @@ def joined(state: State, sites: Iterable[int]) -> State:
 
 
 def renamed(state: State, update: dict[int, frozenset[str]]) -> State:
-    return tuple(attrs.evolve(p, names=update[p.site]) if p.site in update else p for p in state)
+    """New names for some entries; where an entry has unsure names, a name it gains (an alias, maybe of one of
+    them) is unsure too."""
+    return tuple(
+        attrs.evolve(p, names=update[p.site], unsure=p.unsure | (update[p.site] - p.names) if p.unsure else p.unsure)
+        if p.site in update
+        else p
+        for p in state
+    )
 
 
 def fork(
@@ -92,9 +109,11 @@ def fork(
     """``site`` forks (again): a later wait for its event also covers an earlier fork of it on the same
     stream, so the names add up; no other call covers it any more (it forked after them)."""
     old = next((p for p in state if p.site == site), None)
-    names = names | (old.names if old is not None and old.pending else frozenset())
+    fresh, names = names, names | (old.names if old is not None and old.pending else frozenset())
     inputs = inputs | (old.inputs if old is not None and old.pending else frozenset())
+    unsure = (old.unsure if old is not None and old.pending else frozenset()) - fresh
     rest = [attrs.evolve(p, covers=p.covers - {site}) for p in state if p.site != site]
-    return _sorted(
-        [*rest, Pending(site=site, forked=True, names=names, covers=frozenset(covers) - {site}, inputs=inputs)]
+    entry = Pending(
+        site=site, forked=True, names=names, covers=frozenset(covers) - {site}, inputs=inputs, unsure=unsure
     )
+    return _sorted([*rest, entry])

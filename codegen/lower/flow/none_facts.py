@@ -1,0 +1,112 @@
+"""Which names a statement surely binds to something other than None, and which names any statement may rebind.
+
+``q, s = self.quant(h, True)`` leaves ``q`` and ``s`` not None when ``quant`` is a function of the caller's
+module (or a method of its class) annotated to return a tensor or a ``tuple[...]`` of tensors, whose every
+``return`` gives such a value and whose body cannot end without one. A function without an annotation, one
+annotated ``X | None`` (or anything but a tensor or a tuple), or one with a bare ``return``, a ``return None``
+or a path off its end gives no fact. :mod:`codegen.lower.flow.guard_paths` reads these facts to drop the
+branch of an ``if q is None`` test that cannot run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.frontend.signature import Tensorness, annotation_tensorness
+from codegen.index import scan
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.tensors import Returns, local_returns, tuple_elements
+
+__all__ = ["never_none", "not_none", "rebound"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def never_none(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
+    """The callables a caller spells (``f``, ``self.m``) whose result is never None, with their annotation."""
+    functions = scan.functions_by_qualname(tree)
+    owner = qualname.rpartition(".")[0]
+    found: Returns = {}
+    for spelled, annotation in local_returns(tree, qualname, receiver).items():
+        head, _, attr = spelled.rpartition(".")
+        fn = functions.get(f"{owner}.{attr}" if head and head == receiver else spelled)
+        if fn is not None and _sure_value(annotation) and _always_returns(fn):
+            found[spelled] = annotation
+    return found
+
+
+def not_none(stmt: ast.stmt, returns: Returns) -> frozenset[str]:
+    """The names ``stmt`` (one plain assignment of a call of ``returns``) binds to a value that is not None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)):
+        return frozenset()
+    target, call = stmt.targets[0], stmt.value
+    if ast.unparse(call.func) not in returns:
+        return frozenset()
+    if isinstance(target, ast.Name):
+        return frozenset({target.id})
+    elements = tuple_elements(call, returns)
+    if not isinstance(target, ast.Tuple) or elements is None or len(elements) != len(target.elts):
+        return frozenset()
+    pairs = zip(target.elts, elements)
+    return frozenset(t.id for t, e in pairs if isinstance(t, ast.Name) and _sure_value(e))
+
+
+def rebound(node: ast.AST) -> frozenset[str]:
+    """Every name ``node`` may bind or unbind in its function: assignment targets and walruses, ``del``, the
+    names of nested definitions, imports, ``except ... as`` and ``match`` captures."""
+    found = set(bound_names(node))
+    for sub in _own_nodes(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Del):
+            found.add(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(sub.name)
+        elif isinstance(sub, ast.alias):
+            found.add((sub.asname or sub.name).partition(".")[0])
+        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
+            found.add(sub.name)
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            found.add(sub.rest)
+    return frozenset(found)
+
+
+def _own_nodes(node: ast.AST) -> list[ast.AST]:
+    """``node`` and what is under it, but not inside a nested definition or lambda (their names stay there)."""
+    found: list[ast.AST] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if current is node or not isinstance(current, _SCOPES):
+            stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _sure_value(annotation: ast.expr) -> bool:
+    """A tensor, or a tuple (itself never None, whatever it holds)."""
+    if annotation_tensorness(annotation) is Tensorness.TENSOR:
+        return True
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return False  # a quoted annotation: read as written only when it is a tensor
+    return isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple")
+
+
+def _always_returns(fn: _Function) -> bool:
+    """Every ``return`` of ``fn``'s own body gives a value that is not a literal None, and its last statement
+    returns or raises (no path runs off its end); a generator gives no fact."""
+    own = _own_nodes(fn)
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own) or not fn.body:
+        return False
+    for node in own:
+        if isinstance(node, ast.Return) and (node.value is None or _none_literal(node.value)):
+            return False
+    return isinstance(fn.body[-1], (ast.Return, ast.Raise))
+
+
+def _none_literal(node: ast.expr) -> bool:
+    """None as written, or as one side of ``a if c else None`` or ``a or None``."""
+    if isinstance(node, ast.IfExp):
+        return _none_literal(node.body) or _none_literal(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return any(_none_literal(v) for v in node.values)
+    return isinstance(node, ast.Constant) and node.value is None
