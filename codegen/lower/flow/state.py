@@ -92,15 +92,20 @@ def joined(state: State, sites: Iterable[int]) -> State:
     )
 
 
-def renamed(state: State, update: dict[int, frozenset[str]]) -> State:
-    """New names for some entries; where an entry has unsure names, a name it gains (an alias, maybe of one of
-    them) is unsure too."""
+def renamed(state: State, update: dict[int, frozenset[str]], unsure: dict[int, frozenset[str]] | None = None) -> State:
+    """New names for some entries, ``unsure`` of them those that hold something else too; where an entry has
+    unsure names, a name it gains (an alias, maybe of one of them) is unsure too."""
+    more = unsure or {}
     return tuple(
-        attrs.evolve(p, names=update[p.site], unsure=p.unsure | (update[p.site] - p.names) if p.unsure else p.unsure)
+        attrs.evolve(p, names=update[p.site], unsure=_unsure(p, update[p.site]) | more.get(p.site, frozenset()))
         if p.site in update
         else p
         for p in state
     )
+
+
+def _unsure(entry: Pending, names: frozenset[str]) -> frozenset[str]:
+    return entry.unsure | (names - entry.names) if entry.unsure else entry.unsure
 
 
 def fork(

@@ -191,13 +191,31 @@ def _constant(node: ast.expr) -> bool:
 
 
 def _rebind(stmt: ast.stmt, state: State) -> State:
-    """Names the statement binds or deletes no longer hold what they held; aliases hold it too."""
+    """Names the statement binds or deletes no longer hold what they held; aliases hold it too, surely only where
+    all they copy held it (``t = (q, g)`` holds the caller's ``g`` as well as ``q``)."""
     written = deleted_names(stmt) if isinstance(stmt, ast.Delete) else bound_names(stmt)
-    alias = aliasing(stmt)
+    groups = _alias_groups(stmt)
     update: dict[int, frozenset[str]] = {}
+    mixed: dict[int, frozenset[str]] = {}
     for entry in state:
-        names = entry.names - written
-        if alias is not None and entry.names & set(alias[1]):
-            names |= set(alias[0])
-        update[entry.site] = names
-    return renamed(state, update)
+        names = set(entry.names - written)
+        for targets, sources in groups:
+            held = entry.names & sources
+            if held:
+                names |= targets
+                mixed[entry.site] = mixed.get(entry.site, frozenset()) | (targets if held != sources else set())
+        update[entry.site] = frozenset(names)
+    return renamed(state, update, mixed)
+
+
+def _alias_groups(stmt: ast.stmt) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """:func:`aliasing`'s targets and sources, paired one by one where a tuple of names is unpacked from a tuple of
+    the same length (``a, b = q, g``: ``a`` holds ``q`` only), as one group otherwise."""
+    alias = aliasing(stmt)
+    if alias is None:
+        return []
+    target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
+    pairs = isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+    if pairs and len(target.elts) == len(value.elts) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [(frozenset({t.id}), frozenset({s})) for t, s in zip(target.elts, alias[1])]
+    return [(frozenset(alias[0]), frozenset(alias[1]))]
