@@ -78,6 +78,7 @@ def plan_caller(
     receiver: str | None = None,
     free: Callable[[ast.stmt], bool] | None = None,
     aliases: dict[str, str] | None = None,
+    returned: dict[ast.expr, dict[str, frozenset[str]]] | None = None,
 ) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
@@ -100,7 +101,9 @@ def plan_caller(
             return CallerPlan(steps={})
     syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
-    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
+    return lower_sites(
+        fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits, returned=returned
+    )
 
 
 def _view(site: Site, key: str | None, methods: frozenset[str], groups: dict[str, frozenset[str]]) -> SiteView:
