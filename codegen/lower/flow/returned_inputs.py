@@ -140,8 +140,9 @@ def _every_use_returned(fn: _Function, param: str, values: list[_Alias | None]) 
 
 def _constant_index(node: ast.Subscript) -> int | None:
     index = node.slice
-    plain = isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool)
-    return index.value if plain else None  # type: ignore[union-attr]
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool):
+        return index.value
+    return None
 
 
 @attrs.frozen(kw_only=True)
