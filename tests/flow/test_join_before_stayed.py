@@ -3,10 +3,9 @@ is the last reader of one of its inputs (torchair MLA: ``rope_single`` after ``k
 "mla_secondary", reads ``cos`` and ``sin`` last): the user's schedule ran it after the call anyway, and the input
 needs no ``record_stream``.
 
-Not moved: a later call of another stream (it would overlap), of another guard, right after the call or after
-only ``q = x`` (the call would overlap nothing), or one reading no input that is not read after the old join.
-Each case runs under the race checker with inputs its caller made; where the keep stays, dropping it is a race
-the checker reports.
+Not moved: a later call of another stream (it would overlap), of another guard, right after the call (the call
+would overlap nothing), or one reading no input that is not read after the old join. Each case runs under the race
+checker with inputs its caller made; where the keep stays, dropping it is a race the checker reports.
 """
 
 from __future__ import annotations
@@ -72,13 +71,6 @@ class Model(nn.Module):
         r = q * 3
         return w + r
 
-    def nothing_between(self, x, a):
-        w = self.work(x, a)
-        q = x
-        q = self.rope(q, a)
-        r = q * 2
-        return w + r
-
     def read_after(self, x, a):
         w = self.work(x, a)
         q = x * 3
@@ -97,7 +89,7 @@ class Caller(nn.Module):
 """
 
 MOVED = ("moved",)
-KEPT = ("other_stream", "other_guard", "right_after", "nothing_between")
+KEPT = ("other_stream", "other_guard", "right_after")
 
 
 def _method(code: str, name: str) -> str:
@@ -108,8 +100,6 @@ def _method(code: str, name: str) -> str:
 def _want(method: str, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     if method == "right_after":
         return x * a + (x + a) * 3
-    if method == "nothing_between":
-        return x * a + (x + a) * 2
     return x * a + (x * 3 + a) * 2 + (a if method == "read_after" else 0)
 
 
