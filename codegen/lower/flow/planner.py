@@ -21,10 +21,8 @@ from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.caller_facts import SiteEvents, SiteSync, any_may
 from codegen.lower.flow.input_aliases import alias_groups, widened
-from codegen.lower.flow.join_early import join_before_stayed
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
-from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.naming import snake
@@ -89,7 +87,6 @@ def plan_caller(
     aliases = aliases or {}
     stability = Stability(fn)
     groups = alias_groups(fn)
-    stayed: list[tuple[Site, str | None]] = []  # the calls joined at once, with their guards' keys
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
         keys = [_guard_key(s, stability, since, aliases) for s in sites]
@@ -99,11 +96,9 @@ def plan_caller(
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
             break
-        stayed += [(s, relations.keys[s.index]) for s in at_once]
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return CallerPlan(steps={})
-    join_before_stayed(sites, stayed, relations.keys, result, statement_blocks(fn))
     syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
     return lower_sites(
