@@ -5,7 +5,8 @@ GE orders a user event on a returned tensor, and a fork on two tensors, only whe
 -> torch.Tensor``), and a caller in another module sees it when it imports the function by name (``from .ops
 import grouped_matmul``) and both files are in the run. A file transformed alone sees none of another file's
 functions: its calls of them stay uncertain, and GE keeps the token there (safety never depends on which files
-are in a run).
+are in a run). The same facts say which functions return a parameter as it came (``returned.py``, under
+``name + PARAM``): :func:`param_returned` reads them as a caller sees them.
 """
 
 from __future__ import annotations
@@ -15,15 +16,24 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from codegen.index import scan
+from codegen.index.returned import PARAM, returned_params
 from codegen.lower.flow.imports import resolve_spec
 
-__all__ = ["function_returns", "imported_relatively", "imported_returns", "run_returns", "submodule_returns"]
+__all__ = [
+    "function_returns",
+    "imported_relatively",
+    "imported_returns",
+    "param_returned",
+    "run_returns",
+    "submodule_returns",
+]
 
 
 def function_returns(tree: ast.Module) -> dict[str, str]:
     """Each module-level function defined once (``f``), and each class's ``forward`` (``Linear.forward``: calling
-    the module calls it), with its return annotation as written (none: left out)."""
-    found = {**_annotated(tree.body, "")}
+    the module calls it), with its return annotation as written (none: left out); and the functions that return a
+    parameter as it came (``returned.py``)."""
+    found = {**_annotated(tree.body, ""), **returned_params(tree)}
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         found.update({k: v for k, v in _annotated(cls.body, f"{cls.name}.").items() if k.endswith(".forward")})
     return found
@@ -63,6 +73,17 @@ def imported_returns(index: object, module: str) -> dict[str, ast.expr]:
         if annotation is not None:
             found[local] = ast.parse(annotation, mode="eval").body
     return found
+
+
+def param_returned(index: object, module: str, name: str) -> tuple[int, str] | None:
+    """The parameter (its position among the positional ones, -1 for a keyword-only one, and its name) that the
+    function ``module`` calls ``name`` returns as it came, where the run knows it (defined there, or imported by
+    name from a file of the run)."""
+    fact = _defined(index, module, name, PARAM)
+    if fact is None:
+        return None
+    position, _, param = fact.partition(" ")
+    return int(position), param
 
 
 def submodule_returns(index: object, module: str, cls: ast.ClassDef, receiver: str) -> dict[str, ast.expr]:

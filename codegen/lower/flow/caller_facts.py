@@ -56,6 +56,7 @@ class CallerFacts:
     simple: list[ast.stmt] = attrs.Factory(list)  # the function's statements that are not compound
     looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
     guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
+    returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # returned_inputs.py, by call
 
     def block(self, stmt: ast.stmt) -> list[ast.stmt]:
         return self.blocks.get(stmt, [stmt])

@@ -28,6 +28,7 @@ from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.planner import Flags, plan_caller
+from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
 from codegen.lower.flow.tensors import certain_tensors, local_returns
@@ -245,6 +246,7 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
             functools.partial(module.stream_free.statement, qualname=qualname),
             module.aliases(qualname.rpartition(".")[0], receiver, auto),
             never_none(module.tree, qualname, receiver),
+            returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, auto),
         )
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None

@@ -1,8 +1,9 @@
 """Which values a call's stream, or the caller's stream after a join, keeps alive (``record_stream``).
 
 - an input kept alive for the side stream: only a tensor the side stream did not make whose last use may come
-  before the caller's stream joins (a name the caller reads again after the join needs none, and so does one an
-  earlier call made on another side stream that issues nothing more before that join, and one the caller made
+  before the caller's stream joins (a name the caller reads again after the join needs none, nor does an input
+  the call returns as it came where the caller reads that result after the join, ``returned_inputs.py``; nor one
+  an earlier call made on another side stream that issues nothing more before that join, and one the caller made
   when it runs no op from the call to the join: :mod:`~codegen.lower.flow.quiet`);
 - a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
   side stream could reuse the result's memory while the caller still reads it.
@@ -57,6 +58,7 @@ def inputs_to_keep(
                 or split in storages
                 or _kept_before(facts, kept, key, site.stmt)
                 or _held_past_join(facts, site, root or name, applied)
+                or _held_by_results(facts, site, name, applied)
                 or (join is not None and maker_idle(facts, site, name, join, applied))
                 or maker_waits(facts, site, name)
                 or (quiet and name not in made_by_calls)  # made on the caller's stream
@@ -112,9 +114,19 @@ def _kept_before(facts: CallerFacts, kept: Kept, key: tuple[str, str], stmt: ast
     return not any(key[0] in bound_names(s) for s in between)
 
 
-def _held_past_join(facts: CallerFacts, site: Site, name: str, applied: Mapping[ast.stmt, str]) -> bool:
-    """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between."""
-    if not site.callee.auto or site.stmt in facts.looped or name in bound_names(site.stmt):  # type: ignore[attr-defined]
+def _held_by_results(facts: CallerFacts, site: Site, name: str, applied: Mapping[ast.stmt, str]) -> bool:
+    """The call returns what it reads of ``name`` as it came (``returned_inputs.py``), and the caller reads each
+    result holding it at or after every join of the call."""
+    holders = facts.returned.get(site.call.call, {}).get(name, frozenset())
+    return bool(holders) and all(_held_past_join(facts, site, r, applied, result=True) for r in holders)
+
+
+def _held_past_join(
+    facts: CallerFacts, site: Site, name: str, applied: Mapping[ast.stmt, str], *, result: bool = False
+) -> bool:
+    """The caller reads ``name`` at or after every join of the call, and binds nothing to it in between
+    (``result``: ``name`` is a result the call's own statement binds)."""
+    if not site.callee.auto or site.stmt in facts.looped or (name in bound_names(site.stmt)) is not result:  # type: ignore[attr-defined]
         return False  # a name the call's own statement rebinds holds its result afterwards, not the input
     joins = [
         anchor

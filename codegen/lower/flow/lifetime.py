@@ -19,7 +19,7 @@ import attrs
 
 from codegen.frontend.ir import StreamFunction
 from codegen.index import scan
-from codegen.index.walked import walked_of
+from codegen.index.returned import returned_param
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.planner import computed, param_of
 from codegen.lower.flow.sites import Site
@@ -38,7 +38,7 @@ class EventFacts:
     @classmethod
     def of(cls, functions: tuple[StreamFunction, ...], tree: ast.Module | None = None) -> EventFacts:
         nodes = scan.functions_by_qualname(tree) if tree is not None else {}
-        returned = {q: _returned_param(nodes[q]) for q in (fn.qualname for fn in functions) if q in nodes}
+        returned = {q: returned_param(nodes[q]) for q in (fn.qualname for fn in functions) if q in nodes}
         return cls(
             records={fn.qualname: _recorded(fn) for fn in functions},
             waits={fn.qualname: frozenset(n for s in fn.waits if s.when is None for n in s.names) for fn in functions},
@@ -49,18 +49,6 @@ class EventFacts:
 def _recorded(fn: StreamFunction) -> frozenset[str]:
     stream_when = fn.stream.when if fn.stream is not None else None
     return frozenset(n for s in fn.records if s.when is None or s.when == stream_when for n in s.names)
-
-
-def _returned_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """The parameter ``fn`` returns as it came (its only ``return``, last, names it, and nothing rebinds it)."""
-    returns = list(walked_of(fn, ast.Return))
-    last = fn.body[-1] if fn.body else None
-    if len(returns) != 1 or last is not returns[0] or not isinstance(last.value, ast.Name):
-        return None
-    name = last.value.id
-    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-    rebound = any(name in bound_names(stmt) for stmt in fn.body)
-    return name if name in params and not rebound else None
 
 
 @attrs.frozen(kw_only=True)

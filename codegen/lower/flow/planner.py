@@ -83,6 +83,7 @@ def plan_caller(
     free: Callable[[ast.stmt], bool] | None = None,
     aliases: dict[str, str] | None = None,
     returns: Returns | None = None,
+    returned: dict[ast.expr, dict[str, frozenset[str]]] | None = None,
 ) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
@@ -109,7 +110,9 @@ def plan_caller(
     result = under_guards(fn, result, sites, keys, key_of, returns or {}, rerun)
     syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
-    return lower_sites(fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits)
+    return lower_sites(
+        fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits, returned=returned
+    )
 
 
 def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:

@@ -184,10 +184,12 @@ def lower_sites(
     receiver: str | None = None,
     free: Callable[[ast.stmt], bool] | None = None,
     splits: dict[ast.stmt, tuple[str, ast.expr]] | None = None,
+    returned: dict[ast.expr, dict[str, frozenset[str]]] | None = None,
 ) -> CallerPlan:
     """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
     certainly hold a tensor; ``free``: whether a statement issues work on no side stream; ``splits``: statements
-    whose first operand is bound to a name before their joins (``split.py``)."""
+    whose first operand is bound to a name before their joins (``split.py``); ``returned``: the inputs each
+    call's results hold (``returned_inputs.py``)."""
     facts = CallerFacts(
         sites=sites,
         syncs=syncs,
@@ -200,5 +202,6 @@ def lower_sites(
         simple=simple_statements(fn),
         looped=in_loops(fn),
         guard_aliases=guard_aliases(fn),
+        returned=returned or {},
     )
     return _Lowering(facts=facts, current=current, events=events, splits=splits or {}).run()
