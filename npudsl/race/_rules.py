@@ -2,10 +2,11 @@
 
 The graph drops a tensor after the last use of its memory (through any view or
 in-place result), or never, when that memory reaches the graph output. If a tensor
-made on stream A is read on stream B and not kept for B with
-``record_stream(t, B)``, every such read must happen before the first op that
+made on stream A is read or written in place on stream B and not kept for B with
+``record_stream(t, B)``, every such access must happen before the first op that
 allocates on A after that last use, since the caching allocator hands the memory to
-A's next allocation as soon as the tensor is dropped.
+A's next allocation as soon as the tensor is dropped (a late write would then land
+in A's new tensor).
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ def _next_allocation(
     return None
 
 
-def _crossing_reads(found: list[Access], timeline: Timeline) -> list[Access]:
-    """Reads of memory made by an op (not a graph input) on a stream other than the maker's."""
+def _crossing_accesses(found: list[Access], timeline: Timeline) -> list[Access]:
+    """Reads and in-place writes of memory made by an op (not a graph input) on a stream other than the maker's."""
     return [
         access
         for access in found
-        if not access.write
+        if access.node is not access.memory
         and access.memory.op not in ("placeholder", "get_attr")
         and timeline.stamps[access.memory].stream != timeline.stamps[access.node].stream
     ]
@@ -49,10 +50,11 @@ def _crossing_reads(found: list[Access], timeline: Timeline) -> list[Access]:
 def _message(read: Access, reuse: torch.fx.Node, timeline: Timeline) -> str:
     made, used = timeline.stamps[read.memory].stream, timeline.stamps[read.node].stream
     name = describe_memory(read.memory, read.through, read.node)
+    how, access = ("written in place", "write") if read.write else ("read", "read")
     return (
-        f"tensor {name} made on stream {made!r} at {location(read.memory)} is read on stream {used!r} at "
+        f"tensor {name} made on stream {made!r} at {location(read.memory)} is {how} on stream {used!r} at "
         f"{location(read.node)}, then dropped, and stream {made!r} allocates again at {location(reuse)} before "
-        f"that read is known to be done: call runtime.record_stream({describe(read.through)[1:-1]}, {used!r}) "
+        f"that {access} is known to be done: call runtime.record_stream({describe(read.through)[1:-1]}, {used!r}) "
         f"(or @keep_output) where it crosses"
     )
 
@@ -64,7 +66,7 @@ def unordered_frees(graph: torch.fx.Graph, timeline: Timeline) -> list[str]:
     groups = aliases(graph)
     problems: list[str] = []
     reported: set[tuple[torch.fx.Node, str]] = set()
-    for read in _crossing_reads(found, timeline):
+    for read in _crossing_accesses(found, timeline):
         used = timeline.stamps[read.node].stream
         users = _users(groups[read.memory])
         if (read.memory, used) in reported or used in timeline.kept_for.get(read.memory, ()):

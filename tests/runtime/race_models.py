@@ -85,6 +85,29 @@ class CrossWithoutRecordStream(nn.Module):
         return z * w
 
 
+class CrossWriteWithoutRecordStream(nn.Module):
+    """The main stream's last use of the side stream's tensor is an in-place write: a side allocation before that
+    write is known done may be handed the memory, and the write lands in the new tensor."""
+
+    def __init__(self, fixed: bool) -> None:
+        super().__init__()
+        self.fixed = fixed
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with runtime.stream("side"):
+            y = x.exp()  # P:cross_write_without_record_stream
+            if self.fixed:
+                runtime.record_stream(y, "default")
+            runtime.record("made")
+        runtime.wait("made")
+        y.mul_(2)  # C:cross_write_without_record_stream
+        with runtime.stream("side"):
+            w = x.tanh()
+            runtime.record("again")
+        runtime.wait("again")
+        return w
+
+
 class NestedStreams(nn.Module):
     def __init__(self, fixed: bool) -> None:
         super().__init__()
@@ -169,6 +192,7 @@ PAIRS = {
     "main_reads_side": MainReadsSide,
     "wait_before_record": WaitBeforeRecord,
     "cross_without_record_stream": CrossWithoutRecordStream,
+    "cross_write_without_record_stream": CrossWriteWithoutRecordStream,
     "nested_streams": NestedStreams,
     "guarded_stream": GuardedStream,
     "record_too_early": RecordTooEarly,
