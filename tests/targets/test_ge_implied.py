@@ -6,9 +6,9 @@ stream); (2) a call that reads only results of calls on other streams (the objec
 the caller's other work: a torch.nn layer's call changes only that layer); (3) a call that reads only views of a
 tensor its function was given (``for chunk in x.split(2)``). Each keeps its edge where the caller's stream did work
 the call does not read: work behind the planned calls between them, a method of the object changing the state the
-call reads, views of what the caller computed. The race checker told to trust only
-the waits the code states (``data_edges="explicit"``) shows what such an edge orders: without it, the side stream
-reads a tensor the caller's stream made with nothing between.
+call reads, views of what the caller computed or of a given tensor the caller writes through another view. The
+race checker told to trust only the waits the code states (``data_edges="explicit"``) shows what such an edge
+orders: without it, the side stream reads a tensor the caller's stream made with nothing between.
 """
 
 from __future__ import annotations
@@ -93,13 +93,20 @@ class M(torch.nn.Module):
             out.append(self.proj(chunk) + d)
         return torch.cat(out)
 
+    def written_view(self, x: torch.Tensor) -> torch.Tensor:
+        a, b = x.chunk(2)
+        c = a.view(-1)
+        c.mul_(1)
+        d = self.third(b)
+        return d + a
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        kept = self.work_between(x), self.results_state_changed(x), self.made_views(x)
+        kept = self.work_between(x), self.results_state_changed(x), self.made_views(x), self.written_view(x)
         return (self.passes_planned(x), self.results(x), self.given_views(x), *kept)
 """
 
 IMPLIED = ["passes_planned", "results", "given_views"]
-KEPT = ["work_between", "results_state_changed", "made_views"]
+KEPT = ["work_between", "results_state_changed", "made_views", "written_view"]
 
 
 def _method(code: str, name: str) -> str:

@@ -35,7 +35,8 @@ def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None)
     given = {p for p in params if p not in written and p not in rebound}
     counts = _counts(fn, given)
     state = _state_locals(fn, receiver, given, counts)
-    views = view_locals(fn, given, lambda a: _count(a, receiver, counts) or _state(a, receiver, counts)) - written
+    plain = lambda a: _count(a, receiver, counts) or _state(a, receiver, counts)  # noqa: E731
+    views = view_locals(fn, given, plain, written) - written
     return bool(reads) and all(name in given or name in state or name in views for name in reads)
 
 
