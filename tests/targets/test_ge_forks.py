@@ -94,7 +94,7 @@ class M(torch.nn.Module):
         return x
 
     def half_read(self, x: torch.Tensor) -> torch.Tensor:
-        a, b = x.chunk(2)
+        a, b = x.sin().chunk(2)  # views of what the function made: x.chunk(2) would be given
         d = self.down(a)
         return d + b
 
@@ -124,7 +124,7 @@ def test_an_edge_where_the_call_does_not_read_all_of_the_last_work() -> None:
 
 def test_race_free_and_exact() -> None:
     x = torch.randn(4, 8)
-    a, b = x.chunk(2)
+    a, b = x.sin().chunk(2)
     staged = x
     for k in range(3):
         staged = (staged * (k + 3.0) if k < 2 else staged).sin()

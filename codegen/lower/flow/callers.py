@@ -23,6 +23,7 @@ from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge import fork_waits
+from codegen.lower.flow.ge_layers import submodules
 from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
@@ -227,7 +228,8 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
     if not event_sync:  # GE: what functions of other files of the run return makes single fork edges
         run = run_returns(module.index, module.ir.module_name, module.tree, qualname.rpartition(".")[0], receiver)
         returns = local_returns(module.tree, qualname, receiver, run)
-        plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module))
+        layers = submodules(module.tree, qualname, receiver)
+        plan = fork_waits(fn, auto, method="." in qualname, returns=returns, flags=_flags(module), submodules=layers)
     else:
         returns = local_returns(module.tree, qualname, receiver)
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())

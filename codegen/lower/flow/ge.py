@@ -14,7 +14,9 @@ read, already comes after it. No edge either where the caller's earlier work ord
 or already comes first: none ran (``ge_before.py``), the call reads only what its function was given
 (``ge_given.py``) or what earlier calls on its stream made (``ge_own.py``), or on every path the caller's last
 work made what it reads (``ge_reads.py``). Calls decided by the middle two do not come after all the caller's
-work, so no later call leans on them.
+work, so no later call leans on them; nor do calls that read only results of calls on other streams
+(``ge_own.py``). The walk back passes planned calls switched whenever this one is (they are no work of the
+caller's stream).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
-from codegen.lower.flow.ge_own import reads_own_stream, same_guard
+from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
@@ -40,7 +42,17 @@ __all__ = ["fork_waits"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Returns, flags: object) -> CallerPlan:
+def fork_waits(
+    fn: _Function,
+    sites: list[Site],
+    *,
+    method: bool,
+    returns: Returns,
+    flags: object,
+    submodules: frozenset[str] = frozenset(),
+) -> CallerPlan:
+    """The GE plan of one caller (see above); ``submodules``: its object's attributes that hold one
+    (``ge_layers.py``)."""
     blocks = statement_blocks(fn)
     made = certain_tensors(fn, method=method, returns=returns)
     site_stmts = {s.stmt for s in sites}
@@ -73,12 +85,14 @@ def fork_waits(fn: _Function, sites: list[Site], *, method: bool, returns: Retur
             enter, previous, follows_all = (), None, False  # it reads only what earlier calls on its stream made
         elif nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
-        elif not _leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver):
+        elif not _leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver, submodules):
             enter, previous, follows_all = (), None, False  # it reads only what the function was given
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
         elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents)):
             enter, previous = (), None  # on every path, the caller's last work made what it reads
+        elif not _leads_chain(site, ordered, blocks) and _results(site, sites, fn, receiver, submodules):
+            enter, previous, follows_all = (), None, False  # it reads only what calls on other streams made
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
         elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
@@ -105,9 +119,13 @@ def _reads(site: Site) -> frozenset[str]:
     return frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in site.args))
 
 
-def _given(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+def _given(site: Site, sites: list[Site], fn: _Function, receiver: str | None, submodules: frozenset[str]) -> bool:
     reads = _reads(site) | data_reads(site.call.call.func)
-    return reads_only_given(reads, fn, receiver) and state_untouched(site, sites, fn, receiver)
+    return reads_only_given(reads, fn, receiver) and state_untouched(site, sites, fn, receiver, submodules)
+
+
+def _results(site: Site, sites: list[Site], fn: _Function, receiver: str | None, submodules: frozenset[str]) -> bool:
+    return reads_results(site, sites, fn) and state_untouched(site, sites, fn, receiver, submodules)
 
 
 def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:
@@ -125,7 +143,13 @@ def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict
     come after all the caller's work before it)."""
     same = {s.stmt for s in sites if s.stmt in after_all and s.tag == site.tag and same_guard(s, site)}
     unordered = {s.stmt for s in sites if s.guard.hoist is None and s.stmt not in after_all}
-    return Walk(parents=parents, same_stream=same.__contains__, makes=lambda s: s not in unordered and binds_a_call(s))
+    elsewhere = {s.stmt for s in sites if same_guard(s, site)} - same  # no work of the caller's stream
+    return Walk(
+        parents=parents,
+        same_stream=same.__contains__,
+        makes=lambda s: s not in unordered and binds_a_call(s),
+        elsewhere=elsewhere.__contains__,
+    )
 
 
 def _children(node: ast.AST) -> list[ast.stmt]:

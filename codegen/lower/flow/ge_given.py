@@ -7,7 +7,8 @@ neither rebinds nor writes in place (``x.add_(1)``, ``x[0] = 0``, ``x += 1``, al
 object itself where the function writes none of its state; a local each binding of which takes a part of the
 object's state by an integer count (``next_layer = self.layers[i + 1] if i + 1 < len(self.layers) else None``,
 ``i`` counting a loop over ``enumerate`` or ``range``): a submodule, a parameter or a view of one, made by no op.
-A staging of the next layer's weights, issued inside the layer loop, reads only those.
+A staging of the next layer's weights, issued inside the layer loop, reads only those. And a local each binding of
+which takes views of a given tensor (``ge_views.py``), written by nothing in the function.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import walked_of
-from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.ge_views import binds, view_locals
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes, param_writes
 
@@ -28,29 +29,22 @@ def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None)
     """Every name in ``reads`` (what the call and its arguments read) holds what ``fn`` was given."""
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
     written = set(param_writes(fn, params)) | {n for s in fn.body for n in inplace_writes(s, nested=True)}
-    rebound = {n for s in walked_of(fn, ast.stmt) for n in _binds(s)}
+    rebound = {n for s in walked_of(fn, ast.stmt) for n in binds(s)}
     if receiver is not None and receiver in written:
         return False  # the function writes its object's state: a call may read what that wrote
     given = {p for p in params if p not in written and p not in rebound}
     counts = _counts(fn, given)
     state = _state_locals(fn, receiver, given, counts)
-    return bool(reads) and all(name in given or name in state for name in reads)
-
-
-def _binds(stmt: ast.stmt) -> frozenset[str]:
-    """The names ``stmt`` itself binds (not the statements inside it)."""
-    if isinstance(stmt, (ast.For, ast.AsyncFor)):
-        return bound_names(stmt.target)
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return frozenset(n for item in stmt.items if item.optional_vars for n in bound_names(item.optional_vars))
-    return bound_names(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else frozenset()
+    plain = lambda a: _count(a, receiver, counts) or _state(a, receiver, counts)  # noqa: E731
+    views = view_locals(fn, given, plain, written) - written
+    return bool(reads) and all(name in given or name in state or name in views for name in reads)
 
 
 def _counts(fn: _Function, given: set[str]) -> set[str]:
     """Names bound only as the count of ``for i, _ in enumerate(...)`` or ``for i in range(...)``: integers."""
     loops = [n for n in walked_of(fn, ast.stmt) if isinstance(n, (ast.For, ast.AsyncFor))]
     counting = {name for name in map(_counter, loops) if name is not None}
-    others = {n for s in walked_of(fn, ast.stmt) if s not in loops for n in _binds(s)}
+    others = {n for s in walked_of(fn, ast.stmt) if s not in loops for n in binds(s)}
     return counting - others - given
 
 
@@ -69,7 +63,7 @@ def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: 
     """Locals every binding of which is a plain assignment of a part of the object's state (see above)."""
     bindings: dict[str, list[ast.stmt]] = {}
     for stmt in walked_of(fn, ast.stmt):
-        for name in _binds(stmt):
+        for name in binds(stmt):
             bindings.setdefault(name, []).append(stmt)
     return {
         name
@@ -113,24 +107,27 @@ def _count(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
     return False
 
 
-def state_untouched(site: Site, sites: list[Site], fn: _Function, receiver: str | None) -> bool:
+def state_untouched(
+    site: Site, sites: list[Site], fn: _Function, receiver: str | None, submodules: frozenset[str] = frozenset()
+) -> bool:
     """No other work of ``fn`` changes the object's state the call's body reads or writes, nor reads what it
     writes: a method of the object not planned here may change anything of it, a submodule's call that
-    submodule, a call planned on another stream what its body says."""
+    submodule (``submodules``: the attributes known to hold one, ``ge_layers.py``), a call planned on another
+    stream what its body says."""
     body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
     planned = {id(s.call.call): s for s in sites}
     for call in (n for n in walked_of(fn, ast.Call) if n is not site.call.call):
         other = planned.get(id(call))
         if other is not None and other.tag == site.tag:
             continue  # the same stream: in program order
-        changes = other.callee.writes_state if other is not None else _changes(call, receiver)  # type: ignore[attr-defined]
+        changes = other.callee.writes_state if other is not None else _changes(call, receiver, submodules)  # type: ignore[attr-defined]
         reads = other.callee.reads_state if other is not None else changes  # type: ignore[attr-defined]
         if _meet(changes, body) or _meet(reads, site.callee.writes_state):  # type: ignore[attr-defined]
             return False
     return True
 
 
-def _changes(call: ast.Call, receiver: str | None) -> frozenset[str]:
+def _changes(call: ast.Call, receiver: str | None, submodules: frozenset[str]) -> frozenset[str]:
     """What of the object a call not planned here may change: anything (``self.m(...)``), one submodule
     (``self.norm(x)``, ``self.a.b(x)``), nothing (a call not through the object)."""
     chain: list[str] = []
@@ -140,7 +137,7 @@ def _changes(call: ast.Call, receiver: str | None) -> frozenset[str]:
         node = node.value
     if receiver is None or not (isinstance(node, ast.Name) and node.id == receiver) or not chain:
         return frozenset()
-    return frozenset({"*"}) if len(chain) == 1 else frozenset({chain[-1]})
+    return frozenset({"*"}) if len(chain) == 1 and chain[0] not in submodules else frozenset({chain[-1]})
 
 
 def _meet(a: frozenset[str], b: frozenset[str]) -> bool:

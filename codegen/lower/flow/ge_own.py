@@ -7,6 +7,10 @@ dataflow: every argument is a constant or a name that only such calls bind in th
 other assignment, loop variable or ``with ... as`` on any path), under the same guard, so on every path the value
 it reads came from its own stream, or, where the guard is off, from the caller's stream it also runs on
 (``shared_act = self.shared_act(shared_gate_up)`` after the dispatch ran on the main stream).
+
+The same holds for results of calls on other streams (``reads_results``: the routing weights one side stream
+gathered, unpacked on another): the call reads none of the caller's work, and GE orders it after the producers
+it reads. It does not come after the caller's work either, so no later call leans on it.
 """
 
 from __future__ import annotations
@@ -16,17 +20,26 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.sites import Site
 
-__all__ = ["reads_own_stream", "same_guard"]
+__all__ = ["reads_own_stream", "reads_results", "same_guard"]
 
 
 def reads_own_stream(site: Site, sites: Sequence[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Every argument of ``site``'s call is a constant or a name only earlier calls on its stream bind."""
+    return _reads_made_by(site, [s for s in sites if s.tag == site.tag and same_guard(s, site)], fn)
+
+
+def reads_results(site: Site, sites: Sequence[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Every argument of ``site``'s call is a constant or a name only planned calls (any stream, switched
+    whenever it is) bind."""
+    return _reads_made_by(site, [s for s in sites if same_guard(s, site) and s is not site], fn)
+
+
+def _reads_made_by(site: Site, makers: list[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     call = site.call.call
     values = [*call.args, *(k.value for k in call.keywords)]
     if any(k.arg is None for k in call.keywords) or not all(isinstance(v, (ast.Name, ast.Constant)) for v in values):
         return False  # ``*args``, ``**kwargs``, an expression: computed from the caller's values
-    names = {v.id for v in values if isinstance(v, ast.Name)}
-    makers = [s for s in sites if s.tag == site.tag and same_guard(s, site)]  # before it, or in a loop's last turn
+    names = {v.id for v in values if isinstance(v, ast.Name)}  # makers: before it, or in a loop's last turn
     return bool(names) and all(_bound_only_by(name, makers, fn) for name in names)
 
 

@@ -9,7 +9,9 @@ does not read, a loop, a ``try``) keeps the edge. Statements that do no work (fl
 compare) are passed, and a name they rebind no longer counts as read from further back
 (``quantized = scale = None`` before ``if self.multistream: quantized, scale = self.quant(h)``, then
 ``if quantized is None: quantized, scale = dynamic_quant(h)``: on every path, the call that reads ``quantized``
-reads what the last work made).
+reads what the last work made). A planned call whose result the call reads and that came after all the caller's
+work before it orders the call as the last work would (an edge and a data edge, one after the other); another
+planned call switched whenever this one is (one guard) is no work of the caller's stream and is passed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Walk:
     parents: dict
     same_stream: Callable[[ast.stmt], bool]  # an earlier planned call on the call's stream, under its guard
     makes: Callable[[ast.stmt], bool]  # the statement binds what an op made (``a, b = f(x)``)
+    elsewhere: Callable[[ast.stmt], bool] = lambda _: False  # a planned call on another stream, under its guard
     seen: dict = attrs.field(factory=dict)  # (block, index, reads) -> the answer: each ``if`` splits the paths
 
 
@@ -64,8 +67,11 @@ def _decide(block: list[ast.stmt], index: int, parent: ast.AST | _Then, reads: f
         earlier = block[at]
         if isinstance(earlier, ast.If) and not works(earlier.test):
             return all(_branch(b, _Then(block, at, parent), reads, walk) for b in (earlier.body, earlier.orelse))
-        if walk.same_stream(earlier):
+        if walk.same_stream(earlier) or (walk.makes(earlier) and bound_names(earlier) <= reads):
             return True
+        if walk.elsewhere(earlier):
+            reads = reads - bound_names(earlier)
+            continue
         if works(earlier):
             return walk.makes(earlier) and bound_names(earlier) <= reads
         reads = reads - bound_names(earlier)
