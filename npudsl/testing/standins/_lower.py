@@ -56,9 +56,15 @@ _NOT_IN = {
 
 
 def _source(node: torch.fx.Node) -> torch.fx.Node:
-    while node.op == "call_function" and node.target is operator.getitem:
+    """The op that makes ``node``: an element of an op's tuple result is made by that op; an index of a tensor
+    (``table[positions]``, ``x[0]``, also ``operator.getitem`` in the graph) is an op of its own."""
+    while node.op == "call_function" and node.target is operator.getitem and not _tensor(node.args[0]):
         node = cast(torch.fx.Node, node.args[0])
     return node
+
+
+def _tensor(value: object) -> bool:
+    return isinstance(value, torch.fx.Node) and isinstance(value.meta.get("example_value"), torch.Tensor)
 
 
 class _Lowering:
