@@ -78,7 +78,8 @@ def _parse_ahead(sources: Sequence[tuple[object, str]], phase: str, progress: Pr
 
 
 def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunIndex:
-    """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
+    """Index decorated files, then the files that name one of their classes or functions (their call sites),
+    then the modules they call a function of by relative import (what it returns)."""
     from codegen.index.index import build_index  # libcst comes with it: only runs with a decorated file pay for it
 
     decorated = [
@@ -96,7 +97,12 @@ def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunI
         _parse_ahead(found, "indexing call sites", progress)
         return found
 
-    return build_index(decorated, callers)
+    def modules(dotted: frozenset[str]) -> list[tuple[ModuleId, str]]:
+        found = [(module_id(f.path, f.module), f.source) for f in files if f.module.rpartition("/")[2] in dotted]
+        _parse_ahead([(m, s) for m, s in found if s is not None], "indexing imported modules", progress)
+        return [(m, s) for m, s in found if s is not None]
+
+    return build_index(decorated, callers, modules)
 
 
 def run_index(files: list[SourceFile], progress: Progress | None = None) -> RunIndex | None:
