@@ -20,16 +20,8 @@ from codegen.index.children import children
 from codegen.lower.plan import FunctionPlan, Step
 from codegen.rewrite.build import guarded_texts, with_header_at, with_items_text
 from codegen.rewrite.segments import Style
-from codegen.rewrite.textblocks import (
-    Gen,
-    alone,
-    docstring,
-    end_of,
-    lead_start,
-    owners,
-    printed,
-    starts_line,
-)
+from codegen.rewrite.textblocks import alone, docstring, end_of, lead_start, owners, starts_line
+from codegen.rewrite.textitems import Gen, printed
 from codegen.rewrite.textlines import Line, Lines, Unsupported, indentation, shifted
 from codegen.rewrite.textreturns import Returns, always_returns
 from codegen.targets.base import Spelling, wants_values

@@ -17,7 +17,8 @@ import attrs
 from codegen.lower.plan import CallerPlan
 from codegen.rewrite.build import guarded_texts, with_items_text
 from codegen.rewrite.segments import Style, first_line
-from codegen.rewrite.textblocks import Gen, Item, Wrap, alone, compound, docstring, end_of, lead_start, merged, printed
+from codegen.rewrite.textblocks import alone, compound, docstring, end_of, lead_start
+from codegen.rewrite.textitems import Gen, Item, Wrap, merged, printed
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, shifted, splice
 from codegen.targets.base import Spelling
 

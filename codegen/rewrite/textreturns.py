@@ -19,7 +19,8 @@ from codegen.lower.plan import Step
 from codegen.rewrite.build import guarded_texts
 from codegen.rewrite.returns import spells_values
 from codegen.rewrite.segments import Style, first_line
-from codegen.rewrite.textblocks import Gen, alone, compound, end_of, is_elif, lead_start, printed, starts_line, suites
+from codegen.rewrite.textblocks import alone, compound, end_of, is_elif, lead_start, starts_line, suites
+from codegen.rewrite.textitems import Gen, printed
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, split_lines
 from codegen.targets.base import Spelling, wants_values
 
