@@ -50,7 +50,7 @@ def build_index(files: Files, callers: Ask | None = None, modules: Ask | None = 
         return _indexed(found, identities, decorated, {}, _returns(decorated, [], {}))
     trees = decorated + _added(_parsed(callers(_defined(found.callees)), identities), found)
     imports = {module: scan.imported_names(tree) for module, tree, _ in trees}
-    read, pending = _Reader(identities, found, imports, modules, callers).return_files(decorated)
+    read, pending = _Reader(identities, found, imports, modules, callers).return_files(decorated, trees)
     return _indexed(found, identities, trees, imports, _returns(trees, read, pending))
 
 
@@ -105,13 +105,13 @@ class _Reader:
     modules: Ask | None
     callers: Ask
 
-    def return_files(self, decorated: _Parsed) -> tuple[_Parsed, dict[str, str]]:
+    def return_files(self, decorated: _Parsed, trees: _Parsed) -> tuple[_Parsed, dict[str, str]]:
         """The files of the base classes ``decorated`` derive from by relative import, parsed (their submodules);
         and the sources of the other modules they, or those bases' ``__init__``, call into (parsed when asked)."""
         first = wanted(self._files(decorated))
         bases = _added(_parsed(self._ask(first, first.bases), self.identities), self.found)
         self.imports.update({module: scan.imported_names(tree) for module, tree, _ in bases})
-        held = [t for t in (*decorated, *bases) if self.identities[t[0]].dotted in first.bases]
+        held = [t for t in (*trees, *bases) if self.identities[t[0]].dotted in first.bases]
         called = first | wanted(self._files(held), called_only=True)
         pending = {}
         for module, source in self._ask(called, called.modules):
