@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.driver.run import discover, index_run, read_sources, run
+from codegen.driver.run import SourceFile, discover, index_run, read_sources, run
 from codegen.index import pending
 from frontend_util import write_tree
 
@@ -91,7 +91,7 @@ class D(Weights):
 """
 
 
-def _files(tmp_path: Path, tree: dict[str, str]) -> list:  # type: ignore[type-arg]
+def _files(tmp_path: Path, tree: dict[str, str]) -> list[SourceFile]:
     write_tree(tmp_path, {"pkg/__init__.py": "from .ops import grouped  # re-exported\n", **tree})
     return read_sources(discover([str(tmp_path)]))
 
