@@ -13,7 +13,7 @@ from codegen.driver import pyast
 from codegen.driver.modules import ModuleId, module_name_for
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.triage import needs_analysis
-from codegen.frontend.collect import NpudslNames, collect
+from codegen.frontend.collect import Collection, NpudslNames, collect
 from codegen.frontend.positions import Positions
 from codegen.index.index import RunIndex, build_index
 from codegen.lower.hygiene import ModuleNames
@@ -85,18 +85,7 @@ def analyze(
     except SyntaxError as exc:
         return Analysis(diagnostics=(syntax_error(exc, path),))
     except RecursionError:
-        return Analysis(
-            diagnostics=(
-                Diagnostic(
-                    path=path,
-                    line=1,
-                    col=1,
-                    code=codes.SYNTAX,
-                    message="code nested too deeply to parse",
-                    hint="split the deepest expression into several statements",
-                ),
-            )
-        )
+        return Analysis(diagnostics=(_too_deep(path),))
     collection = collect(tree, source, path=path, module_name=module_name)
     found = Analysis(
         diagnostics=collection.diagnostics
@@ -104,11 +93,34 @@ def analyze(
     )
     if found.has_errors:
         return found
+    return _lowered(collection, found.diagnostics, tree, source, index, target)
+
+
+def _too_deep(path: str) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        line=1,
+        col=1,
+        code=codes.SYNTAX,
+        message="code nested too deeply to parse",
+        hint="split the deepest expression into several statements",
+    )
+
+
+def _lowered(
+    collection: Collection,
+    diagnostics: tuple[Diagnostic, ...],
+    tree: ast.Module,
+    source: str,
+    index: RunIndex,
+    target: str,
+) -> Analysis:
+    """The analysis of a module without errors: its plan for ``target``, and the target's own diagnostics."""
     module_names = ModuleNames(tree)
     chosen = get_target(target)
     plan, planned = lower(collection.ir, index, tree, Positions(source), module_names, event_sync=chosen.event_sync)
     diagnose = getattr(chosen, "diagnose", lambda _ir, _plan: ())
-    diagnostics = found.diagnostics + planned + tuple(diagnose(collection.ir, plan))
+    diagnostics = diagnostics + planned + tuple(diagnose(collection.ir, plan))
     return Analysis(diagnostics=diagnostics, tree=tree, names=collection.names, plan=plan, module_names=module_names)
 
 

@@ -2,7 +2,8 @@
 
 Only the files that need analysis (``codegen.driver.triage``) are parsed, indexed or sent to a
 worker; the others keep their text, at the cost of a read and a substring test. A run
-where no file names npudsl builds no index and never imports libcst.
+where no file names npudsl builds no index and never imports libcst. Which files the index reads is
+``indexing``; what is done with each file, and its result, ``per_file``.
 
 ``progress(phase, done, total)``, when given, is called as files are indexed
 (phase ``"indexing"``) and transformed (``"transforming"``), so a front end can
@@ -14,21 +15,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import re
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import attrs
-
-from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.driver import pyast
 from codegen.driver.discover import discover
-from codegen.driver.modules import ModuleId, module_id
-from codegen.driver.pyast import mentions_npudsl
+from codegen.driver.indexing import Progress, index_run, run_index
+from codegen.driver.per_file import FileResult, Outcome, map_files, result_of, untouched
 from codegen.driver.reading import SourceFile, read_sources, source_of
-from codegen.driver.triage import needs_analysis
-from codegen.driver.workers import auto_jobs, parallel_map
 
 if TYPE_CHECKING:
     from codegen.index.index import RunIndex
@@ -47,109 +42,6 @@ __all__ = [
     "untouched",
 ]
 
-Progress = Callable[[str, int, int], None]
-R = TypeVar("R")
-
-
-@attrs.frozen(kw_only=True)
-class FileResult:
-    file: SourceFile
-    code: str | None  # None: not transformed (error, or nothing to do)
-    diagnostics: tuple[Diagnostic, ...] = ()
-    internal_error: str | None = None
-
-    @property
-    def changed(self) -> bool:
-        return self.code is not None and self.code != self.file.source
-
-    @property
-    def has_errors(self) -> bool:
-        return any(d.severity is Severity.ERROR for d in self.diagnostics) or self.internal_error is not None
-
-
-def _parse_ahead(sources: Sequence[tuple[object, str]], phase: str, progress: Progress | None) -> None:
-    """Parse now what the index will parse, so a long indexing phase shows progress (trees are shared)."""
-    if progress is None:
-        return
-    for done, (_, source) in enumerate(sources, 1):
-        with contextlib.suppress(SyntaxError, ValueError):
-            pyast.parse(source)
-        progress(phase, done, len(sources))
-
-
-def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunIndex:
-    """Index decorated files, then the files that name one of their classes or functions (their call sites)."""
-    from codegen.index.index import build_index  # libcst comes with it: only runs with a decorated file pay for it
-
-    decorated = [
-        (module_id(f.path, f.module), f.source) for f in files if f.source is not None and mentions_npudsl(f.source)
-    ]
-    _parse_ahead(decorated, "indexing", progress)
-
-    def callers(defined: frozenset[str]) -> list[tuple[ModuleId, str]]:
-        names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-        found = [
-            (module_id(f.path, f.module), f.source)
-            for f in files
-            if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)
-        ]
-        _parse_ahead(found, "indexing call sites", progress)
-        return found
-
-    return build_index(decorated, callers)
-
-
-def run_index(files: list[SourceFile], progress: Progress | None = None) -> RunIndex | None:
-    """:func:`index_run`, or None when no file names npudsl (then no file has anything to do)."""
-    if not any(f.source is not None and mentions_npudsl(f.source) for f in files):
-        return None
-    return index_run(files, progress)
-
-
-def untouched(file: SourceFile) -> FileResult:
-    """The result of a file that needs no analysis: its source as it is, and the error that kept it unread."""
-    return FileResult(file=file, code=file.source, diagnostics=tuple(d for d in (file.error,) if d is not None))
-
-
-def map_files(
-    task: Callable[..., R],
-    files: list[SourceFile],
-    *,
-    index: RunIndex | None,
-    jobs: int | None,
-    phase: str,
-    progress: Progress | None = None,
-) -> list[R | None]:
-    """``task(file, index=index)`` for every file that needs analysis (None for the others), in the files' order,
-    on ``jobs`` worker processes (None: as many as the work is worth, see ``codegen.driver.workers.auto_jobs``)."""
-    wanted = [i for i, f in enumerate(files) if f.source is not None and needs_analysis(f.source, f.module, index)]
-    results: list[R | None] = [None] * len(files)
-    skipped = len(files) - len(wanted)
-    if progress is not None:
-        for done in range(1, skipped + 1):
-            progress(phase, done, len(files))
-    jobs = auto_jobs(sum(len(files[i].source or "") for i in wanted)) if jobs is None else jobs
-    state = {"task": task, "files": files, "index": index}
-    for done, (i, result) in enumerate(zip(wanted, parallel_map(_on_file, wanted, jobs=jobs, state=state)), 1):
-        results[i] = result
-        if progress is not None:
-            progress(phase, skipped + done, len(files))
-    return results
-
-
-def _on_file(position: int, *, task: Callable[..., R], files: list[SourceFile], index: RunIndex) -> R:
-    """In a worker: the files and the index came with the fork; only the position travels, and the result."""
-    return task(files[position], index=index)
-
-
-@attrs.frozen
-class Outcome:
-    """What a worker sends back for one file: no source, and no code when the file is unchanged."""
-
-    code: str | None = None  # None: unchanged (or not transformed: errors)
-    diagnostics: tuple[Diagnostic, ...] = ()
-    internal_error: str | None = None
-
 
 def _transform_one(file: SourceFile, target: str, index: RunIndex) -> Outcome:
     from codegen.driver.api import transform_with_index
@@ -162,14 +54,6 @@ def _transform_one(file: SourceFile, target: str, index: RunIndex) -> Outcome:
     except Exception:  # per-file work never raises out of the run
         return Outcome(internal_error=traceback.format_exc())
     return Outcome(code=None if code == file.source else code, diagnostics=diagnostics)
-
-
-def _result(file: SourceFile, outcome: Outcome | None) -> FileResult:
-    if outcome is None:
-        return untouched(file)
-    failed = outcome.internal_error is not None or any(d.severity is Severity.ERROR for d in outcome.diagnostics)
-    code = None if failed else outcome.code if outcome.code is not None else file.source
-    return FileResult(file=file, code=code, diagnostics=outcome.diagnostics, internal_error=outcome.internal_error)
 
 
 def run(
@@ -189,7 +73,7 @@ def run(
                 phase="transforming",
                 progress=progress,
             )
-    return [_result(file, outcome) for file, outcome in zip(files, outcomes)]
+    return [result_of(file, outcome) for file, outcome in zip(files, outcomes)]
 
 
 @contextlib.contextmanager

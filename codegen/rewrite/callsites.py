@@ -4,7 +4,8 @@ blocks, call edits.
 The plan is keyed by the function's ``ast`` nodes; this walks the ``ast`` and the libcst statements
 side by side (one libcst line holds each ``;``-separated ``ast`` statement, ``elif`` is an ``if`` in
 both). A line with several statements is split where a step goes between them, and a one-line
-block (``if c: y = f(x)``) becomes an indented one when a step goes into it.
+block (``if c: y = f(x)``) becomes an indented one when a step goes into it. What changes inside a
+statement is ``callsite_edits``; a statement on its stream is ``callsite_wraps``.
 """
 
 from __future__ import annotations
@@ -14,101 +15,76 @@ import ast
 import attrs
 import libcst as cst
 
-from codegen.lower.plan import CallEdit, CallerPlan
-from codegen.rewrite.build import guarded_statements, with_items_text
-from codegen.rewrite.function import wrap_with
+from codegen.lower.plan import CallerPlan
+from codegen.rewrite.build import guarded_statements
+from codegen.rewrite.callsite_edits import edited_statement
+from codegen.rewrite.callsite_wraps import Wraps
 from codegen.targets.base import Spelling
 
 __all__ = ["apply_caller_plan"]
 
-_EMPTY = cst.Module(body=[])
-
 _Block = cst.IndentedBlock | cst.SimpleStatementSuite
+_Piece = tuple[cst.BaseSmallStatement, ast.stmt, list[cst.BaseStatement], list[cst.BaseStatement]]
 
 
 @attrs.define(eq=False)
 class _Placer:
     plan: CallerPlan
     spelling: Spelling
-    headers: set[str] = attrs.Factory(set)  # the ``with`` items of the wraps made here
+    wraps: Wraps
 
     def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[cst.BaseStatement]:
         return guarded_statements(self.spelling, self.plan.steps.get((kind, node, field), ()))
 
     def block(self, suite: _Block, stmts: list[ast.stmt], owner: ast.AST, field: str) -> _Block:
         body = list(suite.body)
-        out: list[cst.BaseStatement] = []
-        at = 0
         if isinstance(suite, cst.SimpleStatementSuite):
-            line = cst.SimpleStatementLine(body=body)
-            out = self.line(line, stmts)
+            out = self.line(cst.SimpleStatementLine(body=body), stmts)
         else:
-            for stmt in body:
-                count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-                parts = stmts[at : at + count]
-                at += count
-                out += (
-                    self.line(stmt, parts)
-                    if isinstance(stmt, cst.SimpleStatementLine)
-                    else self.compound(stmt, parts[0])
-                )
-        out += self.spelled("end", owner, field)
-        out = self.merged(out)
+            out = self._statements(body, stmts)  # type: ignore[arg-type]
+        out = self.wraps.merged(out + self.spelled("end", owner, field))
         if isinstance(suite, cst.SimpleStatementSuite):
             if len(out) == 1 and out[0] is not None and _unchanged_line(out[0], body):
                 return suite
             return cst.IndentedBlock(body=out)
         return suite.with_changes(body=out)
 
-    def wrapped(self, stmt: cst.SimpleStatementLine, node: ast.stmt) -> cst.BaseStatement:
-        """``stmt`` on its stream: inside the wrap's ``with``, between its first and last steps."""
-        wrap = self.plan.wraps.get(node)
-        if wrap is None:
-            return stmt
-        inner = [
-            *guarded_statements(self.spelling, wrap.enter),
-            stmt.with_changes(leading_lines=()),
-            *guarded_statements(self.spelling, wrap.leave),
-        ]
-        items = with_items_text(self.spelling, (wrap.switch,))
-        if not items:
-            return stmt
-        self.headers.add(items[0])
-        return wrap_with(items, inner)[0].with_changes(leading_lines=stmt.leading_lines)
-
-    def merged(self, out: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-        """Consecutive wraps on the same stream, with nothing between them, share one ``with``."""
-        merged: list[cst.BaseStatement] = []
-        for stmt in out:
-            last = merged[-1] if merged else None
-            header = self._header(stmt)
-            if last is not None and header is not None and self._header(last) == header and not stmt.leading_lines:
-                body = [*last.body.body, *stmt.body.body]  # type: ignore[attr-defined]
-                merged[-1] = last.with_changes(body=last.body.with_changes(body=body))  # type: ignore[attr-defined]
-            else:
-                merged.append(stmt)
-        return merged
-
-    def _header(self, stmt: cst.BaseStatement) -> str | None:
-        """The item of a ``with`` made for a wrap (None for any other statement, the user's ``with`` too)."""
-        if not isinstance(stmt, cst.With) or len(stmt.items) != 1:
-            return None
-        text = _EMPTY.code_for_node(stmt.items[0].item)
-        return text if text in self.headers else None
+    def _statements(self, body: list[cst.BaseStatement], stmts: list[ast.stmt]) -> list[cst.BaseStatement]:
+        """Each libcst statement of an indented block with the ``ast`` statements it holds."""
+        out: list[cst.BaseStatement] = []
+        at = 0
+        for stmt in body:
+            count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            parts = stmts[at : at + count]
+            at += count
+            out += (
+                self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else self.compound(stmt, parts[0])  # type: ignore[arg-type]
+            )
+        return out
 
     def line(self, line: cst.SimpleStatementLine, parts: list[ast.stmt]) -> list[cst.BaseStatement]:
-        pieces = [
+        pieces: list[_Piece] = [
             (small, node, self.spelled("before", node), self.spelled("after", node))
             for small, node in zip(line.body, parts)
         ]
-        edited = [self.edit(small, node) for small, node, _, _ in pieces]
+        edited = [edited_statement(small, node, self.plan) for small, node, _, _ in pieces]
         if len(parts) == 1 and parts[0] in self.plan.wraps:
             single = line.with_changes(body=[edited[0].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
-            return _lead(pieces[0][2], self.wrapped(single, parts[0])) + pieces[0][3]
+            return _lead(pieces[0][2], self.wraps.wrapped(single, parts[0])) + pieces[0][3]
         if not any(before or after or node in self.plan.wraps for _, node, before, after in pieces):
             if all(e is s for e, (s, _, _, _) in zip(edited, pieces)):
                 return [line]
             return [line.with_changes(body=edited)]
+        return self._split(line, parts, pieces, edited)
+
+    def _split(
+        self,
+        line: cst.SimpleStatementLine,
+        parts: list[ast.stmt],
+        pieces: list[_Piece],
+        edited: list[cst.BaseSmallStatement],
+    ) -> list[cst.BaseStatement]:
+        """One line per statement of ``line``, each with its steps before and after it (and its wrap)."""
         out: list[cst.BaseStatement] = []
         for i, ((_, _, before, after), small) in enumerate(zip(pieces, edited)):
             small = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
@@ -117,7 +93,7 @@ class _Placer:
                 if i == len(pieces) - 1
                 else cst.SimpleStatementLine(body=[small])
             )
-            out += _lead(before, self.wrapped(kept if i else _first(kept, line), parts[i])) + after
+            out += _lead(before, self.wraps.wrapped(kept if i else _first(kept, line), parts[i])) + after
         return out
 
     def compound(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> list[cst.BaseStatement]:
@@ -138,58 +114,30 @@ class _Placer:
         if isinstance(stmt, (cst.If, cst.For, cst.While)) and stmt.orelse is not None:
             changes["orelse"] = self.orelse(stmt.orelse, node)
         if isinstance(stmt, (cst.Try, cst.TryStar)):
-            changes["handlers"] = [
+            changes.update(self._try_parts(stmt, node))
+        return stmt.with_changes(**changes)
+
+    def _try_parts(self, stmt: cst.Try | cst.TryStar, node: ast.stmt) -> dict[str, object]:
+        """The handlers, ``else`` and ``finally`` blocks of a ``try``, each with the plan applied."""
+        changes: dict[str, object] = {
+            "handlers": [
                 h.with_changes(body=self.block(h.body, a.body, a, "body")) for h, a in zip(stmt.handlers, node.handlers)
             ]  # type: ignore[attr-defined]
-            if stmt.orelse is not None:
-                changes["orelse"] = stmt.orelse.with_changes(
-                    body=self.block(stmt.orelse.body, node.orelse, node, "orelse")
-                )  # type: ignore[attr-defined]
-            if stmt.finalbody is not None:
-                changes["finalbody"] = stmt.finalbody.with_changes(
-                    body=self.block(stmt.finalbody.body, node.finalbody, node, "finalbody")
-                )  # type: ignore[attr-defined]
-        return stmt.with_changes(**changes)
+        }
+        if stmt.orelse is not None:
+            changes["orelse"] = stmt.orelse.with_changes(
+                body=self.block(stmt.orelse.body, node.orelse, node, "orelse")  # type: ignore[attr-defined]
+            )
+        if stmt.finalbody is not None:
+            changes["finalbody"] = stmt.finalbody.with_changes(
+                body=self.block(stmt.finalbody.body, node.finalbody, node, "finalbody")  # type: ignore[attr-defined]
+            )
+        return changes
 
     def orelse(self, orelse: cst.If | cst.Else, node: ast.stmt) -> cst.If | cst.Else:
         if isinstance(orelse, cst.If):
             return self.nested(orelse, node.orelse[0])  # type: ignore[attr-defined,return-value]
         return orelse.with_changes(body=self.block(orelse.body, node.orelse, node, "orelse"))  # type: ignore[attr-defined]
-
-    def edit(self, small: cst.BaseSmallStatement, node: ast.stmt) -> cst.BaseSmallStatement:
-        name = self.plan.splits.get(node)
-        if name is not None:  # its first operand was bound to ``name`` just before it
-            value = small.value  # type: ignore[attr-defined]
-            return small.with_changes(value=value.with_changes(left=cst.Name(name)))
-        call = _planned_call(node, self.plan)
-        if call is None:
-            return small
-        value = small.value  # type: ignore[attr-defined]
-        if not isinstance(value, cst.Call):
-            return small
-        return small.with_changes(value=_edited(value, self.plan.calls[call]))
-
-
-def _planned_call(node: ast.stmt, plan: CallerPlan) -> ast.Call | None:
-    value = getattr(node, "value", None)
-    return value if isinstance(value, ast.Call) and value in plan.calls else None
-
-
-def _edited(call: cst.Call, edit: CallEdit) -> cst.Call:
-    """Hoisted arguments replaced by the names they were bound to."""
-    names = dict(edit.hoisted)
-    args: list[cst.Arg] = []
-    position = 0
-    for arg in call.args:
-        slot: int | str | None
-        if arg.keyword is not None:
-            slot = arg.keyword.value
-        elif arg.star == "**":
-            slot = "**"
-        else:
-            slot, position = position, position + 1
-        args.append(arg.with_changes(value=cst.Name(names[slot])) if slot in names else arg)
-    return call.with_changes(args=args)
 
 
 def _lead(before: list[cst.BaseStatement], stmt: cst.BaseStatement) -> list[cst.BaseStatement]:
@@ -216,7 +164,7 @@ def apply_caller_plan(
     node: cst.FunctionDef, fn: ast.FunctionDef | ast.AsyncFunctionDef, plan: CallerPlan, spelling: Spelling
 ) -> cst.FunctionDef:
     """``node`` (the libcst twin of ``fn``) with ``plan`` applied."""
-    placer = _Placer(plan=plan, spelling=spelling)
+    placer = _Placer(plan=plan, spelling=spelling, wraps=Wraps(plan=plan, spelling=spelling))
     body = placer.block(node.body, fn.body, fn, "body")
     start = guarded_statements(spelling, plan.start)
     if start:

@@ -95,26 +95,33 @@ def _drop_unused_npudsl(
     local = set(names.aliases) | set(names.modules)
     if not local:
         return body, printed
+    unused = local - _used(body, printed, local)
+    out: list[tuple[Statement, str | None]] = []
+    for stmt, text in zip(body, printed):
+        if stmt.unit.imports and stmt.node is None and stmt.text is None:
+            kept = _kept(stmt.unit.nodes, unused)
+            if kept is False:
+                continue
+            stmt = stmt if kept else attrs.evolve(stmt, node=parse(stmt.unit))
+        if stmt.unit.imports and stmt.node is not None:
+            trimmed = _trim_line(stmt.node, unused)
+            if trimmed is None:
+                continue
+            stmt = attrs.evolve(stmt, node=trimmed)
+        out.append((stmt, text))
+    return [stmt for stmt, _ in out], [text for _, text in out]
+
+
+def _used(body: list[Statement], printed: list[str | None], local: set[str]) -> set[str]:
+    """The names of ``local`` that some statement reads (only statements whose text spells one still in doubt
+    are walked)."""
     used: set[str] = set()
     for stmt, text in zip(body, printed):
         if stmt.node is not None and text is not None and any(name in text for name in local - used):
             used |= local_names(stmt.node)
         elif stmt.text is not None and any(name in stmt.text for name in local - used):
             used |= names_read(ast.parse(stmt.text))  # the text rewrite's statement: the names libcst would see
-    out: list[tuple[Statement, str | None]] = []
-    for stmt, text in zip(body, printed):
-        if stmt.unit.imports and stmt.node is None and stmt.text is None:
-            kept = _kept(stmt.unit.nodes, local - used)
-            if kept is False:
-                continue
-            stmt = stmt if kept else attrs.evolve(stmt, node=parse(stmt.unit))
-        if stmt.unit.imports and stmt.node is not None:
-            trimmed = _trim_line(stmt.node, local - used)
-            if trimmed is None:
-                continue
-            stmt = attrs.evolve(stmt, node=trimmed)
-        out.append((stmt, text))
-    return [stmt for stmt, _ in out], [text for _, text in out]
+    return used
 
 
 def _kept(nodes: tuple[ast.stmt, ...], unused: set[str]) -> bool | None:

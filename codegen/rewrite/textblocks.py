@@ -1,10 +1,10 @@
-"""The blocks of a function on its text: where each statement's lines are, which lines libcst gives each block,
-and the printing of a block's new items (kept lines, generated statements, wraps).
+"""The blocks of a function on its text: where each statement's lines are, which lines libcst gives each block.
 
 libcst gives a statement the blank and comment lines right above it (its leading lines), and
 a block the blank and comment lines after its last statement up to the last one that starts
 with the block's indentation (its footer; :func:`owners`). A line moves with its block when it starts
-with the indentation of the block that owns it (``textlines``).
+with the indentation of the block that owns it (``textlines``). What a rewritten block holds and how
+it prints is ``textitems``.
 """
 
 from __future__ import annotations
@@ -12,15 +12,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-import attrs
-
-from codegen.rewrite.build import printed_at, with_header_at
-from codegen.rewrite.segments import Style, first_line
+from codegen.rewrite.segments import first_line
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation
 
 __all__ = [
-    "Gen",
-    "Wrap",
     "alone",
     "blocks_of",
     "compound",
@@ -28,9 +23,7 @@ __all__ = [
     "end_of",
     "is_elif",
     "lead_start",
-    "merged",
     "owners",
-    "printed",
     "region",
     "starts_line",
     "suites",
@@ -38,25 +31,6 @@ __all__ = [
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 Block = tuple[list[ast.stmt], ast.AST, str]  # statements, the node that owns them, its field
-
-
-@attrs.frozen
-class Gen:
-    """Generated statements (their texts), printed in the block where they go."""
-
-    texts: tuple[str, ...]
-
-
-@attrs.define
-class Wrap:
-    """A statement on its stream: ``with <items>:`` around ``enter``, the statement's lines and ``leave``."""
-
-    items: tuple[str, ...]
-    body: list[Gen | list[Line]]
-    lead: bool  # the statement had blank or comment lines above it (a wrap after it keeps its own ``with``)
-
-
-Item = Gen | Wrap | list[Line]
 
 
 def starts_line(src: Lines, stmt: ast.stmt) -> bool:
@@ -124,14 +98,20 @@ def owners(src: Lines, stmts: Sequence[ast.stmt], indent: str, owner: dict[int, 
             if starts_line(src, sub[0]):
                 header = lead_start(src, sub[0], 0) - 1
                 end = max(end, owners(src, sub, indentation(src.at(sub[0].lineno)), owner, header))
+    last = _footer_end(src, end, indent)
+    for n in range(end + 1, last + 1):
+        owner[n] = indent
+    return last
+
+
+def _footer_end(src: Lines, end: int, indent: str) -> int:
+    """The last of the blank and comment lines after line ``end`` that start with the block's ``indent``."""
     last = end
     n = end + 1
     while n <= len(src.lines) and src.blank_or_comment(n):
         if src.at(n).startswith(indent):  # a blank line indented as deep counts too (libcst's ``indent=True``)
             last = n
         n += 1
-    for n in range(end + 1, last + 1):
-        owner[n] = indent
     return last
 
 
@@ -168,33 +148,6 @@ def compound(
         return None
     _, end = region(src, [node])
     return out + src.flagged(pos, end, at)
-
-
-def merged(items: list[Item]) -> list[Item]:
-    """Consecutive wraps on the same stream, nothing between them, share one ``with`` (as ``callsites``)."""
-    out: list[Item] = []
-    for item in items:
-        last = out[-1] if out else None
-        if isinstance(item, Wrap) and isinstance(last, Wrap) and last.items == item.items and not item.lead:
-            out[-1] = Wrap(items=last.items, body=[*last.body, *item.body], lead=last.lead)
-        else:
-            out.append(item)
-    return out
-
-
-def printed(items: Sequence[Item], at: str, style: Style) -> list[Line]:
-    """The lines of ``items`` in a block indented by ``at``."""
-    out: list[Line] = []
-    for item in items:
-        if isinstance(item, Gen):
-            for text in item.texts:
-                out += [(line, True) for line in printed_at(text, at, style.indent, style.newline)]
-        elif isinstance(item, Wrap):
-            out += [(line, True) for line in with_header_at(item.items, at, style.indent, style.newline)]
-            out += printed(item.body, at + style.indent, style)
-        else:
-            out += item
-    return out
 
 
 def docstring(stmt: ast.stmt) -> bool:

@@ -17,7 +17,8 @@ import attrs
 from codegen.lower.plan import CallerPlan
 from codegen.rewrite.build import guarded_texts, with_items_text
 from codegen.rewrite.segments import Style, first_line
-from codegen.rewrite.textblocks import Gen, Item, Wrap, alone, compound, docstring, end_of, lead_start, merged, printed
+from codegen.rewrite.textblocks import alone, compound, docstring, end_of, lead_start
+from codegen.rewrite.textitems import Gen, Item, Wrap, merged, printed
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, shifted, splice
 from codegen.targets.base import Spelling
 
@@ -41,6 +42,23 @@ class CallerText:
 
         The target is asked for each text in the order ``callsites`` asks (it remembers what the code
         needs in that order: its helpers, its streams)."""
+        items, changed, first_items, first_touched = self._items(stmts)
+        end = self.spelled("end", owner, field)
+        items += [Gen(tuple(end))] if end else []
+        first = start() if start is not None else []
+        if first:
+            if first_touched and docstring(stmts[0]):
+                raise Unsupported("a step around a docstring")
+            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(first)))
+        if not changed and not end and not first:
+            return None
+        alone(self.src, stmts)
+        _no_user_with_by_wrap(items)
+        return printed(merged(items), indentation(self.src.at(stmts[0].lineno)), self.style)
+
+    def _items(self, stmts: list[ast.stmt]) -> tuple[list[Item], bool, int, bool]:
+        """The items of the block's statements, whether any changed, and how many items the first one made and
+        whether it changed."""
         items: list[Item] = []
         changed = False
         floor = 0
@@ -54,18 +72,7 @@ class CallerText:
             if not first_items:
                 first_items, first_touched = len(stmt_items), touched
             floor = end_of(self.src, stmt)
-        end = self.spelled("end", owner, field)
-        items += [Gen(tuple(end))] if end else []
-        first = start() if start is not None else []
-        if first:
-            if first_touched and docstring(stmts[0]):
-                raise Unsupported("a step around a docstring")
-            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(first)))
-        if not changed and not end and not first:
-            return None
-        alone(self.src, stmts)
-        _no_user_with_by_wrap(items)
-        return printed(merged(items), indentation(self.src.at(stmts[0].lineno)), self.style)
+        return items, changed, first_items, first_touched
 
     def statement(self, stmt: ast.stmt, lead: list[Line]) -> tuple[list[Item], bool]:
         at = indentation(self.src.at(stmt.lineno))

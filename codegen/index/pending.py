@@ -1,0 +1,48 @@
+"""The run's return facts, parsing a file read only for them when a lowering first asks (``index.returns``).
+
+Most targets never ask what another file's functions return (GE's fork edges and returned records do,
+``codegen/index/returns.py``), and a file the run reads only for that (``from .ops import f``: ``ops.py``)
+cost a full parse on every target. Its source is kept instead and parsed on the first question, once per
+process; the files of the run that were parsed anyway answer from their trees at once. The facts are the
+same either way: :func:`codegen.index.returns.function_returns` of the file's tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from codegen.driver import pyast
+from codegen.index.returns import function_returns
+
+__all__ = ["Returns"]
+
+
+class Returns(Mapping[str, Mapping[str, str]]):
+    """module -> {function: its return annotation}; ``pending`` modules (key -> source) are parsed when asked."""
+
+    def __init__(self, known: dict[str, dict[str, str]], pending: dict[str, str]) -> None:
+        self._known = known
+        self._pending = {key: source for key, source in pending.items() if key not in known}
+
+    def __getitem__(self, module: str) -> Mapping[str, str]:
+        found = self._known.get(module)
+        if found is None:
+            found = self._known[module] = _returns_of(self._pending.pop(module))
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._known, *self._pending])
+
+    def __len__(self) -> int:
+        return len(self._known) + len(self._pending)
+
+    def __repr__(self) -> str:
+        return f"Returns(known={sorted(self._known)}, pending={sorted(self._pending)})"
+
+
+def _returns_of(source: str) -> dict[str, str]:
+    """What the functions of ``source`` return; nothing when it does not parse (it was never indexed)."""
+    try:
+        return function_returns(pyast.parse(pyast.without_bom(source)))
+    except (SyntaxError, ValueError):
+        return {}
