@@ -27,6 +27,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
+from codegen.lower.flow.ge_gather import binds_gathers, index_tensors
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
 from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
@@ -63,6 +64,7 @@ def fork_waits(
     parents = {stmt: parent for parent in ast.walk(fn) for stmt in _children(parent)}
     receiver = fn.args.args[0].arg if method and fn.args.args else None
     after_all: set[ast.stmt] = set()  # the calls that come after all the caller's work before them
+    indices = index_tensors(fn, method=method, returns=returns)
     ordered = sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset))
     for site in ordered:  # in source order
         if site.guard.hoist is not None:
@@ -89,7 +91,7 @@ def fork_waits(
             enter, previous, follows_all = (), None, False  # it reads only what the function was given
         elif dependency is not None and dependency in _inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
-        elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents)):
+        elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents, indices)):
             enter, previous = (), None  # on every path, the caller's last work made what it reads
         elif not _leads_chain(site, ordered, blocks) and _results(site, sites, fn, receiver, submodules):
             enter, previous, follows_all = (), None, False  # it reads only what calls on other streams made
@@ -137,17 +139,16 @@ def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:
     return _glue(blocks.get(site.stmt, []), site.stmt, later[0].stmt, bound_names(site.stmt)) is not None
 
 
-def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict) -> Walk:
-    """The walk back from ``site``: a read orders it after a call's result (not after an index of a buffer, which
-    the graph spells as the buffer's ``getitem``, made outside the graph; nor after a planned call that does not
-    come after all the caller's work before it)."""
+def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict, indices: frozenset[str]) -> Walk:
+    """The walk back from ``site``: a read orders it after a call's result or a gather by a tensor of ``indices``
+    (``ge_gather.py``; not after a planned call that does not come after all the caller's work before it)."""
     same = {s.stmt for s in sites if s.stmt in after_all and s.tag == site.tag and same_guard(s, site)}
     unordered = {s.stmt for s in sites if s.guard.hoist is None and s.stmt not in after_all}
     elsewhere = {s.stmt for s in sites if same_guard(s, site)} - same  # no work of the caller's stream
     return Walk(
         parents=parents,
         same_stream=same.__contains__,
-        makes=lambda s: s not in unordered and binds_a_call(s),
+        makes=lambda s: s not in unordered and (binds_a_call(s) or binds_gathers(s, indices)),
         elsewhere=elsewhere.__contains__,
     )
 

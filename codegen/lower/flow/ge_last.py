@@ -5,8 +5,9 @@ producer, and so after the caller's work before it. The search walks back over t
 call is no work of the caller's stream; an assignment that makes a certain tensor (``tensors.py``) is the answer;
 one that binds a call's results the graph orders its readers by data (what the call reads of them), so the search
 goes on past it. A gather out of a buffer (``cos, sin = self.cos[positions], self.sin[positions]``), or any other
-op whose value is not a call's, ends it with no answer: the graph spells such a gather as the buffer's
-``getitem``, whose producer is outside the graph, so no earlier tensor's edge would order the call after it.
+op whose value is not a call's, ends it with no answer: its value is not a certain tensor here (a buffer's
+type is not read), and no earlier tensor's edge would order the call after it (where the call reads the gather's
+result, that read orders it: ``ge_gather.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ _STOP = ""  # the search ended at work that no earlier tensor covers
 
 def binds_a_call(stmt: ast.stmt) -> bool:
     """``a, b = f(x)`` or ``a = f(x)[0]``: the names hold what the call's op made, or a constant index of it (an
-    index of a buffer is left to the token: its result may be a view, whose producer torchair's ``wait`` would
-    look for in the buffer, outside the graph; so is a gather by a tensor of indices, which the graph spells as
-    ``getitem`` of the buffer)."""
+    index of a buffer may be a view, which no op makes; a gather by a tensor of indices is ``ge_gather.py``'s)."""
     if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return False
     value = stmt.value
