@@ -31,7 +31,7 @@ class Wraps:
     spelling: Spelling
     headers: set[str] = attrs.Factory(set)  # the ``with`` items of the wraps made here
 
-    def wrapped(self, stmt: cst.SimpleStatementLine, node: ast.stmt) -> cst.BaseStatement:
+    def wrapped(self, stmt: cst.SimpleStatementLine | cst.BaseCompoundStatement, node: ast.stmt) -> cst.BaseStatement:
         """``stmt`` on its stream: inside the wrap's ``with``, between its first and last steps."""
         wrap = self.plan.wraps.get(node)
         if wrap is None:

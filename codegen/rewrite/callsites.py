@@ -99,7 +99,7 @@ class _Placer:
     def compound(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> list[cst.BaseStatement]:
         before = self.spelled("before", node)
         stmt = self.nested(stmt, node)
-        return _lead(before, stmt) + self.spelled("after", node)
+        return _lead(before, self.wraps.wrapped(stmt, node)) + self.spelled("after", node)
 
     def nested(self, stmt: cst.BaseCompoundStatement, node: ast.stmt) -> cst.BaseCompoundStatement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):

@@ -80,8 +80,9 @@ class CallerText:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _is_simple(stmt):
             inner = compound(self.src, stmt, at, self.block)
             lines = inner if inner is not None else self.src.flagged(first_line(stmt), end_of(self.src, stmt), at)
-            main: Item = _UserWith(lines) if _single_with(stmt) else lines
-            touched = inner is not None
+            wrapped = self.wrapped(stmt, lines, at, bool(lead) and not before)
+            main: Item = wrapped or (_UserWith(lines) if _single_with(stmt) else lines)
+            touched = inner is not None or wrapped is not None
             after = self.spelled("after", stmt)
         else:
             after = self.spelled("after", stmt)

@@ -24,6 +24,7 @@ from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.caller_facts import SiteEvents, SiteSync, any_may
 from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
 from codegen.lower.flow.tensors import Returns
@@ -110,8 +111,9 @@ def plan_caller(
     result = under_guards(fn, result, sites, keys, key_of, returns or {}, rerun)
     syncs = [_sync(s, result, stability, flags, since) for s in sites]
     splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
+    narrowed = functools.partial(guarded_body, fn, keys, key_of, returns or {})
     return lower_sites(
-        fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits, returned=returned
+        fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits, returned, narrowed
     )
 
 

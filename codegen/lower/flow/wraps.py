@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import attrs
 
-from codegen.lower.flow import fold, fork, tidy
+from codegen.lower.flow import fold, fork, one_block, tidy
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.caller_facts import CallerFacts, SiteEvents, SiteSync, any_may
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
@@ -51,6 +51,7 @@ class _Lowering:
     current: CurrentStream
     events: Callable[[Site], SiteEvents]
     splits: dict[ast.stmt, tuple[str, ast.expr]]  # statement -> (name, its first operand)
+    narrowed: one_block.Narrowed | None = None
     steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
     waited: set[int] = attrs.Factory(set)  # sites whose join event some wait reads
     forks: list[bool] = attrs.Factory(list)
@@ -82,6 +83,7 @@ class _Lowering:
         split = self.applied = tidy.bound_before_waits(self.steps, self.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
+        one_block.one_block(wraps, self.facts, self.steps, self.narrowed)
         unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
         start = tuple(
             Assign(name=s.flag, value="False")
@@ -185,11 +187,13 @@ def lower_sites(
     free: Callable[[ast.stmt], bool] | None = None,
     splits: dict[ast.stmt, tuple[str, ast.expr]] | None = None,
     returned: dict[ast.expr, dict[str, frozenset[str]]] | None = None,
+    narrowed: one_block.Narrowed | None = None,
 ) -> CallerPlan:
     """``receiver``: the caller's ``self`` (its state lives on: never kept alive); ``tensors``: its names that
     certainly hold a tensor; ``free``: whether a statement issues work on no side stream; ``splits``: statements
     whose first operand is bound to a name before their joins (``split.py``); ``returned``: the inputs each
-    call's results hold (``returned_inputs.py``)."""
+    call's results hold (``returned_inputs.py``); ``narrowed``: the caller as it runs where a site's guard holds
+    (``one_block.py``)."""
     facts = CallerFacts(
         sites=sites,
         syncs=syncs,
@@ -204,4 +208,4 @@ def lower_sites(
         guard_aliases=guard_aliases(fn),
         returned=returned or {},
     )
-    return _Lowering(facts=facts, current=current, events=events, splits=splits or {}).run()
+    return _Lowering(facts=facts, current=current, events=events, splits=splits or {}, narrowed=narrowed).run()
