@@ -21,13 +21,11 @@ from codegen.frontend.ir import ModuleIR
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.index import RunIndex
-from codegen.index.returns import run_returns
 from codegen.lower.flow.callers import plan_callers
-from codegen.lower.flow.ge_returned import returned_element
-from codegen.lower.flow.tensors import local_returns
 from codegen.lower.hygiene import ModuleNames, identifiers
 from codegen.lower.lowerings import LOWERINGS, lower_function
 from codegen.lower.plan import CallerPlan, EventRef, FunctionPlan, ModulePlan, Record, Wait
+from codegen.lower.returned_tokens import listed_events, returned_tokens, with_returned
 from codegen.lower.user_events import UserEvents
 from npudsl.forkjoin import ROLES
 
@@ -39,14 +37,14 @@ def lower(
 ) -> tuple[ModulePlan, tuple[Diagnostic, ...]]:
     """The plan of a module: its stream functions (callees) and the functions that call them (callers)."""
     own = {getattr(c, role).var for c in index.callees.values() if c.module == ir.module_name for role in ROLES}
-    events = UserEvents(ir, taken=set(identifiers(tree)) | own)
     nodes = scan.functions_by_qualname(tree)
+    tokens = {} if event_sync else returned_tokens(ir, nodes, tree, index)
+    events = UserEvents(ir, taken=set(identifiers(tree)) | own, listed=listed_events(ir, tokens))
     functions = {
         fn.qualname: lower_function(fn, nodes[fn.qualname], ir.module_name, index, events, event_sync=event_sync)
         for fn in ir.functions
     }
-    if not event_sync:
-        functions = {q: _returned_records(p, nodes[q], tree, index, ir.module_name) for q, p in functions.items()}
+    functions = {q: with_returned(p, tokens.get(q)) for q, p in functions.items()}
     callers = plan_callers(ir, tree, index, names, positions, event_sync=event_sync)
     events_used = _events_used(functions, callers.plans, ir.module_name)
     plan = ModulePlan(functions=functions, callers=callers.plans, events=events_used, imports=callers.imports)
@@ -73,21 +71,3 @@ def _scope(event: EventRef, module: str) -> str:
     if event.shared:
         return ""
     return event.tag.removeprefix(f"{module}.")
-
-
-def _returned_records(
-    plan: FunctionPlan, node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, index: RunIndex, module: str
-) -> FunctionPlan:
-    """GE: a record at the end of a body whose last work makes a tensor it returns can order on that tensor."""
-    if not any(isinstance(s, Record) for s in plan.epilogue):
-        return plan
-    qualname = plan.fn.qualname
-    receiver = node.args.args[0].arg if "." in qualname and node.args.args else None
-    returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, plan.fn.owner, receiver))
-    element = returned_element(node, method="." in qualname, returns=returns)
-    if element is None:
-        return plan
-    epilogue = tuple(
-        attrs.evolve(s, returned=True, element=element) if isinstance(s, Record) else s for s in plan.epilogue
-    )
-    return attrs.evolve(plan, epilogue=epilogue)

@@ -64,6 +64,7 @@ class EventRef:
     waiter: str = ""  # on a wait of a user event: the function that waits
     shared: bool = False  # a shared event (``"ns:name"``): one event for every class and file that names it
     scope: str = ""  # in a module's events: the tag after that module's name (``Class.name``), made at import
+    listed: bool = False  # GE: a record of this user event orders on a returned container's tensors (a list)
 
 
 @attrs.frozen(kw_only=True)
@@ -103,6 +104,7 @@ class Record:
     when: Cond | None
     returned: bool = False  # at a body's end: the body's last work makes a tensor it returns (GE orders on it)
     element: int = 0  # with ``returned``: which returned value that is (one of a returned tuple's)
+    container: str = ""  # with ``returned``: "all" / "values" when that value is a container of tensors
 
 
 @attrs.frozen(kw_only=True)

@@ -28,6 +28,7 @@ class UserEvents:
     taken: set[str]
     owners: Counter[str] = attrs.field(init=False)
     chosen: dict[tuple[str | None, str], str] = attrs.Factory(dict)
+    listed: frozenset[tuple[str | None, str]] = frozenset()  # (class, name): a record orders on a container
 
     def __attrs_post_init__(self) -> None:
         pairs = {
@@ -59,5 +60,6 @@ class UserEvents:
             user=True,
             name=name,
             shared=shared,
+            listed=not shared and key in self.listed,
             waiters=() if shared else self.waiters(owner, name),
         )

@@ -9,7 +9,8 @@ or ``out = a @ b`` then ``return out``), for the element of a returned tuple who
 after it a name (``return weights / weights.sum(-1), ids``; no constant: the return would bind it to a name of
 its own), and for ``call(...)[i]`` where the call returns a tuple whose only tensor is element ``i``
 (``self.proj(x)[0]`` of a linear layer returning ``(out, None)``). Where the last work writes something in
-place, returns a name made earlier, or makes what may not be a tensor, the token stays.
+place, returns a name made earlier, or makes what may not be a tensor, the token stays (a returned list or
+dict: ``ge_containers.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from codegen.lower.flow.tensors import (
     tuple_elements,
 )
 
-__all__ = ["returned_element"]
+__all__ = ["returned_element", "sole_return", "tensor_names"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -34,20 +35,31 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def returned_element(fn: _Function, *, method: bool, returns: Returns) -> int | None:
     """The index of the returned value (0 for one value, else in the returned tuple) that the body's last work
     makes, certainly a tensor; None when there is none."""
-    body = fn.body
-    returned = [n for n in in_order(body) if isinstance(n, ast.Return)]
-    if len(returned) != 1 or body[-1] is not returned[0] or returned[0].value is None:
+    body, value = fn.body, sole_return(fn)
+    if value is None:
         return None
-    value = returned[0].value
     elements = value.elts if isinstance(value, ast.Tuple) else [value]
     if isinstance(value, ast.Tuple) and any(isinstance(e, (ast.Starred, ast.Constant)) for e in elements):
         return None  # each element of the tuple gets a name at the return: a constant would too
     found = _made_last(elements, body[-2] if len(body) > 1 else None)
     if found is None or not (isinstance(found[1], (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
         return None  # a name or an index of one: made earlier, maybe by the caller
+    return found[0] if is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns) else None
+
+
+def sole_return(fn: _Function) -> ast.expr | None:
+    """The value of the body's one return, its last statement; None when there is another or none."""
+    returned = [n for n in in_order(fn.body) if isinstance(n, ast.Return)]
+    if len(returned) != 1 or fn.body[-1] is not returned[0]:
+        return None
+    return returned[0].value
+
+
+def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:
+    """The parameters annotated as tensors and the names the body certainly binds to tensors."""
     known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
     known |= {n for names in certain_bindings(fn, method=method, returns=returns).values() for n in names}
-    return found[0] if is_tensor_expr(found[1], known, returns) else None
+    return frozenset(known)
 
 
 def _made_last(elements: list[ast.expr], before: ast.stmt | None) -> tuple[int, ast.expr] | None:

@@ -8,7 +8,8 @@ it would move later in-place writes onto the wait's output). A user event is a t
 that lives for one run of the graph: ``@records("e")`` puts ``torchair.ops.record()`` in the module's
 table once for each function of the event's scope that waits for it (or, when the body ends by making
 a tensor it returns, that tensor, or the element of a returned tuple it makes last: waiting for it orders
-on its producer, one call instead of two),
+on its producer, one call instead of two; or the tensors of a returned container, ``flow/ge_containers.py``:
+such an event keeps lists of tensors in a table of its own, ``_EVENT_TOKEN_LISTS``),
 and ``@after("e")`` takes its own token out and waits for it (no token: no record since its last wait,
 and nothing to order). A token taken out never outlives the graph, so it is neither an extra graph output
 nor a guard that recompiles the next call.
@@ -32,13 +33,20 @@ __all__ = ["GeSpelling", "diagnose"]
 
 _TOKENS = """{name}: dict[str, TORCH.Tensor] = {}  # event tag -> what its last record orders on, until waited for
 """
+_LISTS = """{name}: dict[str, list[TORCH.Tensor]] = {}  # event tag -> the tensors its last record orders on
+"""
+# a returned value -> the tensors to wait for (``wait`` takes at least one: an empty dict falls back to a token)
+_LISTED = {"": "[{}]", "all": "[*{}]", "values": "[*{}.values()] or [TOKEN]"}
 
 
 @attrs.define(eq=False)
 class GeSpelling(TorchairSpelling):
     events_are_variables: bool = False
 
-    def tokens(self) -> str:
+    def tokens(self, event: EventRef | None = None) -> str:
+        """The table of tokens; an event some record of which orders on a container keeps lists of tensors."""
+        if event is not None and event.listed:
+            return self.helper("_EVENT_TOKEN_LISTS", _LISTS.replace("TORCH", self.use("torch")))
         return self.helper("_EVENT_TOKENS", _TOKENS.replace("TORCH", self.use("torch")))
 
     def step(self, step: Step) -> list[str]:
@@ -47,8 +55,9 @@ class GeSpelling(TorchairSpelling):
         if isinstance(step, Record):
             return self._record(step.event)
         if isinstance(step, Wait):
-            table, key = self.tokens(), quote(_key(step.event, step.event.waiter))
-            return [f"if {key} in {table}:\n    {self.torchair}.ops.wait([{table}.pop({key})])"]
+            table, key = self.tokens(step.event), quote(_key(step.event, step.event.waiter))
+            popped = f"{table}.pop({key})" if step.event.listed else f"[{table}.pop({key})]"
+            return [f"if {key} in {table}:\n    {self.torchair}.ops.wait({popped})"]
         if isinstance(step, ForkWait):
             return [f"{self.torchair}.scope.npu_wait_tensor({step.tensor}, {step.dependency})"]
         if isinstance(step, ForkToken):
@@ -67,17 +76,23 @@ class GeSpelling(TorchairSpelling):
         """The returned tensor is the token: ``wait([out])`` orders on its producer, the body's last work."""
         if step.event.shared or not step.event.user:
             return []
+        if step.event.listed:
+            value = _LISTED[step.container].format(value).replace("TOKEN", f"{self.torchair}.ops.record()")
         return self._record(step.event, value)
 
     def _record(self, event: EventRef, token: str | None = None) -> list[str]:
         """One token per waiting function (none when nothing waits: the record would order nothing)."""
         if not event.waiters:
             return []
-        table, token = self.tokens(), token or f"{self.torchair}.ops.record()"
+        table, token = self.tokens(event), token or self._made_token(event)
         keys = [quote(_key(event, waiter)) for waiter in event.waiters]
         if len(keys) == 1:
             return [f"{table}[{keys[0]}] = {token}"]
         return [f"{table}[{keys[0]}] = {token}", *(f"{table}[{key}] = {table}[{keys[0]}]" for key in keys[1:])]
+
+    def _made_token(self, event: EventRef) -> str:
+        made = f"{self.torchair}.ops.record()"
+        return f"[{made}]" if event.listed else made
 
     def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
         return []  # GE plans the memory of the whole graph; nothing is reused early

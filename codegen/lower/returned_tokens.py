@@ -1,0 +1,78 @@
+"""GE: which returned value a recording body's user events order on, decided before the events are named.
+
+A record at the end of a body whose last work makes what it returns orders on that (``flow/ge_returned.py``:
+one tensor, or an element of a returned tuple; ``flow/ge_containers.py``: every tensor of a returned list or
+dict). A container's tensors are a list, so every record and wait of such an event spells its token as one
+(``EventRef.listed``): the events are told before any of their steps is made.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.frontend.ir import ModuleIR
+from codegen.index.index import RunIndex
+from codegen.index.returns import run_returns
+from codegen.lower.flow.ge_containers import returned_container
+from codegen.lower.flow.ge_returned import returned_element
+from codegen.lower.flow.tensors import local_returns
+from codegen.lower.plan import FunctionPlan, Record
+
+__all__ = ["ReturnedToken", "listed_events", "returned_tokens", "with_returned"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen
+class ReturnedToken:
+    element: int  # which returned value (one of a returned tuple's)
+    container: str = ""  # "all" / "values": that value is a container whose tensors are the token
+
+
+def returned_tokens(
+    ir: ModuleIR, nodes: dict[str, _Function], tree: ast.Module, index: RunIndex
+) -> dict[str, ReturnedToken]:
+    """Each recording function whose returned value can be its events' token, by qualname."""
+    found = {}
+    for fn in (f for f in ir.functions if f.records):
+        token = _token(nodes[fn.qualname], fn.qualname, fn.owner, tree, index, ir.module_name)
+        if token is not None:
+            found[fn.qualname] = token
+    return found
+
+
+def listed_events(ir: ModuleIR, tokens: dict[str, ReturnedToken]) -> frozenset[tuple[str | None, str]]:
+    """The (class, name) of each event a function records on a container's tensors."""
+    return frozenset(
+        (fn.owner, name)
+        for fn in ir.functions
+        if fn.qualname in tokens and tokens[fn.qualname].container
+        for spec in fn.records
+        for name in spec.names
+    )
+
+
+def with_returned(plan: FunctionPlan, token: ReturnedToken | None) -> FunctionPlan:
+    """The plan with its ending records ordering on ``token``."""
+    if token is None:
+        return plan
+    epilogue = tuple(
+        attrs.evolve(s, returned=True, element=token.element, container=token.container) if isinstance(s, Record) else s
+        for s in plan.epilogue
+    )
+    return attrs.evolve(plan, epilogue=epilogue)
+
+
+def _token(
+    node: _Function, qualname: str, owner: str | None, tree: ast.Module, index: RunIndex, module: str
+) -> ReturnedToken | None:
+    method = "." in qualname
+    receiver = node.args.args[0].arg if method and node.args.args else None
+    returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, owner, receiver))
+    element = returned_element(node, method=method, returns=returns)
+    if element is not None:
+        return ReturnedToken(element)
+    container = returned_container(node, method=method, returns=returns)
+    return None if container is None else ReturnedToken(0, container)
