@@ -30,14 +30,19 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 def returned_params(tree: ast.Module) -> dict[str, str]:
     """``{name + PARAM: "<position> <parameter>"}`` for each module-level function returning a parameter as it
     came (the position among the positional parameters, -1 for a keyword-only one)."""
-    once = bound_once(tree)
+    candidates = [
+        (node, name)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list
+        for name in [returned_param(node)]
+        if name is not None
+    ]
+    once = bound_once(tree) if candidates else frozenset()  # the module's walk only where a function may count
     found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not node.decorator_list and node.name in once:
-            name = returned_param(node)
-            if name is not None:
-                positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-                found[node.name + PARAM] = f"{positional.index(name) if name in positional else -1} {name}"
+    for node, name in candidates:
+        if node.name in once:
+            positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+            found[node.name + PARAM] = f"{positional.index(name) if name in positional else -1} {name}"
     return found
 
 

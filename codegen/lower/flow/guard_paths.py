@@ -48,6 +48,8 @@ class Assumed:
 def pruned(fn: _Function, assumed: Assumed) -> _Function | None:
     """``fn`` without the branches that cannot run where ``assumed.key`` holds (a new function sharing ``fn``'s
     simple statements); None when every branch may run."""
+    if not walked_of(fn, ast.If):
+        return None  # no branch to leave out
     nonlocal_ = any(walked_of(fn, ast.Nonlocal))
     walk = _Prune(assumed=attrs.evolve(assumed, returns=_unshadowed(fn, assumed.returns)), facts_on=not nonlocal_)
     body, _ = walk.block(fn.body, _NONE)

@@ -14,6 +14,8 @@ import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
 from codegen.index import scan
+from codegen.index.children import children
+from codegen.index.walked import per_node
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.tensors import Returns, local_returns, tuple_elements
 
@@ -52,6 +54,7 @@ def not_none(stmt: ast.stmt, returns: Returns) -> frozenset[str]:
     return frozenset(t.id for t, e in pairs if isinstance(t, ast.Name) and _sure_value(e))
 
 
+@per_node
 def rebound(node: ast.AST) -> frozenset[str]:
     """Every name ``node`` may bind or unbind in its function: assignment targets and walruses, ``del``, the
     names of nested definitions, imports, ``except ... as`` and ``match`` captures."""
@@ -70,7 +73,8 @@ def rebound(node: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
-def _own_nodes(node: ast.AST) -> list[ast.AST]:
+@per_node
+def _own_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
     """``node`` and what is under it, but not inside a nested definition or lambda (their names stay there)."""
     found: list[ast.AST] = []
     stack = [node]
@@ -78,8 +82,8 @@ def _own_nodes(node: ast.AST) -> list[ast.AST]:
         current = stack.pop()
         found.append(current)
         if current is node or not isinstance(current, _SCOPES):
-            stack.extend(ast.iter_child_nodes(current))
-    return found
+            stack.extend(children(current))
+    return tuple(found)
 
 
 def _sure_value(annotation: ast.expr) -> bool:
