@@ -28,7 +28,7 @@ from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.none_facts import never_none
-from codegen.lower.flow.planner import Flags, plan_caller
+from codegen.lower.flow.planner import CallerContext, Flags, plan_caller
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
@@ -235,21 +235,20 @@ def _plan(module: _Module, qualname: str, fn: _Function, sites: list[Site], even
         tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
         found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
         barriers = _barriers(found, module.index, qualname, fn)
-        plan = plan_caller(
-            fn,
-            auto,
-            _current(module, qualname),
-            _flags(module),
-            _site_events(module),
-            tensors,
-            barriers,
-            _methods(module.tree, qualname),
-            receiver,
-            functools.partial(module.stream_free.statement, qualname=qualname),
-            module.aliases(qualname.rpartition(".")[0], receiver, auto),
-            never_none(module.tree, qualname, receiver),
-            returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, auto),
+        context = CallerContext(
+            current=_current(module, qualname),
+            flags=_flags(module),
+            events=_site_events(module),
+            tensors=tensors,
+            barriers=barriers,
+            methods=_methods(module.tree, qualname),
+            receiver=receiver,
+            free=functools.partial(module.stream_free.statement, qualname=qualname),
+            aliases=module.aliases(qualname.rpartition(".")[0], receiver, auto),
+            returns=never_none(module.tree, qualname, receiver),
+            returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, auto),
         )
+        plan = plan_caller(fn, auto, context)
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None
     return with_manual_sites(

@@ -33,7 +33,7 @@ from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.naming import snake
 from codegen.lower.plan import Anchor, CallerPlan, Cond, CurrentStream
 
-__all__ = ["Flags", "computed", "hoisted_arguments", "param_of", "plan_caller"]
+__all__ = ["CallerContext", "Flags", "computed", "hoisted_arguments", "param_of", "plan_caller"]
 
 
 @attrs.define(eq=False)
@@ -71,27 +71,29 @@ class _Relations:
         return key is None or key == self.keys[first] or key == self.reached.get(first)
 
 
-def plan_caller(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef,
-    sites: list[Site],
-    current: CurrentStream,
-    flags: Flags,
-    events: Callable[[Site], SiteEvents],
-    tensors: frozenset[str] = frozenset(),
-    barriers: frozenset[ast.stmt] = frozenset(),
-    methods: frozenset[str] = frozenset(),
-    receiver: str | None = None,
-    free: Callable[[ast.stmt], bool] | None = None,
-    aliases: dict[str, str] | None = None,
-    returns: Returns | None = None,
-    returned: dict[ast.expr, dict[str, frozenset[str]]] | None = None,
-) -> CallerPlan:
+@attrs.frozen(kw_only=True)
+class CallerContext:
+    """What the planner reads of one caller besides its function and its planned calls (``callers.py``)."""
+
+    current: CurrentStream  # how the caller names its own stream
+    flags: Flags
+    events: Callable[[Site], SiteEvents]
+    tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
+    barriers: frozenset[ast.stmt] = frozenset()  # statements that may do anything (calls the run cannot see)
+    methods: frozenset[str] = frozenset()  # the caller's class's methods
+    receiver: str | None = None  # the caller's ``self``
+    free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream
+    aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
+    returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
+    returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
+
+
+def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
 
-    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written.
-    ``returns``: the callables whose result is never None (``none_facts.never_none``)."""
+    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = early.following(fn)
-    aliases = aliases or {}
+    aliases, methods, barriers, returns = context.aliases, context.methods, context.barriers, context.returns
     stability = Stability(fn)
     groups = alias_groups(fn)
     while True:
@@ -108,12 +110,24 @@ def plan_caller(
             return CallerPlan(steps={})
     key_of = functools.partial(_key_of, stability, aliases)
     rerun = functools.partial(_rerun, views=views, relations=relations, barriers=barriers, methods=methods)
-    result = under_guards(fn, result, sites, keys, key_of, returns or {}, rerun)
-    syncs = [_sync(s, result, stability, flags, since) for s in sites]
-    splits = {stmt: (flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
-    narrowed = functools.partial(guarded_body, fn, keys, key_of, returns or {})
+    result = under_guards(fn, result, sites, keys, key_of, returns, rerun)
+    syncs = [_sync(s, result, stability, context.flags, since) for s in sites]
+    splits = {stmt: (context.flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
+    narrowed = functools.partial(guarded_body, fn, keys, key_of, returns)
     return lower_sites(
-        fn, sites, syncs, result, relations, current, events, tensors, receiver, free, splits, returned, narrowed
+        fn,
+        sites,
+        syncs,
+        result,
+        relations,
+        context.current,
+        context.events,
+        context.tensors,
+        context.receiver,
+        context.free,
+        splits,
+        context.returned,
+        narrowed,
     )
 
 
