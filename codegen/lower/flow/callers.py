@@ -28,8 +28,9 @@ from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.none_facts import never_none
-from codegen.lower.flow.planner import CallerContext, Flags, plan_caller
+from codegen.lower.flow.planner import CallerContext, plan_caller
 from codegen.lower.flow.returned_inputs import returned_inputs
+from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.stream_free import StreamFree
 from codegen.lower.flow.tensors import certain_tensors, local_returns

@@ -21,7 +21,7 @@ from codegen.frontend.ir import StreamFunction
 from codegen.index import scan
 from codegen.index.returned import returned_param
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
-from codegen.lower.flow.planner import computed, param_of
+from codegen.lower.flow.site_sync import computed, param_of
 from codegen.lower.flow.sites import Site
 
 __all__ = ["EventFacts", "WaitAhead", "result_alias", "wait_ahead"]

@@ -16,7 +16,7 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.lifetime import EventFacts, WaitAhead, result_alias, wait_ahead
-from codegen.lower.flow.planner import Flags, hoisted_arguments
+from codegen.lower.flow.site_sync import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import argument_names, statement_blocks
 from codegen.lower.flow.statements import slot_node as _slot_node

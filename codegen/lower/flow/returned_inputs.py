@@ -23,7 +23,7 @@ from codegen.index import scan
 from codegen.index.returned import bound_once
 from codegen.index.returns import param_returned
 from codegen.index.walked import walked, walked_of
-from codegen.lower.flow.planner import param_of
+from codegen.lower.flow.site_sync import param_of
 from codegen.lower.flow.sites import Site
 
 __all__ = ["Returned", "returned_inputs"]
