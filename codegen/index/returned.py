@@ -16,10 +16,10 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from codegen.index.walked import walked, walked_of
-from codegen.lower.flow.exprs import bound_names
+from codegen.index.walked import per_node, walked, walked_of
+from codegen.lower.flow.exprs import binding_name, bound_names
 
-__all__ = ["PARAM", "bound_once", "returned_param", "returned_params"]
+__all__ = ["PARAM", "bound_once", "last_return", "returned_param", "returned_params"]
 
 PARAM = ":param"  # the key suffix of the fact: ``{"write_slots:param": "0 cache"}`` (position, or -1, and name)
 
@@ -49,11 +49,8 @@ def returned_params(tree: ast.Module) -> dict[str, str]:
 def returned_param(fn: _Function) -> str | None:
     """The parameter ``fn`` returns as it came (its only ``return``, last, names it, nothing rebinds it, and
     ``fn`` is no generator)."""
-    returns = walked_of(fn, ast.Return)
-    last = fn.body[-1] if fn.body else None
-    if len(returns) != 1 or last is not returns[0] or not isinstance(last.value, ast.Name):
-        return None
-    if walked_of(fn, (ast.Yield, ast.YieldFrom)):
+    last = last_return(fn)
+    if last is None or not isinstance(last.value, ast.Name):
         return None
     name = last.value.id
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
@@ -61,25 +58,29 @@ def returned_param(fn: _Function) -> str | None:
     return name if name in params and not rebound else None
 
 
+def last_return(fn: _Function) -> ast.Return | None:
+    """``fn``'s only ``return`` (those of nested definitions counted too), its last statement, in no generator."""
+    returns = walked_of(fn, ast.Return)
+    last = fn.body[-1] if fn.body else None
+    if len(returns) != 1 or last is not returns[0] or walked_of(fn, (ast.Yield, ast.YieldFrom)):
+        return None
+    return last
+
+
+@per_node
 def bound_once(tree: ast.Module) -> frozenset[str]:
-    """The names the module's scope binds exactly once, and that no function declares ``global``."""
+    """The names the module's scope binds exactly once, and that no function declares ``global`` (found once per
+    tree: each planned call of the module asks)."""
     counts: Counter[str] = Counter()
     stack: list[ast.AST] = list(tree.body)
     while stack:
         node = stack.pop()
+        name = node.id if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else binding_name(node)
+        if name:
+            counts[name] += 1
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            counts[node.name] += 1
             stack.extend([*node.decorator_list, *getattr(node, "bases", ())])
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            counts.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            counts[node.id] += 1
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            counts[node.name] += 1
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            counts[node.rest] += 1
-        if not isinstance(node, ast.Lambda):
+        elif not isinstance(node, ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
     declared = {name for node in walked(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     return frozenset(name for name, n in counts.items() if n == 1 and name not in declared)

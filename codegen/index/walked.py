@@ -25,12 +25,12 @@ _R = TypeVar("_R")
 _KINDS: weakref.WeakKeyDictionary[ast.AST, dict[object, tuple[ast.AST, ...]]] = weakref.WeakKeyDictionary()
 
 
-def per_node(fn: Callable[[ast.AST], _R]) -> Callable[[ast.AST], _R]:
+def per_node(fn: Callable[[_N], _R]) -> Callable[[_N], _R]:
     """``fn`` of a node computed once and kept while the node lives (its answer must not be changed)."""
-    kept: weakref.WeakKeyDictionary[ast.AST, _R] = weakref.WeakKeyDictionary()
+    kept: weakref.WeakKeyDictionary[_N, _R] = weakref.WeakKeyDictionary()
 
     @functools.wraps(fn)
-    def once(node: ast.AST) -> _R:
+    def once(node: _N) -> _R:
         found = kept.get(node)
         if found is None:
             found = kept[node] = fn(node)

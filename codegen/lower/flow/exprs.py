@@ -13,6 +13,7 @@ from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
+    "binding_name",
     "bound_names",
     "data_reads",
     "deleted_names",
@@ -101,6 +102,20 @@ def bound_names(node: ast.AST) -> frozenset[str]:
         else:
             stack.extend(children(current))
     return frozenset(found)
+
+
+def binding_name(node: ast.AST) -> str | None:
+    """The name ``node`` itself binds in its scope, besides assignment targets and walruses: a definition's name,
+    an import's alias (its first part), ``except ... as``, a ``match`` capture; None for any other node."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name).partition(".")[0]
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return node.name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest
+    return None
 
 
 def deleted_names(node: ast.Delete) -> set[str]:

@@ -16,7 +16,7 @@ from codegen.frontend.signature import Tensorness, annotation_tensorness
 from codegen.index import scan
 from codegen.index.children import children
 from codegen.index.walked import per_node
-from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.exprs import binding_name, bound_names
 from codegen.lower.flow.tensors import Returns, local_returns, tuple_elements
 
 __all__ = ["never_none", "not_none", "rebound"]
@@ -60,16 +60,9 @@ def rebound(node: ast.AST) -> frozenset[str]:
     names of nested definitions, imports, ``except ... as`` and ``match`` captures."""
     found = set(bound_names(node))
     for sub in _own_nodes(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Del):
-            found.add(sub.id)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(sub.name)
-        elif isinstance(sub, ast.alias):
-            found.add((sub.asname or sub.name).partition(".")[0])
-        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
-            found.add(sub.name)
-        elif isinstance(sub, ast.MatchMapping) and sub.rest:
-            found.add(sub.rest)
+        name = sub.id if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Del) else binding_name(sub)
+        if name:
+            found.add(name)
     return frozenset(found)
 
 

@@ -20,9 +20,10 @@ import attrs
 
 from codegen.frontend.ir import StreamFunction
 from codegen.index import scan
-from codegen.index.returned import bound_once
+from codegen.index.returned import bound_once, last_return
 from codegen.index.returns import param_returned
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.exprs import binding_name
 from codegen.lower.flow.site_sync import param_of
 from codegen.lower.flow.sites import Site
 
@@ -93,11 +94,8 @@ class _Returned:
 
 def _returned(fn: _Function, tree: ast.Module, index: object, module: str) -> _Returned | None:
     """What ``fn`` returns, where its only ``return`` is its last statement and it is no generator."""
-    returns = walked_of(fn, ast.Return)
-    last = fn.body[-1] if fn.body else None
-    if len(returns) != 1 or last is not returns[0] or last.value is None:
-        return None
-    if walked_of(fn, (ast.Yield, ast.YieldFrom)):
+    last = last_return(fn)
+    if last is None or last.value is None:
         return None
     rebound = _bound_anywhere(fn)
     named = frozenset(a.arg for a in walked_of(fn.args, ast.arg))
@@ -113,14 +111,11 @@ def _bound_anywhere(fn: _Function) -> frozenset[str]:
     for node in walked(fn):
         if node is fn:
             continue
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)) and node.name:
-            found.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             found |= set(node.names)
+        name = node.id if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else binding_name(node)
+        if name:
+            found.add(name)
     return frozenset(found)
 
 
