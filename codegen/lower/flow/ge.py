@@ -27,11 +27,12 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
-from codegen.lower.flow.ge_gather import binds_gathers, index_tensors
+from codegen.lower.flow.ge_gather import binds_gathers
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
 from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
+from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns, certain_tensors
 from codegen.lower.flow.transfer import views_of
@@ -64,7 +65,7 @@ def fork_waits(
     parents = {stmt: parent for parent in ast.walk(fn) for stmt in _children(parent)}
     receiver = fn.args.args[0].arg if method and fn.args.args else None
     after_all: set[ast.stmt] = set()  # the calls that come after all the caller's work before them
-    indices = index_tensors(fn, method=method, returns=returns)
+    indices = tensor_names(fn, method=method, returns=returns)
     ordered = sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset))
     for site in ordered:  # in source order
         if site.guard.hoist is not None:

@@ -4,30 +4,15 @@
 (``aten.index`` in the graph torchair converts); a side call that reads ``cos`` and ``sin`` waits for them by data,
 and so after all the caller's work before them, as it does after a call's result (``ge_reads.py``). An index by
 anything else may be a view (``x[0]``, ``x[:n]``), which makes nothing on any stream: it stays no answer. The index
-must be a tensor for certain: a parameter annotated ``torch.Tensor`` that the function never rebinds, or a name
-``tensors.py`` finds certain.
+must be a tensor for certain (``ge_returned.tensor_names``: a parameter annotated ``torch.Tensor`` that the
+function never rebinds, or a name ``tensors.py`` finds certain).
 """
 
 from __future__ import annotations
 
 import ast
 
-from codegen.frontend.signature import Tensorness, signature_of
-from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.tensors import Returns, certain_bindings, in_order
-
-__all__ = ["binds_gathers", "index_tensors"]
-
-_Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def index_tensors(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:
-    """The names of ``fn`` that hold a tensor wherever they are read: parameters annotated ``torch.Tensor`` that
-    nothing rebinds, and the certain tensors of ``tensors.py``."""
-    rebound = set().union(*(bound_names(s) for s in in_order(fn.body)))
-    params = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR} - rebound
-    bound = {name for names in certain_bindings(fn, method=method, returns=returns).values() for name in names}
-    return frozenset(params | bound)
+__all__ = ["binds_gathers"]
 
 
 def binds_gathers(stmt: ast.stmt, tensors: frozenset[str]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
+from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.tensors import (
     Returns,
     certain_bindings,
@@ -56,10 +57,12 @@ def sole_return(fn: _Function) -> ast.expr | None:
 
 
 def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:
-    """The parameters annotated as tensors and the names the body certainly binds to tensors."""
-    known = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR}
-    known |= {n for names in certain_bindings(fn, method=method, returns=returns).values() for n in names}
-    return frozenset(known)
+    """The names of ``fn`` that hold a tensor wherever they are read: parameters annotated as tensors that nothing
+    rebinds, and the names the body certainly binds to tensors (``tensors.certain_bindings``)."""
+    rebound = set().union(*(bound_names(s) for s in in_order(fn.body)))
+    params = {p.name for p in signature_of(fn, method=method).params if p.tensor is Tensorness.TENSOR} - rebound
+    bound = {n for names in certain_bindings(fn, method=method, returns=returns).values() for n in names}
+    return frozenset(params | bound)
 
 
 def _made_last(elements: list[ast.expr], before: ast.stmt | None) -> tuple[int, ast.expr] | None:
