@@ -48,14 +48,15 @@ class Wraps:
         return wrap_with(items, inner)[0].with_changes(leading_lines=stmt.leading_lines)
 
     def merged(self, out: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-        """Consecutive wraps on the same stream, with nothing between them, share one ``with``."""
+        """Consecutive wraps on the same stream, with no statement between them, share one ``with`` (blank and
+        comment lines between them move inside it, above the statement they were above)."""
         merged: list[cst.BaseStatement] = []
         for stmt in out:
             last = merged[-1] if merged else None
             header = self._header(stmt)
-            if last is not None and header is not None and self._header(last) == header and not stmt.leading_lines:  # type: ignore[attr-defined]
-                body = [*last.body.body, *stmt.body.body]  # type: ignore[attr-defined]
-                merged[-1] = last.with_changes(body=last.body.with_changes(body=body))  # type: ignore[attr-defined]
+            if isinstance(last, cst.With) and isinstance(stmt, cst.With) and header and self._header(last) == header:
+                body = [*last.body.body, *_lead_inside(stmt)]
+                merged[-1] = last.with_changes(body=last.body.with_changes(body=body))
             else:
                 merged.append(stmt)
         return merged
@@ -66,3 +67,10 @@ class Wraps:
             return None
         text = _EMPTY.code_for_node(stmt.items[0].item)
         return text if text in self.headers else None
+
+
+def _lead_inside(stmt: cst.With) -> list[cst.BaseStatement | cst.BaseSmallStatement]:
+    """The body of a wrap's ``with``, the blank and comment lines above the ``with`` moved onto its first line."""
+    first, *rest = stmt.body.body
+    assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    return [first.with_changes(leading_lines=[*stmt.leading_lines, *first.leading_lines]), *rest]

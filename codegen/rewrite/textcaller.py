@@ -54,7 +54,8 @@ class CallerText:
             return None
         alone(self.src, stmts)
         _no_user_with_by_wrap(items)
-        return printed(merged(items), indentation(self.src.at(stmts[0].lineno)), self.style)
+        at = indentation(self.src.at(stmts[0].lineno))
+        return printed(merged(items, at, self.style.indent), at, self.style)
 
     def _items(self, stmts: list[ast.stmt]) -> tuple[list[Item], bool, int, bool]:
         """The items of the block's statements, whether any changed, and how many items the first one made and

@@ -14,7 +14,7 @@ import attrs
 
 from codegen.rewrite.build import printed_at, with_header_at
 from codegen.rewrite.segments import Style
-from codegen.rewrite.textlines import Line
+from codegen.rewrite.textlines import Line, shifted
 
 __all__ = ["Gen", "Item", "Wrap", "merged", "printed"]
 
@@ -38,13 +38,18 @@ class Wrap:
 Item = Gen | Wrap | list[Line]
 
 
-def merged(items: list[Item]) -> list[Item]:
-    """Consecutive wraps on the same stream, nothing between them, share one ``with`` (as ``callsites``)."""
+def merged(items: list[Item], at: str, indent: str) -> list[Item]:
+    """Consecutive wraps on the same stream, no statement between them, share one ``with`` (as ``callsites``):
+    the blank and comment lines between them (``at``: the block's indentation) move inside it."""
     out: list[Item] = []
     for item in items:
         last = out[-1] if out else None
+        lead = out[-2] if len(out) > 1 and isinstance(last, list) else None
         if isinstance(item, Wrap) and isinstance(last, Wrap) and last.items == item.items and not item.lead:
             out[-1] = Wrap(items=last.items, body=[*last.body, *item.body], lead=last.lead)
+        elif isinstance(item, Wrap) and isinstance(lead, Wrap) and lead.items == item.items and item.lead:
+            between = shifted(last, at, indent)  # type: ignore[arg-type]
+            out[-2:] = [Wrap(items=lead.items, body=[*lead.body, between, *item.body], lead=lead.lead)]
         else:
             out.append(item)
     return out
