@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -114,15 +115,7 @@ class Model(nn.Module):
         h = g * 2 + r
         return w + h
 
-
-class Caller(nn.Module):
-    def __init__(self, method, large):
-        super().__init__()
-        self.model, self.method = Model(large), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 
 def _expected(method: str, x: torch.Tensor) -> torch.Tensor:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -42,15 +43,7 @@ class Model(nn.Module):
             t = self.again(v)
             self.tail = t
 
-
-class Caller(nn.Module):
-    def __init__(self, method):
-        super().__init__()
-        self.model, self.method = Model(), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 
 @pytest.mark.parametrize("method", ["plain", "through_finally"])

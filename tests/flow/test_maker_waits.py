@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -53,15 +54,7 @@ class TopK(nn.Module):
         z = y * 2
         return local + other + z
 
-
-class Caller(nn.Module):
-    def __init__(self, method):
-        super().__init__()
-        self.model, self.method = TopK(), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source("TopK")
 
 
 @pytest.mark.parametrize(("method", "kept"), [("waits", False), ("does_not_wait", True)])

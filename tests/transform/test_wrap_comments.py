@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -55,15 +56,7 @@ class Model(nn.Module):
         w = x - 1
         return z + w + (v - v)
 
-
-class Caller(nn.Module):
-    def __init__(self, method):
-        super().__init__()
-        self.model, self.method = Model(), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 _ONE = ["commented", "outdented"]
 
