@@ -132,8 +132,8 @@ def _held_past_join(
         anchor
         for anchor, found in facts.result.steps.items()
         for step in found
-        if isinstance(step, Join) and step.site == site.index
-    ]
+        if isinstance(step, Join) and (step.site == site.index or facts.relations.covers(site.index, step.site))
+    ]  # a later call on the call's stream whose join also joins the call's work
     if not joins or any(kind != "before" for kind, _, _ in joins):
         return False
     return all(

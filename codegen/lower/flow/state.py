@@ -53,7 +53,7 @@ def merge(*states: State | None) -> State | None:
     for site in sorted({p.site for s in reached for p in s}):
         found = [next((p for p in s if p.site == site), None) for s in reached]
         present = [p for p in found if p is not None]
-        covers = frozenset.intersection(*(p.covers for p in present)) if len(present) == len(found) else frozenset()
+        covers = _merged_covers(present) if len(present) == len(found) else frozenset()
         names = frozenset().union(*(p.names for p in present))
         common = frozenset.intersection(*(p.names for p in present)) if len(present) == len(found) else frozenset()
         merged.append(
@@ -68,6 +68,13 @@ def merge(*states: State | None) -> State | None:
             )
         )
     return _sorted(merged)
+
+
+def _merged_covers(entries: list[Pending]) -> frozenset[int]:
+    """What a join of the site covers where paths meet: what it covers on each path where it is pending (an
+    entry joined on a path forked there, so everything it covered was joined with it: nothing to cover)."""
+    live = [p.covers for p in entries if p.pending]
+    return frozenset.intersection(*live) if live else frozenset()
 
 
 def pending(state: State) -> list[Pending]:
