@@ -131,6 +131,15 @@ def test_work_after_the_write_would_race_on_the_written_tensor(monkeypatch: pyte
         run_checked(forced, "ge", model, _inputs(), data_edges="explicit")
 
 
+def test_an_in_place_change_of_metadata_only_keeps_the_token() -> None:
+    """``rows.unsqueeze_(0)`` writes no data (functionalization makes it a view op, which GE may fold away): the
+    rule does not count on waiting for ``rows`` to order the work issued before it."""
+    code = transform(
+        SOURCE.replace("        rows.mul_(2)\n", "        rows.mul_(2)\n        rows.unsqueeze_(0)\n"), "ge"
+    )
+    assert f'{_TOKENS}["m.M.viewed"] = torchair.ops.record()\n' in code
+
+
 UNCERTAIN = {
     "a tuple of unknown elements": ("kv: tuple[torch.Tensor, torch.Tensor], slots", "kv: tuple, slots"),
     "a rebound parameter": ("        y = x * 2\n", "        y = x * 2\n        kv = (kv[0], kv[1])\n"),

@@ -103,6 +103,18 @@ def test_work_issued_after_the_write_is_not_ordered_by_it() -> None:
         _run(source)
 
 
+def test_an_in_place_change_of_metadata_is_no_write() -> None:
+    """``unsqueeze_`` (ATen's ``inplace_view``) becomes a view op after functionalization, which GE may fold into
+    its readers: a wait after it orders after the tensor's producer, not after the work issued before it."""
+    source = SOURCE.replace(
+        "            z = x * 2\n            WRITE\n",
+        "            c = x + 1\n            z = x * 2\n            c.unsqueeze_(0)\n",
+    )
+    source = source.replace("WAIT", "torchair.ops.wait([c])").replace("return cache * 2 + z + other", "return c + z")
+    with pytest.raises(StreamRaceError, match="tensor 'z' made on stream 'side'"):
+        _run(source)
+
+
 def _eager(write: str) -> torch.Tensor:
     x, cache, _ = _inputs()
     exec(write, {"torch": torch, "x": x, "cache": cache, "operator": operator})  # noqa: S102 (a test's own text)

@@ -11,10 +11,10 @@ token: one call instead of two, on the premise of every GE event here (a stream 
 The tensor is spelled again where the record stands, so it must be a name or a constant index of one (``grad``,
 ``kv_cache[1]``, ``self.cache``) that holds a tensor for certain: a name ``tensors.py`` knows, or a constant index of
 a parameter annotated ``tuple[...]`` with a tensor there, nothing rebinding the parameter. The write must be an ATen
-op that writes its object (``schema.py``; not ``record_stream``, which runs nothing), a store into an item or an
-augmented assignment of a tensor, or one of the ``torch.distributed`` collectives that dynamo rewrites into
-``copy_`` of their first argument. A write under an ``if``, followed by other work, or returned as a value that runs
-an op (``return out + 1``) keeps the token.
+op that writes its object's data (``schema.py``; not ``record_stream``, which runs nothing, nor ``unsqueeze_`` or
+``resize_``, which change only metadata), a store into an item or an augmented assignment of a tensor, or one of the
+``torch.distributed`` collectives that dynamo rewrites into ``copy_`` of their first argument. A write under an
+``if``, followed by other work, or returned as a value that runs an op (``return out + 1``) keeps the token.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ _DISTRIBUTED = "torch.distributed"
 _SHAPES = frozenset({"shape", "dtype", "device", "ndim"})
 _SIZES = frozenset({"size", "dim", "numel"})
 _TUPLES = frozenset({"tuple", "Tuple", "typing.Tuple"})
+# in-place ops that change a tensor's metadata or storage, not its data (ATen tags them ``inplace_view``, as it does
+# ``unsqueeze_`` and the other in-place forms of views), and ``requires_grad_``: functionalization makes no op of them
+_NO_DATA = frozenset({"resize_", "resize_as_", "set_", "requires_grad_", "record_stream"})
 
 
 def written_token(fn: _Function, *, method: bool, returns: Returns, tree: ast.Module) -> str | None:
@@ -58,10 +61,16 @@ def _written(stmt: ast.stmt, distributed: frozenset[str]) -> ast.expr | None:
     call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
     if call is None or not isinstance(call.func, ast.Attribute):
         return None
-    if call.func.attr != "record_stream" and schema.writes_self(call.func.attr):
+    if _writes_data(call.func.attr):
         return call.func.value
-    collective = _collective(call, distributed)
-    return collective
+    return _collective(call, distributed)
+
+
+def _writes_data(method: str) -> bool:
+    """An ATen method that writes its object's data in place (``index_copy_``; not ``unsqueeze_``, whose
+    out-of-place form is a view, nor ``resize_``)."""
+    in_place = method.endswith("_") and bool(schema.writes_self(method))
+    return in_place and method not in _NO_DATA and not schema.views_self(method[:-1])
 
 
 def _collective(call: ast.Call, distributed: frozenset[str]) -> ast.expr | None:

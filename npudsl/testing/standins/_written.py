@@ -8,12 +8,15 @@ it). ``torchair.ops.wait([t])`` is a custom op that writes nothing, so functiona
 converter (``fx2ge_converter.py``, ``_build_wait_control_edge``) adds a control edge from the op that made it
 (``ControlTensor(wait_op_arg.node)``), and ``npu_wait_tensor``'s converter does the same with its dependency. So
 a wait orders after ``t``'s producer and after the last write of ``t``'s memory issued before the wait (a view of
-``t`` made after that write is made again from its result: both orders hold). Found by
+``t`` made after that write is made again from its result: both orders hold). An in-place op that changes only
+a view's metadata (ATen's ``inplace_view`` tag: ``unsqueeze_``, ``t_``, ``resize_``, ``set_``) becomes a view op,
+which GE may fold into its readers: no write to count on (stricter than the device, never looser). Found by
 experiment too: ``tests/targets/test_standin_inplace.py`` reads the graph ``aot_autograd`` makes.
 """
 
 from __future__ import annotations
 
+import torch
 import torch.fx
 
 from npudsl.race._access import accesses
@@ -30,6 +33,15 @@ def last_write(graph: torch.fx.Graph, tensor: torch.fx.Node, before: torch.fx.No
     for access in accesses(graph):
         if order[access.node] >= end:
             break
-        if access.write and access.memory is memory and access.node is not memory:
+        if access.write and access.memory is memory and access.node is not memory and _writes_data(access.node):
             found = access.node
     return found
+
+
+def _writes_data(node: torch.fx.Node) -> bool:
+    """The node's op writes data, not only a view's metadata (no overload of its ATen name is ``inplace_view``)."""
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    packet = getattr(torch.ops.aten, name, None) if name.endswith("_") else None
+    if not isinstance(packet, torch._ops.OpOverloadPacket):
+        return True
+    return not any(torch.Tag.inplace_view in getattr(packet, o).tags for o in packet.overloads())
