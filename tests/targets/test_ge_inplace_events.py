@@ -144,6 +144,10 @@ UNCERTAIN = {
     "a tuple of unknown elements": ("kv: tuple[torch.Tensor, torch.Tensor], slots", "kv: tuple, slots"),
     "a rebound parameter": ("        y = x * 2\n", "        y = x * 2\n        kv = (kv[0], kv[1])\n"),
     "an asynchronous collective": ("dist.all_reduce(grad)", "dist.all_reduce(grad, async_op=False)"),
+    "a module name rebound": (
+        "import torch.distributed as dist\n",
+        "import torch.distributed as dist\n\ndist = dist\n",
+    ),
 }
 
 

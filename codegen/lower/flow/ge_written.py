@@ -9,7 +9,7 @@ statement writes a tensor in place, followed only by a return that runs no op (n
 token: one call instead of two, on the premise of every GE event here (a stream runs its work in the order issued).
 
 The tensor is spelled again where the record stands, so it must be a name or a constant index of one (``grad``,
-``kv_cache[1]``, ``self.cache``) that holds a tensor for certain: a name ``tensors.py`` knows, or a constant index of
+``kv_cache[1]``) that holds a tensor for certain: a name ``tensors.py`` knows, or a constant index of
 a parameter annotated ``tuple[...]`` with a tensor there, nothing rebinding the parameter. The write must be an ATen
 op that writes its object's data (``schema.py``; not ``record_stream``, which runs nothing, nor ``unsqueeze_`` or
 ``resize_``, which change only metadata), a store into an item or an augmented assignment of a tensor, or one of the
@@ -37,7 +37,7 @@ _SHAPES = frozenset({"shape", "dtype", "device", "ndim"})
 _SIZES = frozenset({"size", "dim", "numel"})
 _TUPLES = frozenset({"tuple", "Tuple", "typing.Tuple"})
 # in-place ops that change a tensor's metadata or storage, not its data (ATen tags them ``inplace_view``, as it does
-# ``unsqueeze_`` and the other in-place forms of views), and ``requires_grad_``: functionalization makes no op of them
+# ``unsqueeze_`` and the other in-place forms of views), ``requires_grad_``, and ``record_stream``, which runs nothing
 _NO_DATA = frozenset({"resize_", "resize_as_", "set_", "requires_grad_", "record_stream"})
 
 
@@ -84,14 +84,18 @@ def _collective(call: ast.Call, distributed: frozenset[str]) -> ast.expr | None:
 
 
 def _distributed_names(tree: ast.Module) -> frozenset[str]:
-    """The module-level names bound to ``torch.distributed`` by an import (``import torch.distributed as dist``)."""
-    found = set()
+    """The module-level names bound to ``torch.distributed`` by an import (``import torch.distributed as dist``) and
+    by nothing else there."""
+    found: set[str] = set()
+    other: set[str] = set()
     for stmt in tree.body:
         if isinstance(stmt, ast.Import):
             found |= {a.asname for a in stmt.names if a.name == _DISTRIBUTED and a.asname}
         elif isinstance(stmt, ast.ImportFrom) and stmt.module == "torch" and not stmt.level:
             found |= {a.asname or a.name for a in stmt.names if a.name == "distributed"}
-    return frozenset(found)
+        else:
+            other |= bound_names(stmt)
+    return frozenset(found - other)
 
 
 def _quiet(value: ast.expr) -> bool:
@@ -111,11 +115,9 @@ def _quiet(value: ast.expr) -> bool:
 
 
 def _spelled_again(node: ast.expr) -> bool:
-    """Reading ``node`` again runs nothing: a name, an attribute of one, a constant index of either."""
+    """Reading ``node`` again runs nothing that could differ: a name, or a constant index of one."""
     if isinstance(node, ast.Subscript):
         return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int) and _spelled_again(node.value)
-    if isinstance(node, ast.Attribute):
-        return _spelled_again(node.value)
     return isinstance(node, ast.Name)
 
 
