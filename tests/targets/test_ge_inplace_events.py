@@ -155,3 +155,32 @@ UNCERTAIN = {
 def test_a_written_value_not_certainly_a_tensor_keeps_the_token(edit: tuple[str, str]) -> None:
     code = transform(SOURCE.replace(*edit), "ge")
     assert code.count("torchair.ops.record()") == 1
+
+
+LISTED = """
+import torch
+from npudsl import after, on_stream, records
+
+
+class M(torch.nn.Module):
+    @on_stream("side", sync="manual")
+    @records("done")
+    def split(self, x: torch.Tensor) -> list[torch.Tensor]:
+        return list(torch.mm(x, x).split(2))
+
+    @on_stream("side", sync="manual")
+    @records("done")
+    def write(self, x: torch.Tensor, cache: torch.Tensor) -> int:
+        cache.add_(x)
+        return x.shape[0]
+
+    @after("done")
+    def read(self, cache: torch.Tensor) -> torch.Tensor:
+        return cache * 2
+"""
+
+
+def test_an_event_another_record_lists_takes_the_written_tensor_in_a_list() -> None:
+    code = transform(LISTED, "ge")
+    assert '_EVENT_TOKEN_LISTS["m.M.done"] = [*out]\n' in code
+    assert '_EVENT_TOKEN_LISTS["m.M.done"] = [cache]\n' in code
