@@ -2,8 +2,9 @@
 
 A record at the end of a body whose last work makes what it returns orders on that (``flow/ge_returned.py``:
 one tensor, or an element of a returned tuple; ``flow/ge_containers.py``: every tensor of a returned list or
-dict). A container's tensors are a list, so every record and wait of such an event spells its token as one
-(``EventRef.listed``): the events are told before any of their steps is made.
+dict); one whose last work writes a tensor in place, on that tensor (``flow/ge_written.py``). A container's
+tensors are a list, so every record and wait of such an event spells its token as one (``EventRef.listed``):
+the events are told before any of their steps is made.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from codegen.index.index import RunIndex
 from codegen.index.returns import run_returns
 from codegen.lower.flow.ge_containers import returned_container
 from codegen.lower.flow.ge_returned import returned_element
+from codegen.lower.flow.ge_written import written_token
 from codegen.lower.flow.tensors import local_returns
 from codegen.lower.plan import FunctionPlan, Record
 
@@ -29,6 +31,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 class ReturnedToken:
     element: int  # which returned value (one of a returned tuple's)
     container: str = ""  # "all" / "values": that value is a container whose tensors are the token
+    written: str = ""  # else: the tensor, as source, that the body's last work writes in place
 
 
 def returned_tokens(
@@ -58,9 +61,9 @@ def with_returned(plan: FunctionPlan, token: ReturnedToken | None) -> FunctionPl
     """The plan with its ending records ordering on ``token``."""
     if token is None:
         return plan
+    found = {"written": token.written} if token.written else {"returned": True, "element": token.element}
     epilogue = tuple(
-        attrs.evolve(s, returned=True, element=token.element, container=token.container) if isinstance(s, Record) else s
-        for s in plan.epilogue
+        attrs.evolve(s, **found, container=token.container) if isinstance(s, Record) else s for s in plan.epilogue
     )
     return attrs.evolve(plan, epilogue=epilogue)
 
@@ -75,4 +78,7 @@ def _token(
     if element is not None:
         return ReturnedToken(element)
     container = returned_container(node, method=method, returns=returns)
-    return None if container is None else ReturnedToken(0, container)
+    if container is not None:
+        return ReturnedToken(0, container)
+    written = written_token(node, method=method, returns=returns, tree=tree)
+    return None if written is None else ReturnedToken(0, written=written)

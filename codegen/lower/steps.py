@@ -105,6 +105,7 @@ class Record:
     returned: bool = False  # at a body's end: the body's last work makes a tensor it returns (GE orders on it)
     element: int = 0  # with ``returned``: which returned value that is (one of a returned tuple's)
     container: str = ""  # with ``returned``: "all" / "values" when that value is a container of tensors
+    written: str = ""  # GE: the tensor (as source) the body's last work writes in place, which the record orders on
 
 
 @attrs.frozen(kw_only=True)

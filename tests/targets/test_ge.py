@@ -270,7 +270,7 @@ class M(torch.nn.Module):
 def test_a_record_orders_on_the_returned_tensor_only_when_the_body_made_it_last() -> None:
     code = transform(RETURNED, "ge")
     assert '_EVENT_TOKENS["m.M.a"] = out' in code
-    assert '_EVENT_TOKENS["m.M.b"] = torchair.ops.record()' in code  # an in-place write comes after ``y``
+    assert '_EVENT_TOKENS["m.M.b"] = x' in code  # an in-place write of ``x`` comes after ``y``: ``x`` is the token
     assert '_EVENT_TOKENS["m.M.c"] = torchair.ops.record()' in code  # the caller made ``x``
 
 

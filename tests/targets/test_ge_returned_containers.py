@@ -159,10 +159,11 @@ class M(torch.nn.Module):
 
 
 def test_ordering_after_a_write_in_place_on_the_container_races() -> None:
-    """The body's last work writes ``cache`` in place: the token stays; waiting for the split's tensors instead
-    leaves the waiter's read of ``cache`` unordered after the write."""
+    """The body's last work writes ``cache`` in place: the event orders on ``cache`` (``ge_written.py``), not on the
+    container; waiting for the split's tensors instead leaves the waiter's read of ``cache`` unordered after the
+    write."""
     code = transform(WRITES, "ge")
-    token = '_EVENT_TOKENS["m.M.written"] = torchair.ops.record()'
+    token = '_EVENT_TOKENS["m.M.written"] = cache'
     assert token in code
     x = torch.randn(4, 4)
     model = lambda m: m.M()  # noqa: E731

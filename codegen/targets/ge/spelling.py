@@ -9,7 +9,8 @@ that lives for one run of the graph: ``@records("e")`` puts ``torchair.ops.recor
 table once for each function of the event's scope that waits for it (or, when the body ends by making
 a tensor it returns, that tensor, or the element of a returned tuple it makes last: waiting for it orders
 on its producer, one call instead of two; or the tensors of a returned container, ``flow/ge_containers.py``:
-such an event keeps lists of tensors in a table of its own, ``_EVENT_TOKEN_LISTS``),
+such an event keeps lists of tensors in a table of its own, ``_EVENT_TOKEN_LISTS``; or, when the body's last
+work writes a tensor in place, that tensor, ``flow/ge_written.py``),
 and ``@after("e")`` takes its own token out and waits for it (no token: no record since its last wait,
 and nothing to order). A token taken out never outlives the graph, so it is neither an extra graph output
 nor a guard that recompiles the next call.
@@ -53,7 +54,7 @@ class GeSpelling(TorchairSpelling):
         if isinstance(step, (Record, Wait)) and (not step.event.user or step.event.shared):
             return []  # the automatic fork and join: GE follows the data; a shared event: see ``diagnose``
         if isinstance(step, Record):
-            return self._record(step.event)
+            return self._record(step.event, self._written(step))
         if isinstance(step, Wait):
             table, key = self.tokens(step.event), quote(_key(step.event, step.event.waiter))
             popped = f"{table}.pop({key})" if step.event.listed else f"[{table}.pop({key})]"
@@ -89,6 +90,12 @@ class GeSpelling(TorchairSpelling):
         if len(keys) == 1:
             return [f"{table}[{keys[0]}] = {token}"]
         return [f"{table}[{keys[0]}] = {token}", *(f"{table}[{key}] = {table}[{keys[0]}]" for key in keys[1:])]
+
+    def _written(self, step: Record) -> str | None:
+        """The tensor the body's last work writes in place (``flow/ge_written.py``), listed where the event is."""
+        if not step.written:
+            return None
+        return _LISTED[""].format(step.written) if step.event.listed else step.written
 
     def _made_token(self, event: EventRef) -> str:
         made = f"{self.torchair}.ops.record()"

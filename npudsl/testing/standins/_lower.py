@@ -11,8 +11,8 @@ each stand-in op onto them, in place, the way torchair itself reads the graph:
 | ``tagged_event_record(tag)`` / ``tagged_event_wait(tag)`` | ``event_record(tag)`` / ``event_wait(tag)`` |
 | ``record_tagged_stream[_](t, tag)`` | ``record_stream(t, tag)`` |
 | ``t = record()`` | ``event_record("record.<t>")`` where it stands |
-| ``wait([t, ...])`` | ``event_wait`` of each token's event; a tensor that is no token gets ``event_record`` right after its producer, as torchair's ``apply_event_record`` pass inserts ``record`` there |
-| ``wait_tensor(self, dep)`` | ``event_record`` right after ``dep``'s producer, ``event_wait`` where the wait stands; uses of the result read ``self`` |
+| ``wait([t, ...])`` | ``event_wait`` of each token's event; a tensor that is no token gets ``event_record`` right after the op that made the value it holds at the wait and after the last in-place write of its memory before the wait (:mod:`._written`), as torchair's ``apply_event_record`` pass inserts ``record`` there |
+| ``wait_tensor(self, dep)`` | ``event_record`` after ``dep``'s producer and its last in-place write (as for ``wait``), ``event_wait`` where the wait stands; uses of the result read ``self`` |
 
 ``wait_tensor`` is mapped as a wait of the whole stream at that point. GE orders
 only the consumers of ``self`` after it, so the mapping is exact for those on
@@ -43,6 +43,7 @@ from npudsl.race._access import Access, accesses
 from npudsl.runtime._ops import OPS
 from npudsl.testing.standins._device import StandinError
 from npudsl.testing.standins._ops import op_name
+from npudsl.testing.standins._written import last_write
 
 __all__ = ["lower"]
 
@@ -141,10 +142,20 @@ class _Lowering:
                 self.emit("event_record", (self.recorded[producer],), producer)
         return self.recorded[producer]
 
+    def events_of(self, tensor: torch.fx.Node, wait: torch.fx.Node) -> list[str]:
+        """The events a wait for ``tensor`` at ``wait`` orders after: a token's own; else its producer's, and the
+        last in-place write's of its memory before the wait (functionalization, :mod:`._written`)."""
+        if tensor in self.recorded:
+            return [self.recorded[tensor]]
+        written = last_write(self.graph, tensor, wait)
+        return [self.record_after(tensor), *([self.record_after(written)] if written is not None else [])]
+
     def wait_tensor(self, node: torch.fx.Node, tensor: torch.fx.Node, dependency: torch.fx.Node) -> None:
-        event = self.record_after(dependency)
+        with self.graph.inserting_before(node):
+            for event in self.events_of(dependency, node):
+                self.emit("event_wait", (event,), node)
         node.replace_all_uses_with(tensor)
-        self.replace(node, "event_wait", event)
+        self.graph.erase_node(node)
 
     def record(self, node: torch.fx.Node, *_: Any) -> None:
         self.recorded[node] = f"record.{node.name}"
@@ -152,9 +163,8 @@ class _Lowering:
             self.emit("event_record", (self.recorded[node],), node)
 
     def wait(self, node: torch.fx.Node, tensors: list[torch.fx.Node]) -> None:
-        for tensor in tensors:
-            event = self.recorded.get(tensor) or self.record_after(tensor)
-            with self.graph.inserting_before(node):
+        with self.graph.inserting_before(node):
+            for event in (e for tensor in tensors for e in self.events_of(tensor, node)):
                 self.emit("event_wait", (event,), node)
         self.graph.erase_node(node)
         for token in tensors:

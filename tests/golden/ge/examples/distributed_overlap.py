@@ -58,7 +58,7 @@ class OverlapStep(nn.Module):
         if "distributed_overlap.OverlapStep.grad_ready" in _EVENT_TOKENS:
             torchair.ops.wait([_EVENT_TOKENS.pop("distributed_overlap.OverlapStep.grad_ready")])
         dist.all_reduce(grad)
-        _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = torchair.ops.record()
+        _EVENT_TOKENS["distributed_overlap.OverlapStep.reduced"] = grad
         return grad
 
     def compute(self, x: torch.Tensor) -> torch.Tensor:
