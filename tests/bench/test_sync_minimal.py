@@ -32,6 +32,7 @@ FAST = [
     ("vllm_native_shared_expert", "corpus"),
     ("same_stream_chain", "corpus"),
     ("vllm_fused_moe", "corpus"),
+    ("sglang_glm4_share_stream", "corpus"),
 ]
 
 

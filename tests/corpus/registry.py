@@ -48,6 +48,7 @@ IDIOMS: dict[str, str] = {
     "six_streams": "communication pipelined against communication on six named streams",
     "module_constants": 'stream tags from module-level constants (STREAM_SHARED = "shared")',
     "deep": "many layers sharing one stream per role; build(layers=N)",
+    "inplace_side_output": "a side call's result written in place on the main stream after the join, then returned",
 }
 
 NEEDS: dict[str, str] = {
@@ -81,6 +82,7 @@ NAMES = (
     "ge_mla_waits",
     "ge_moe_mc2_waits",
     "same_stream_chain",
+    "sglang_glm4_share_stream",
 )
 
 
