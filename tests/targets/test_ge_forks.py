@@ -1,12 +1,12 @@
 """GE: no fork edge where the caller's earlier work orders nothing the call needs, or already comes first (issue 26).
 
 A call that reads only what its function was given (its parameters, its object's state: a staging of the next
-layer's weights in the layer loop); a call that reads only what earlier calls on its own stream made; a call whose
-only earlier work is a test that compares (``if n < 0: return ...``, ``if n > 0:``); a call whose input, on every
-path back, is what the caller's last work made (``u = None``, ``if self.on: u = self.up(x)``,
-``if u is None: u = torch.cos(x)``). An edge stays where the caller did work the call does not read, or read only
-part of (one name of ``a, b =``), and the call reads what the function made, or state its object's other
-methods may change.
+layer's weights in the layer loop; a module's stream function called by its bare name, which is no data); a call
+that reads only what earlier calls on its own stream made; a call whose only earlier work is a test that compares
+(``if n < 0: return ...``, ``if n > 0:``); a call whose input, on every path back, is what the caller's last work
+made (``u = None``, ``if self.on: u = self.up(x)``, ``if u is None: u = torch.cos(x)``). An edge stays where the
+caller did work the call does not read, or read only part of (one name of ``a, b =``), and the call reads what the
+function made, or state its object's other methods may change.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ from targets_util import transform
 SOURCE = """
 import torch
 from npudsl import on_stream
+
+
+@on_stream("side")
+def lowered(x: torch.Tensor) -> torch.Tensor:
+    return x - 1
 
 
 class M(torch.nn.Module):
@@ -84,6 +89,17 @@ class M(torch.nn.Module):
         d = self.down(x)
         return d + h
 
+    def given_to_function(self, x: torch.Tensor) -> torch.Tensor:
+        h = x.sin()
+        d = lowered(x)
+        return d + h
+
+    def made_for_function(self, x: torch.Tensor) -> torch.Tensor:
+        g = x * 3
+        h = x.sin()
+        d = lowered(g)
+        return d + h
+
     def staged(self, x: torch.Tensor) -> torch.Tensor:
         for i, _ in enumerate(self.ws):
             following = self.ws[i + 1] if i + 1 < len(self.ws) else None
@@ -100,7 +116,8 @@ class M(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         shared = self.own_stream(x), self.quiet_tests(x, 1), self.every_path(x), self.not_read(x), self.half_read(x)
-        return (*shared, self.given(x), self.staged(x))
+        functions = self.given_to_function(x), self.made_for_function(x)
+        return (*shared, self.given(x), self.staged(x), *functions)
 """
 
 
@@ -108,7 +125,7 @@ def _edges(body: str) -> int:
     return body.count("npu_wait_tensor") + body.count("torchair.ops.wait") + body.count("torchair.ops.record")
 
 
-@pytest.mark.parametrize("name", ["own_stream", "quiet_tests", "every_path", "given", "staged"])
+@pytest.mark.parametrize("name", ["own_stream", "quiet_tests", "every_path", "given", "staged", "given_to_function"])
 def test_no_edge_where_earlier_work_already_comes_first(name: str) -> None:
     body = method_source(transform(SOURCE, "ge"), name)
     assert "npu_stream_switch" in body and _edges(body) == 0, body
@@ -118,6 +135,7 @@ def test_an_edge_where_the_call_does_not_read_all_of_the_last_work() -> None:
     code = transform(SOURCE, "ge")
     assert "torchair.scope.npu_wait_tensor(g, h)" in method_source(code, "not_read")
     assert "torchair.scope.npu_wait_tensor(a, b)" in method_source(code, "half_read")
+    assert "torchair.scope.npu_wait_tensor(g, h)" in method_source(code, "made_for_function")
     # a method of the object ran before: it may change its state
     assert _edges(method_source(code, "state_changed")) == 1
 
@@ -129,6 +147,7 @@ def test_race_free_and_exact() -> None:
     for k in range(3):
         staged = (staged * (k + 3.0) if k < 2 else staged).sin()
     want = (x * 2 + 1 + x.sin(), x * 2 + 1, x * 2 + 1, x * 3 + 1 + x.sin(), a + 1 + b, x + 1 + x.sin(), staged)
+    want += (x - 1 + x.sin(), x * 3 - 1 + x.sin())
     got = run_checked(transform(SOURCE, "ge"), "ge", lambda m: m.M(), (x,))
     for have, expected in zip(got, want, strict=True):
         torch.testing.assert_close(have, expected)

@@ -123,7 +123,8 @@ def _reads(site: Site) -> frozenset[str]:
 
 
 def _given(site: Site, sites: list[Site], fn: _Function, receiver: str | None, submodules: frozenset[str]) -> bool:
-    reads = _reads(site) | data_reads(site.call.call.func)
+    func = site.call.call.func  # a bare name is the stream function itself, no data of the caller's stream
+    reads = _reads(site) | (frozenset() if isinstance(func, ast.Name) else data_reads(func))
     return reads_only_given(reads, fn, receiver) and state_untouched(site, sites, fn, receiver, submodules)
 
 
