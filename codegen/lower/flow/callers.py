@@ -19,6 +19,7 @@ from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.returns import run_returns
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.callsites import CallSite, find_calls, own_calls
 from codegen.lower.flow.exprs import bound_names
@@ -28,7 +29,7 @@ from codegen.lower.flow.guard_alias import guard_aliases
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.none_facts import never_none
-from codegen.lower.flow.planner import CallerContext, plan_caller
+from codegen.lower.flow.planner import plan_caller
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site, plan_site
