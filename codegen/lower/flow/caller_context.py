@@ -18,11 +18,13 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
+from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.tensors import Returns, certain_tensors, local_returns
+from codegen.lower.flow.tensor_bindings import certain_tensors
+from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Cond, CurrentStream
 
 __all__ = ["CallerContext", "event_context"]

@@ -26,10 +26,10 @@ from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.ge import fork_waits
 from codegen.lower.flow.ge_layers import submodules
 from codegen.lower.flow.lifetime import EventFacts
+from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.planner import plan_caller
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.tensors import local_returns
 from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CallerPlan
 

@@ -34,7 +34,8 @@ from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guar
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.tensors import Returns, certain_tensors
+from codegen.lower.flow.tensor_bindings import certain_tensors
+from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.transfer import views_of
 from codegen.lower.flow.wraps import statement_blocks
 from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
