@@ -82,14 +82,19 @@ class _Lowering:
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
         one_block.one_block(wraps, self.facts, self.steps, self.planned.narrowed)
         unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
-        start = tuple(
-            Assign(name=s.flag, value="False")
-            for s, site in zip(syncs, sites)
-            if s.flag and s.flag not in unread and any_may(self.facts.result, site.index)
-        )
+        start = self._start(unread)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
         steps = {k: tuple(v) for k, v in self.steps.items() if v}
         return CallerPlan(steps=steps, start=start, calls=calls, wraps=wraps, splits=split)
+
+    def _start(self, unread: set[str]) -> tuple[Step, ...]:
+        """The flags cleared as the caller starts, read by a may-join on paths where the call did not run (``unread``:
+        the flags no step reads any more)."""
+        return tuple(
+            Assign(name=s.flag, value="False")
+            for s, site in zip(self.facts.syncs, self.facts.sites)
+            if s.flag and s.flag not in unread and any_may(self.facts.result, site.index)
+        )
 
     def _placed(self) -> tuple[dict[int, list[tuple[int, Step]]], list[tuple[Anchor, Join]]]:
         """The analysis's steps: the relayed waits by the call that waits, and the joins; which calls fork (a
@@ -131,11 +136,7 @@ class _Lowering:
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
-        before: list[Step] = [
-            Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
-        ]
-        if sync.flag and sync.guard_text:
-            before.append(Assign(name=sync.flag, value=sync.guard_text))
+        before = _before(site, sync)
         events = self.context.events(site)
         enter = self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
         enter += [wait for _, wait in relayed]
@@ -159,6 +160,17 @@ class _Lowering:
             self.steps.setdefault(("before", loop, ""), []).append(keep)
             self.kept_ahead.add((loop, tag))
         return [KeepAlive(stream=site.tag, when=guard, values=tuple(values))] if values else []
+
+
+def _before(site: Site, sync: SiteSync) -> list[Step]:
+    """What the caller's stream runs just before the call: its computed arguments bound to fresh names, and its
+    guard read into its flag."""
+    before: list[Step] = [
+        Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
+    ]
+    if sync.flag and sync.guard_text:
+        before.append(Assign(name=sync.flag, value=sync.guard_text))
+    return before
 
 
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, context: CallerContext) -> CallerPlan:
