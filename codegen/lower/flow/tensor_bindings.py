@@ -43,14 +43,19 @@ def certain_bindings(fn: _Function, *, method: bool, returns: Returns) -> dict[a
                 found.setdefault(stmt, []).append(target)
             else:
                 known.discard(target.id)
+    unsure = _bound_otherwise(fn, found)
+    names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
+    return {stmt: kept for stmt, kept in names.items() if kept}
+
+
+def _bound_otherwise(fn: _Function, found: dict[ast.stmt, list[ast.Name]]) -> set[str]:
+    """The names ``fn`` binds or deletes anywhere but as a target of ``found``, a certain tensor's binding."""
     sure = {id(t) for targets in found.values() for t in targets}
-    unsure = {
+    return {
         node.id
         for node in walked_of(fn, ast.Name)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in sure
     }
-    names = {stmt: [t.id for t in targets if t.id not in unsure] for stmt, targets in found.items()}
-    return {stmt: kept for stmt, kept in names.items() if kept}
 
 
 def _bindings(stmt: ast.stmt, known: Known, returns: Returns) -> list[tuple[ast.Name, bool]]:
