@@ -19,7 +19,7 @@ from codegen.index.returns import run_returns
 from codegen.lower.flow.ge_containers import returned_container
 from codegen.lower.flow.ge_returned import returned_element
 from codegen.lower.flow.ge_written import written_token
-from codegen.lower.flow.tensors import local_returns
+from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.plan import FunctionPlan, Record
 
 __all__ = ["ReturnedToken", "listed_events", "returned_tokens", "with_returned"]

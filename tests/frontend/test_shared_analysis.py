@@ -16,7 +16,7 @@ import pytest
 from codegen.driver.run import run
 from codegen.frontend.names.resolve import resolve
 from codegen.index.index import build_index
-from codegen.lower.flow import callees, callsites
+from codegen.lower.flow import annotated_locals, callsites
 from frontend_util import CALLER, LAYERS, source_files
 
 _PLAIN = "def f(x):\n    return x\n"
@@ -82,7 +82,7 @@ def f(a: A, b: B, c: C, d: D, e: E):
 def test_annotated_names_are_those_never_bound_otherwise() -> None:
     fn = ast.parse(_ANNOTATED).body[0]
     assert isinstance(fn, ast.FunctionDef)
-    found = {name: ast.unparse(annotation) for name, annotation in callees.annotations_of(fn).items()}
+    found = {name: ast.unparse(annotation) for name, annotation in annotated_locals.annotations_of(fn).items()}
     assert found == {"c": "C", "local": "L"}  # a walrus in an ``if`` test binds nothing a binder does
 
 

@@ -16,7 +16,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.scan import dotted_name
-from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.annotated_locals import annotations_of, strip_optional
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
 
@@ -122,6 +122,10 @@ class Resolver:
             key = f"{self.key_of(module)}:{attr}"
             if key in self.callees:
                 return Resolved(key=key, receiver=None)
+        return self._class_method(dotted, attr, call)
+
+    def _class_method(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
+        """``Class.method(...)``: a method not marked static takes its receiver as the first argument."""
         cls = self._global(dotted) if "." not in dotted else None
         key = f"{cls}.{attr}" if cls else None
         if key not in self.callees:
@@ -156,7 +160,7 @@ class Resolver:
     def _annotated_class(self, name: str) -> str | None:
         """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
         ``Optional[X]``, ``"X"``), when it resolves through this module's names."""
-        node: ast.expr | None = _strip_optional(self.annotations[name])
+        node: ast.expr | None = strip_optional(self.annotations[name])
         dotted = dotted_name(node) if node is not None else None
         if dotted is None:
             return None
@@ -171,41 +175,5 @@ class Resolver:
         return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver
 
 
-def _strip_optional(node: ast.expr) -> ast.expr | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            node = ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-        return _strip_optional(sides[0]) if len(sides) == 1 else None
-    if isinstance(node, ast.Subscript) and dotted_name(node.value) in ("Optional", "typing.Optional"):
-        return _strip_optional(node.slice)
-    return node
-
-
 def _callee_static(callee: object) -> bool:
     return bool(getattr(callee, "static", False))
-
-
-def annotations_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
-    """Parameters and locals annotated once with a type, and never bound otherwise (a plain assignment or a
-    loop could rebind them to anything). One walk of ``fn`` finds both."""
-    found = {a.arg: a.annotation for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
-    binders, stored = [], set()
-    for node in walked(fn):
-        if isinstance(node, ast.AnnAssign):
-            if isinstance(node.target, ast.Name):
-                found[node.target.id] = node.annotation
-        elif isinstance(node, _REBINDING):
-            binders.append(node)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stored.add(node.id)
-    if stored.isdisjoint(found):  # what a binder binds is a stored name (walrus targets too)
-        return found
-    rebound = {name for node in binders for name in bound_names(node)}
-    return {name: annotation for name, annotation in found.items() if name not in rebound}
-
-
-_REBINDING = (ast.Assign, ast.AugAssign, ast.For, ast.With)

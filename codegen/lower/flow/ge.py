@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness
+from codegen.lower.flow.aliasing import views_of
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
@@ -34,8 +35,8 @@ from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guar
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.tensors import Returns, certain_tensors
-from codegen.lower.flow.transfer import views_of
+from codegen.lower.flow.tensor_bindings import certain_tensors
+from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.wraps import statement_blocks
 from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
 

@@ -19,14 +19,8 @@ import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.tensors import (
-    Returns,
-    certain_bindings,
-    in_order,
-    is_tensor_expr,
-    tuple_element,
-    tuple_elements,
-)
+from codegen.lower.flow.tensor_bindings import certain_bindings, in_order
+from codegen.lower.flow.tensors import Returns, is_tensor_expr, tuple_element, tuple_elements
 
 __all__ = ["returned_element", "sole_return", "tensor_names"]
 

@@ -25,7 +25,8 @@ from codegen.frontend.signature import Tensorness, annotation_tensorness
 from codegen.lower.flow import schema
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.ge_returned import sole_return, tensor_names
-from codegen.lower.flow.tensors import Returns, in_order, is_tensor_expr
+from codegen.lower.flow.tensor_bindings import in_order
+from codegen.lower.flow.tensors import Returns, is_tensor_expr
 
 __all__ = ["written_token"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import walked_of
-from codegen.lower.flow.transfer import aliasing
+from codegen.lower.flow.aliasing import aliasing
 
 __all__ = ["alias_groups", "widened"]
 

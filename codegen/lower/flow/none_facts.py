@@ -17,7 +17,8 @@ from codegen.index import scan
 from codegen.index.children import children
 from codegen.index.walked import per_node
 from codegen.lower.flow.exprs import binding_name, bound_names
-from codegen.lower.flow.tensors import Returns, local_returns, tuple_elements
+from codegen.lower.flow.local_returns import local_returns
+from codegen.lower.flow.tensors import Returns, tuple_elements
 
 __all__ = ["never_none", "not_none", "rebound"]
 

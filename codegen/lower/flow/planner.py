@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -22,18 +21,17 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
-from codegen.lower.flow.caller_facts import SiteEvents
+from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
-from codegen.lower.flow.site_sync import Flags, site_sync
+from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
-from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.transfer import Join, SiteView
-from codegen.lower.flow.wraps import lower_sites
-from codegen.lower.plan import Anchor, CallerPlan, CurrentStream
+from codegen.lower.flow.wraps import Planned, lower_sites
+from codegen.lower.plan import Anchor, CallerPlan
 
-__all__ = ["CallerContext", "plan_caller"]
+__all__ = ["plan_caller"]
 
 
 @attrs.define(eq=False)
@@ -56,64 +54,70 @@ class _Relations:
         return key is None or key == self.keys[first] or key == self.reached.get(first)
 
 
-@attrs.frozen(kw_only=True)
-class CallerContext:
-    """What the planner reads of one caller besides its function and its planned calls (``callers.py``)."""
-
-    current: CurrentStream  # how the caller names its own stream
-    flags: Flags
-    events: Callable[[Site], SiteEvents]
-    tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
-    barriers: frozenset[ast.stmt] = frozenset()  # statements that may do anything (calls the run cannot see)
-    methods: frozenset[str] = frozenset()  # the caller's class's methods
-    receiver: str | None = None  # the caller's ``self``
-    free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream
-    aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
-    returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
-    returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
-
-
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
-    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``).
-
-    A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
-    following = early.following(fn)
-    aliases, methods, barriers, returns = context.aliases, context.methods, context.barriers, context.returns
+    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``)."""
     stability = Stability(fn)
+    found = _apart(fn, sites, context, stability)
+    if found is None:
+        return CallerPlan(steps={})
+    key_of = functools.partial(_key_of, stability, context.aliases)
+    rerun = functools.partial(
+        _rerun, views=found.views, relations=found.relations, barriers=context.barriers, methods=context.methods
+    )
+    result = under_guards(fn, found.result, found.sites, found.keys, key_of, context.returns, rerun)
+    syncs = [site_sync(s, result, stability, context.flags, found.since) for s in found.sites]
+    splits = {stmt: (context.flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
+    narrowed = functools.partial(guarded_body, fn, found.keys, key_of, context.returns)
+    planned = Planned(
+        sites=found.sites, syncs=syncs, result=result, relations=found.relations, splits=splits, narrowed=narrowed
+    )
+    return lower_sites(fn, planned, context)
+
+
+@attrs.frozen(kw_only=True)
+class _Round:
+    """One analysis of the caller with the calls still planned."""
+
+    sites: list[Site]
+    since: int  # the line of the first call
+    keys: list[str | None]
+    relations: _Relations
+    views: dict[ast.stmt, SiteView]
+    result: Analysis
+
+
+def _apart(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext, stability: Stability
+) -> _Round | None:
+    """The analysis of the calls that run apart from the caller's stream (None: no call does). A call joined by
+    the very next statement overlaps nothing: it stays on the caller's stream, as written, and the rest are
+    analyzed again without it."""
+    following = early.following(fn)
     groups = alias_groups(fn)
     while True:
-        since = min((s.stmt.lineno for s in sites), default=0)
-        keys = [_guard_key(s, stability, since, aliases) for s in sites]
-        relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases))
-        views = {s.stmt: _view(s, relations.keys[s.index], methods, groups) for s in sites}
-        result = analyze(fn, views, relations, barriers, methods, following)
-        at_once = [s for s in sites if _joined_at_once(s, result, following)]
+        found = _round(fn, sites, context, stability, groups, following)
+        at_once = [s for s in sites if _joined_at_once(s, found.result, following)]
         if not at_once:
-            break
+            return found
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
-            return CallerPlan(steps={})
-    key_of = functools.partial(_key_of, stability, aliases)
-    rerun = functools.partial(_rerun, views=views, relations=relations, barriers=barriers, methods=methods)
-    result = under_guards(fn, result, sites, keys, key_of, returns, rerun)
-    syncs = [site_sync(s, result, stability, context.flags, since) for s in sites]
-    splits = {stmt: (context.flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
-    narrowed = functools.partial(guarded_body, fn, keys, key_of, returns)
-    return lower_sites(
-        fn,
-        sites,
-        syncs,
-        result,
-        relations,
-        context.current,
-        context.events,
-        context.tensors,
-        context.receiver,
-        context.free,
-        splits,
-        context.returned,
-        narrowed,
-    )
+            return None
+
+
+def _round(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    context: CallerContext,
+    stability: Stability,
+    groups: dict[str, frozenset[str]],
+    following: dict[ast.stmt, Anchor],
+) -> _Round:
+    since = min((s.stmt.lineno for s in sites), default=0)
+    keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
+    relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases))
+    views = {s.stmt: _view(s, relations.keys[s.index], context.methods, groups) for s in sites}
+    result = analyze(fn, views, relations, context.barriers, context.methods, following)
+    return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 
 def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:

@@ -16,7 +16,9 @@ import attrs
 from codegen.frontend.signature import Tensorness, signature_of
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.tensors import Returns, certain_tensors, is_tensor_expr, local_returns
+from codegen.lower.flow.local_returns import local_returns
+from codegen.lower.flow.tensor_bindings import certain_tensors
+from codegen.lower.flow.tensors import Returns, is_tensor_expr
 
 __all__ = ["StreamFree"]
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from codegen.lower.flow.aliasing import views_of
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.transfer import Join, Relations, views_of
+from codegen.lower.flow.transfer import Join, Relations
 from codegen.lower.plan import Anchor, Assign, EventRef, Step, Wait, Wrap
 
 __all__ = ["bound_before_waits", "glued", "unread_flags", "waited_with"]

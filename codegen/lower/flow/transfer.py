@@ -10,17 +10,16 @@ the result too. Rebinding or deleting a name drops it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Set
 from typing import Protocol
 
 import attrs
 
+from codegen.lower.flow.aliasing import alias_groups, aliasing
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
-from codegen.lower.flow.schema import views_self
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
-__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "aliasing", "join_step", "transfer", "views_of"]
+__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
 
 
 @attrs.frozen
@@ -82,8 +81,21 @@ def transfer(
     """The steps placed before ``stmt`` and the state after it; ``methods``: the caller's own methods (a call of
     one may read any state of its object)."""
     if isinstance(stmt, ast.Return):
-        steps = _minimal([join_step(p, state) for p in pending(state)], state)
-        return steps, joined(state, (s.site for s in steps))
+        joins = _minimal([join_step(p, state) for p in pending(state)], state)
+        return [*joins], joined(state, (j.site for j in joins))
+    needed = _needed(stmt, state, site, relations, methods)
+    joins = _minimal([s for s in needed if isinstance(s, Join)], state)
+    steps: list[Step] = [*joins, *(s for s in needed if isinstance(s, Relay))]
+    state = _rebind(stmt, joined(state, (j.site for j in joins)))
+    return steps, (_forked(state, site, steps, relations) if site is not None else state)
+
+
+def _needed(
+    stmt: ast.stmt, state: State, site: SiteView | None, relations: Relations, methods: frozenset[str]
+) -> list[Step]:
+    """Every join and relay ``stmt`` asks for, the redundant joins among them too: a pending call whose result it
+    reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
+    passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
     written = inplace_writes(stmt)
     steps: list[Step] = [
@@ -94,14 +106,14 @@ def transfer(
     if site is not None:
         steps += _consumed(state, site, relations)
         steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
-    joins = _minimal([s for s in steps if isinstance(s, Join)], state)
-    steps = [*joins, *(s for s in steps if isinstance(s, Relay))]
-    state = _rebind(stmt, joined(state, (j.site for j in joins)))
-    if site is not None:
-        relayed = [s.site for s in steps if isinstance(s, Relay)]
-        covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
-        state = fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
-    return steps, state
+    return steps
+
+
+def _forked(state: State, site: SiteView, steps: list[Step], relations: Relations) -> State:
+    """The call forks: pending from here, covering the calls relayed to it and those its join covers."""
+    relayed = [s.site for s in steps if isinstance(s, Relay)]
+    covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
+    return fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
 
 
 def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
@@ -151,50 +163,11 @@ def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
     return steps
 
 
-def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
-    """``a = b`` / ``a, b = c, d`` / ``t = (a, b)`` / ``a = b.squeeze(-1)``: (targets, sources) when the statement
-    only copies references or takes views (an op whose schema returns views of ``self``: no kernel reads data)."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-        return None
-    target, value = stmt.targets[0], stmt.value
-    sources = [_viewed_name(s) for s in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
-    if not all(sources):
-        return None
-    return sorted(bound_names(target)), sources  # type: ignore[return-value]
-
-
-def views_of(stmt: ast.stmt, made: Set[str]) -> bool:
-    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
-    alias = aliasing(stmt)
-    return alias is not None and set(alias[1]) <= made
-
-
-def _viewed_name(node: ast.expr) -> str | None:
-    """The name ``node`` is, or takes views of with constant arguments (``x.squeeze(-1).t()``, ``x[0, :2]``)."""
-    while not isinstance(node, ast.Name):
-        if isinstance(node, ast.Subscript) and _constant(node.slice):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and views_self(node.func.attr):
-            if not all(_constant(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                return None
-            node = node.func.value
-        else:
-            return None
-    return node.id
-
-
-def _constant(node: ast.expr) -> bool:
-    """A constant, a slice or tuple of them, or a minus sign on one (``-1``, ``:2``, ``(0, ...)``)."""
-    return all(
-        isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(node)
-    )
-
-
 def _rebind(stmt: ast.stmt, state: State) -> State:
     """Names the statement binds or deletes no longer hold what they held; aliases hold it too, surely only where
     all they copy held it (``t = (q, g)`` holds the caller's ``g`` as well as ``q``)."""
     written = deleted_names(stmt) if isinstance(stmt, ast.Delete) else bound_names(stmt)
-    groups = _alias_groups(stmt)
+    groups = alias_groups(stmt)
     update: dict[int, frozenset[str]] = {}
     mixed: dict[int, frozenset[str]] = {}
     for entry in state:
@@ -206,16 +179,3 @@ def _rebind(stmt: ast.stmt, state: State) -> State:
                 mixed[entry.site] = mixed.get(entry.site, frozenset()) | (targets if held != sources else set())
         update[entry.site] = frozenset(names)
     return renamed(state, update, mixed)
-
-
-def _alias_groups(stmt: ast.stmt) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """:func:`aliasing`'s targets and sources, paired one by one where a tuple of names is unpacked from a tuple of
-    the same length (``a, b = q, g``: ``a`` holds ``q`` only), as one group otherwise."""
-    alias = aliasing(stmt)
-    if alias is None:
-        return []
-    target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
-    pairs = isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
-    if pairs and len(target.elts) == len(value.elts) and all(isinstance(e, ast.Name) for e in target.elts):
-        return [(frozenset({t.id}), frozenset({s})) for t, s in zip(target.elts, alias[1])]
-    return [(frozenset(alias[0]), frozenset(alias[1]))]

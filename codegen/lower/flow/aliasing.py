@@ -1,0 +1,68 @@
+"""Which statements only copy references or take views: they run no kernel, and their targets hold what they copy.
+
+``a = b``, ``a, b = c, d``, ``t = (a, b)`` and ``a = b.squeeze(-1)`` (an op whose ATen schema returns a view of
+``self``, with constant arguments, ``schema.py``) read no data: a pending result they copy needs no join there,
+and the names they bind hold it too (:mod:`~codegen.lower.flow.transfer`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Set
+
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.schema import views_self
+
+__all__ = ["alias_groups", "aliasing", "views_of"]
+
+
+def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
+    """``a = b`` / ``a, b = c, d`` / ``t = (a, b)`` / ``a = b.squeeze(-1)``: (targets, sources) when the statement
+    only copies references or takes views (an op whose schema returns views of ``self``: no kernel reads data)."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    sources = [_viewed_name(s) for s in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
+    if not all(sources):
+        return None
+    return sorted(bound_names(target)), sources  # type: ignore[return-value]
+
+
+def views_of(stmt: ast.stmt, made: Set[str]) -> bool:
+    """``stmt`` binds views (or copies of references) of ``made`` only: it runs no kernel."""
+    alias = aliasing(stmt)
+    return alias is not None and set(alias[1]) <= made
+
+
+def _viewed_name(node: ast.expr) -> str | None:
+    """The name ``node`` is, or takes views of with constant arguments (``x.squeeze(-1).t()``, ``x[0, :2]``)."""
+    while not isinstance(node, ast.Name):
+        if isinstance(node, ast.Subscript) and _constant(node.slice):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and views_self(node.func.attr):
+            if not all(_constant(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                return None
+            node = node.func.value
+        else:
+            return None
+    return node.id
+
+
+def _constant(node: ast.expr) -> bool:
+    """A constant, a slice or tuple of them, or a minus sign on one (``-1``, ``:2``, ``(0, ...)``)."""
+    return all(
+        isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(node)
+    )
+
+
+def alias_groups(stmt: ast.stmt) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """:func:`aliasing`'s targets and sources, paired one by one where a tuple of names is unpacked from a tuple of
+    the same length (``a, b = q, g``: ``a`` holds ``q`` only), as one group otherwise."""
+    alias = aliasing(stmt)
+    if alias is None:
+        return []
+    target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
+    pairs = isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+    if pairs and len(target.elts) == len(value.elts) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [(frozenset({t.id}), frozenset({s})) for t, s in zip(target.elts, alias[1])]
+    return [(frozenset(alias[0]), frozenset(alias[1]))]

@@ -1,0 +1,102 @@
+"""What the planner reads of one caller besides its function and its planned calls, and where each fact comes from.
+
+The module's planning (:mod:`~codegen.lower.flow.callers`) makes one :class:`CallerContext` per caller with event
+sync (:func:`event_context`); the planner (:mod:`~codegen.lower.flow.planner`) and the lowering
+(:mod:`~codegen.lower.flow.wraps`) read it whole, so a new fact about the caller is one field here, not a parameter
+threaded through both.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable, Iterable
+
+import attrs
+
+from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.caller_facts import SiteEvents
+from codegen.lower.flow.caller_module import CallerModule
+from codegen.lower.flow.callsites import CallSite, find_calls
+from codegen.lower.flow.local_returns import local_returns
+from codegen.lower.flow.none_facts import never_none
+from codegen.lower.flow.returned_inputs import returned_inputs
+from codegen.lower.flow.site_sync import Flags
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.tensor_bindings import certain_tensors
+from codegen.lower.flow.tensors import Returns
+from codegen.lower.plan import Cond, CurrentStream
+
+__all__ = ["CallerContext", "event_context"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen(kw_only=True)
+class CallerContext:
+    """What the planner reads of one caller besides its function and its planned calls (``callers.py``)."""
+
+    current: CurrentStream  # how the caller names its own stream
+    flags: Flags
+    events: Callable[[Site], SiteEvents]
+    tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
+    barriers: frozenset[ast.stmt] = frozenset()  # statements that may do anything (calls the run cannot see)
+    methods: frozenset[str] = frozenset()  # the caller's class's methods
+    receiver: str | None = None  # the caller's ``self``
+    free: Callable[[ast.stmt], bool] | None = None  # the statement issues work on no side stream
+    aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
+    returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
+    returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
+
+
+def event_context(
+    module: CallerModule, qualname: str, fn: _Function, receiver: str | None, sites: list[Site]
+) -> CallerContext:
+    """The context of the caller ``fn`` (``qualname``) of ``module``, whose automatic calls are ``sites``."""
+    returns = local_returns(module.tree, qualname, receiver)
+    tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
+    found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
+    return CallerContext(
+        current=_current(module, qualname),
+        flags=module.flags(),
+        events=module.site_events(),
+        tensors=tensors,
+        barriers=_barriers(found, module.index, qualname, fn),
+        methods=_methods(module.tree, qualname),
+        receiver=receiver,
+        free=functools.partial(module.stream_free.statement, qualname=qualname),
+        aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
+        returns=never_none(module.tree, qualname, receiver),
+        returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
+    )
+
+
+def _current(module: CallerModule, qualname: str) -> CurrentStream:
+    """How the caller names its own stream: the stream its own decorator puts it on, if any."""
+    own = next((f for f in module.ir.functions if f.qualname == qualname), None)
+    if own is None or own.stream is None or own.stream.is_default:
+        return CurrentStream()
+    return CurrentStream(tag=own.stream.tag, when=Cond.of(own.stream.when.dotted if own.stream.when else None))
+
+
+def _barriers(found: Iterable[CallSite], index: object, qualname: str, fn: _Function) -> frozenset[ast.stmt]:
+    """The statements of ``fn`` that call a function compiled apart (``torch.compiler.disable``): graph breaks."""
+    calls = {
+        id(s.call)
+        for s in found
+        if s.caller == qualname and index.callees[s.key].compiled_apart  # type: ignore[attr-defined]
+    }
+    return frozenset(
+        stmt
+        for stmt in walked_of(fn, ast.stmt)
+        if not hasattr(stmt, "body") and any(id(node) in calls for node in walked(stmt))
+    )
+
+
+def _methods(tree: ast.Module, qualname: str) -> frozenset[str]:
+    """The methods of the caller's class (a call of one may read any state of its object)."""
+    owner = qualname.rpartition(".")[0]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
+    return frozenset(
+        item.name for cls in classes for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )

@@ -1,0 +1,76 @@
+"""A caller's planned calls as sites: only those whose guard the caller can read.
+
+A call whose guard is statically off is never made, so it is left out. A call whose guard the caller cannot read
+(a local of the callee, an expression it cannot spell) is left to the callee, with a warning (NPD508): it runs on
+its caller's stream and overlaps nothing. A guard on a global of the callee's module is read through that module
+(always its current value), imported into the caller's module where it is not yet.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+import attrs
+
+from codegen.index.walked import walked_of
+from codegen.lower.flow.caller_module import CallerModule
+from codegen.lower.flow.callsites import CallSite
+from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.sites import Site, plan_site
+from npudsl import codes
+
+__all__ = ["caller_sites", "receiver_of"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list[CallSite]) -> Iterator[Site]:
+    """The sites of ``calls`` the caller ``fn`` plans, numbered in order."""
+    local = frozenset({a.arg for a in walked_of(fn.args, ast.arg)} | {n for stmt in fn.body for n in bound_names(stmt)})
+    receiver = receiver_of(qualname, fn)
+    count = 0
+    for call in calls:
+        callee = module.index.callees[call.key]  # type: ignore[attr-defined]
+        assert call.stmt is not None
+        same_module = callee.module == module.ir.module_name
+        site = plan_site(
+            count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver
+        )
+        if site.guard.static is False or _unreadable(module, call, site):
+            continue
+        if site.guard.module_root:
+            site = _through_module(module, site)
+        count += 1
+        yield site
+
+
+def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:
+    """The caller cannot read the call's guard: it is left to the callee (warned)."""
+    if not site.guard.unreadable:
+        return False
+    module.warn(
+        call.call,
+        codes.UNREADABLE_GUARD,
+        f"{call.spelled} cannot be joined here: {site.guard.unreadable}",
+        "the call runs on its caller's stream, so it overlaps nothing; pass the flag as a plain "
+        "argument, or root the guard at self",
+    )
+    return True
+
+
+def receiver_of(qualname: str, fn: _Function) -> str | None:
+    """The caller's ``self`` (none for a module-level function or a staticmethod)."""
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    return positional[0].arg if "." in qualname and positional and not static else None
+
+
+def _through_module(module: CallerModule, site: Site) -> Site:
+    """A guard on a global of the callee's module, read through that module (always its current value)."""
+    callee_module = site.callee.module  # type: ignore[attr-defined]
+    alias, line = module.names.imported(callee_module)
+    if line:
+        module.imports.append(line)
+    assert site.guard.expr is not None
+    return attrs.evolve(site, guard=attrs.evolve(site.guard, expr=f"{alias}.{site.guard.expr}", module_root=None))

@@ -1,0 +1,75 @@
+"""A loop walked to a fixed point, so a result carried into the next iteration is joined before its use there.
+
+A call made late in a loop's body may be read early in the next iteration: the state at the loop's head is what
+enters the loop merged with what comes back to it (the end of the body, each ``continue``). The body is walked
+without recording until that state no longer changes (at most ``_LOOP_LIMIT`` times), then once more from it,
+recording its steps. A ``while`` test reads at the head: what it reads is joined on every edge back to it. The loop
+is left through its ``else`` (from the head) and through each ``break``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import attrs
+
+from codegen.lower.flow.state import State, merge
+
+if TYPE_CHECKING:
+    from codegen.lower.flow.analyze import Walk
+
+__all__ = ["Loop", "walk_loop"]
+
+_LOOP_LIMIT = 20
+_Looping = ast.For | ast.AsyncFor | ast.While
+
+
+@attrs.define(eq=False)
+class Loop:
+    """The states that leave one iteration early: at each ``break``, and at each ``continue`` (with its statement)."""
+
+    breaks: list[State] = attrs.Factory(list)
+    continues: list[tuple[ast.stmt, State]] = attrs.Factory(list)
+
+
+def walk_loop(
+    walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None
+) -> State | None:
+    """The state after the loop ``stmt`` entered in ``state`` (``enter``: what starting an iteration binds;
+    ``test``: what a ``while`` test reads)."""
+    head = _head(walk, stmt, state, enter, test)
+    _, loop = _iterate(walk, stmt, head, enter, test)
+    exits = walk.block(stmt.orelse, head) if stmt.orelse else head
+    return merge(exits, *loop.breaks)
+
+
+def _head(walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None) -> State:
+    """The state at the loop's head, iterated to a fixed point (nothing recorded)."""
+    recording, walk.recording = walk.recording, False
+    head = state
+    for _ in range(_LOOP_LIMIT):
+        out, loop = _iterate(walk, stmt, head, enter, test)
+        new_head = merge(state, out, *(s for _, s in loop.continues))
+        if new_head == head:
+            break
+        head = new_head if new_head is not None else state
+    walk.recording = recording
+    return head
+
+
+def _iterate(
+    walk: Walk, stmt: _Looping, head: State, enter: Callable[[State], State], test: set[str] | None
+) -> tuple[State | None, Loop]:
+    """One iteration from ``head``: the state at the end of the body, and the states that left it early."""
+    frame = Loop()
+    walk.loops.append(frame)
+    try:
+        out = walk.block(stmt.body, enter(head))
+    finally:
+        walk.loops.pop()
+    if test is not None:  # a ``while`` test reads at the head: join on every edge back to it
+        out = walk.join_reads(stmt, out, test, ("end", stmt, "body")) if out is not None else None
+        frame.continues = [(c, walk.join_reads(c, s, test)) for c, s in frame.continues]
+    return out, frame

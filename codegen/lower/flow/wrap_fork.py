@@ -1,0 +1,68 @@
+"""How a wrapped call's side stream gets past its fork: which record it waits for, and whether it records one.
+
+Only a call that forks (:mod:`~codegen.lower.flow.fork`) gets any of this; the first case that holds decides:
+
+- an earlier record of the caller serves (:func:`~codegen.lower.flow.reuse.earlier_fork`), and no call is forked
+  at this very point: the side stream waits for that record, unless it already did; nothing is recorded here
+  (so the next call shares no fork at this point);
+- no call is forked at this point (:func:`~codegen.lower.flow.fold.same_point`): the caller's stream records the
+  call's fork event just before it, and the side stream waits for it first thing;
+- the call just before it forked at this same point: the side stream waits for that call's record, once per
+  stream (a relayed wait for the join of a call forked there covers it: that stream waited for its record).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.lower.flow import fold
+from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.reuse import earlier_fork
+from codegen.lower.flow.sites import Site
+from codegen.lower.plan import Anchor, Cond, EventRef, Record, Step, Wait
+
+__all__ = ["Forks"]
+
+
+@attrs.define(eq=False)
+class Forks:
+    """The forks of one caller's wrapped calls, decided in source order."""
+
+    facts: CallerFacts
+    forks: list[bool]  # by site index: the call forks
+    forked_at: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> its fork
+    recorded: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> the fork it recorded itself
+
+    def enter(
+        self,
+        site: Site,
+        event: EventRef,
+        guard: Cond | None,
+        before: list[Step],
+        steps: dict[Anchor, list[Step]],
+        relayed: list[int],
+    ) -> list[Step]:
+        """The waits the call's stream starts with for its fork (``event``: its own fork event); a record of its
+        own is appended to ``before``, the steps just before the call (``relayed``: the calls whose joins it
+        waits for directly)."""
+        if not self.forks[site.index]:
+            return []
+        shared = fold.same_point(self.facts, site, before, steps, self.forked_at)
+        earlier = earlier_fork(self.facts, site, self.recorded)
+        if shared is None and earlier is not None:
+            return [Wait(event=earlier[0], when=guard)] if site.tag not in earlier[2] else []
+        if shared is None:
+            before.append(Record(event=event, when=guard))
+            fork = (event, self.facts.syncs[site.index].guard_text, frozenset({site.tag}))
+            self.forked_at[site.stmt] = self.recorded[site.stmt] = fork
+            return [Wait(event=event, when=guard)]
+        return self._shared(site, shared, guard, relayed)
+
+    def _shared(self, site: Site, shared: fold.Fork, guard: Cond | None, relayed: list[int]) -> list[Step]:
+        """A call forked at the point of the call just before it: wait for that record, once per stream."""
+        event, guard_text, tags = shared
+        after_fork = any(self.forked_at.get(self.facts.sites[i].stmt, (None,))[0] == event for i in relayed)
+        self.forked_at[site.stmt] = (event, guard_text, tags | {site.tag})
+        return [Wait(event=event, when=guard)] if site.tag not in tags and not after_fork else []
