@@ -20,6 +20,7 @@ from codegen.frontend.signature import is_static, signature_of
 from codegen.index import scan
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
+from codegen.lower.flow.guard_flips import changed_state, may_flip
 from codegen.lower.flow.param_writes import param_writes
 from codegen.lower.flow.writes import reads_state, writes_state
 from codegen.lower.hygiene import identifiers
@@ -99,7 +100,8 @@ def _callee(
         writes=param_writes(node, signature.names, nodes, fn.owner),
         compiled_apart=_compiled_apart(node),
         writes_state=state[0],
-        flips_guard=_flips_guard(node, fn),
+        flips_guard=_flips_guard(node, fn, nodes, owned),
+        changes_state=changed_state(node, nodes, fn.owner, owned),
         state_in_place=state[1],
         reads_state=reads_state(node, signature.receiver, owned),
         class_level=fn.class_level,
@@ -107,10 +109,10 @@ def _callee(
     )
 
 
-def _flips_guard(node: _Function, fn: StreamFunction) -> bool:
-    """The body assigns the guard's root or an attribute along its path (``self.multistream = False``)."""
+def _flips_guard(node: _Function, fn: StreamFunction, nodes: dict[str, _Function], owned: dict[str, str]) -> bool:
+    """The body may change what its guard reads (``self.multistream = False``, ``self.off()``: ``guard_flips.py``)."""
     when = fn.stream.when.dotted if fn.stream is not None and fn.stream.when else None
-    return when is not None and scan.assigns_path(node, when)
+    return when is not None and may_flip(node, when, nodes, fn.owner, owned)
 
 
 def _compiled_apart(node: _Function) -> bool:

@@ -27,7 +27,7 @@ from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.site_sync import Flags, site_sync
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.stability import Stability
+from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
@@ -79,7 +79,7 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     A call joined by the very next statement overlaps nothing: it stays on the caller's stream, as written."""
     following = early.following(fn)
     aliases, methods, barriers, returns = context.aliases, context.methods, context.barriers, context.returns
-    stability = Stability(fn)
+    stability = Stability(fn, changed=changed_objects(sites))
     groups = alias_groups(fn)
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
