@@ -100,8 +100,8 @@ def _callee(
         writes=param_writes(node, signature.names, nodes, fn.owner),
         compiled_apart=_compiled_apart(node),
         writes_state=state[0],
-        flips_guard=_flips_guard(node, fn, nodes, owned),
-        changes_state=changed_state(node, nodes, fn.owner, owned),
+        flips_guard=_flips_guard(node, fn, nodes),
+        changes_state=changed_state(node, nodes, fn.owner),
         state_in_place=state[1],
         reads_state=reads_state(node, signature.receiver, owned),
         class_level=fn.class_level,
@@ -109,10 +109,10 @@ def _callee(
     )
 
 
-def _flips_guard(node: _Function, fn: StreamFunction, nodes: dict[str, _Function], owned: dict[str, str]) -> bool:
+def _flips_guard(node: _Function, fn: StreamFunction, nodes: dict[str, _Function]) -> bool:
     """The body may change what its guard reads (``self.multistream = False``, ``self.off()``: ``guard_flips.py``)."""
     when = fn.stream.when.dotted if fn.stream is not None and fn.stream.when else None
-    return when is not None and may_flip(node, when, nodes, fn.owner, owned)
+    return when is not None and may_flip(node, when, nodes, fn.owner)
 
 
 def _compiled_apart(node: _Function) -> bool:

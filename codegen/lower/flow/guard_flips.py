@@ -4,16 +4,18 @@ A call site reads its guard at the fork and again at the join: where the body ch
 fork ran on the side stream and the join's wait is skipped, and the caller reads the result unsynchronized.
 So a body flips its guard not only by assigning it (``self.on = False``) but by anything that may change the
 object's state unseen: a method of its own that does (``self.off()``, followed through the module's methods, one
-after another; one the module does not define, inherited, may do anything), the object handed on whole
+after another), the object handed on whole
 (``turn_off(self)``, ``me = self``, ``setattr(self, ...)``, ``vars(self)``), its ``__dict__``, or a store to an
-attribute the class defines as a property (its setter may set anything). Calls of the object's submodules and
-of attributes it stores (``self.proj(x)``, ``self.act(x)``) are other objects' methods.
+attribute the class defines as a property (its setter may set anything). A call of an attribute the module
+defines no method for is taken for another object's (``self.proj(x)``, also a submodule a base class in another
+file makes: counting those would keep every such class's calls apart); so a method inherited from another file
+that flips the flag is not seen.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import attrs
 
@@ -27,30 +29,28 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Functions = Mapping[str, _Function]
 
 
-def may_flip(fn: _Function, guard: str, functions: _Functions, owner: str | None, others: Iterable[str]) -> bool:
-    """``fn``'s body may change ``guard`` (a dotted name in its own terms); ``others``: the attributes of its
-    object that hold other objects (submodules)."""
+def may_flip(fn: _Function, guard: str, functions: _Functions, owner: str | None) -> bool:
+    """``fn``'s body may change ``guard`` (a dotted name in its own terms); ``functions``: the module's by
+    qualname, ``owner``: the class ``fn`` is defined in."""
     if scan.assigns_path(fn, guard):
         return True
     root, _, rest = guard.partition(".")
     if root != signature_of(fn, method=owner is not None).receiver:
         return False
-    changed = changed_state(fn, functions, owner, others)
+    changed = changed_state(fn, functions, owner)
     return "*" in changed or rest.split(".")[0] in changed
 
 
-def changed_state(fn: _Function, functions: _Functions, owner: str | None, others: Iterable[str]) -> frozenset[str]:
+def changed_state(fn: _Function, functions: _Functions, owner: str | None) -> frozenset[str]:
     """The attributes of its object the body, or a method of the object it calls, may assign (``self.on = ...``,
     ``self.cfg.on = ...``: ``on``, ``cfg``); ``"*"`` where it may change any (see above)."""
-    search = _Search(functions, owner, frozenset(others) | _stored(functions, owner))
-    return frozenset(_changes(fn, search, frozenset()))
+    return frozenset(_changes(fn, _Search(functions, owner), frozenset()))
 
 
 @attrs.frozen
 class _Search:
     functions: _Functions
     owner: str | None
-    others: frozenset[str]  # attributes that hold other objects
 
 
 def _changes(fn: _Function, search: _Search, seen: frozenset) -> set[str]:
@@ -65,12 +65,11 @@ def _changes(fn: _Function, search: _Search, seen: frozenset) -> set[str]:
         return {"*"}
     for call in walked_of(fn, ast.Call):
         attribute = call.func
-        if not (isinstance(attribute, ast.Attribute) and _on(attribute, receiver)) or attribute.attr in search.others:
+        if not (isinstance(attribute, ast.Attribute) and _on(attribute, receiver)):
             continue
         method = search.functions.get(f"{search.owner}.{attribute.attr}")
-        if method is None:
-            return {"*"}  # a method the module does not define (inherited): it may change anything
-        found |= _changes(method, search, seen | {fn}) if method not in seen else set()
+        if method is not None and method not in seen:  # not one the module defines: another object's (above)
+            found |= _changes(method, search, seen | {fn})
     return found
 
 
@@ -90,13 +89,3 @@ def _property(functions: _Functions, owner: str | None, attr: str) -> bool:
         isinstance(d, ast.Name) and d.id == "property" or isinstance(d, ast.Attribute) and d.attr == "setter"
         for d in method.decorator_list
     )
-
-
-def _stored(functions: _Functions, owner: str | None) -> frozenset[str]:
-    """The attributes the class's methods store to (``self.act = nn.SiLU()``): objects, not methods of its own."""
-    found: set[str] = set()
-    for name, fn in functions.items():
-        if owner is not None and name.rpartition(".")[0] == owner:
-            receiver = signature_of(fn, method=True).receiver
-            found |= {p.split(".")[1] for p in scan.stored_paths(fn) if receiver and p.startswith(f"{receiver}.")}
-    return frozenset(found)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["alias_root", "alias_sources", "view_roots", "viewed"]
+__all__ = ["alias_parts", "alias_root", "alias_sources", "flows", "view_roots", "viewed"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -40,24 +40,27 @@ def alias_root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def alias_parts(node: ast.expr | None) -> list[ast.expr]:
+    """The chains of views ``node`` may be or hold (``x[0]`` of ``(x[0], y.T) if c else z``)."""
+    if node is None:
+        return []
+    if isinstance(node, ast.Name) or viewed(node) is not None:
+        return [node]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [part for e in node.elts for part in alias_parts(e)]
+    if isinstance(node, ast.IfExp):
+        return alias_parts(node.body) + alias_parts(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [part for v in node.values for part in alias_parts(v)]
+    if isinstance(node, ast.NamedExpr):
+        return alias_parts(node.value)
+    return []
+
+
 def alias_sources(node: ast.expr | None) -> frozenset[str]:
     """The names whose memory ``node`` may be or hold (``x``, ``x[0]``, ``x.split(2)``, ``(a, b)``, ``a if c else
     b``, ``a or b``, ``(v := x[0])``)."""
-    if node is None:
-        return frozenset()
-    if isinstance(node, ast.Name):
-        return frozenset({node.id})
-    if (below := viewed(node)) is not None:
-        return alias_sources(below)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return frozenset().union(*(alias_sources(e) for e in node.elts))
-    if isinstance(node, ast.IfExp):
-        return alias_sources(node.body) | alias_sources(node.orelse)
-    if isinstance(node, ast.BoolOp):
-        return frozenset().union(*(alias_sources(v) for v in node.values))
-    if isinstance(node, ast.NamedExpr):
-        return alias_sources(node.value)
-    return frozenset()
+    return frozenset(root for part in alias_parts(node) if (root := alias_root(part)))
 
 
 def view_roots(fn: _Function, bases: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
@@ -65,11 +68,11 @@ def view_roots(fn: _Function, bases: tuple[str, ...] | list[str]) -> dict[str, f
     binding and every store into a container followed, one step after another, in any order (a loop may bind a
     name from one bound later in its body)."""
     found: dict[str, frozenset[str]] = {base: frozenset({base}) for base in bases}
-    flows = list(_flows(fn))
+    found_flows = list(flows(fn))
     changed = True
     while changed:
         changed = False
-        for holders, value in flows:
+        for holders, value in found_flows:
             shared = frozenset().union(*(found.get(n, frozenset()) for n in alias_sources(value)))
             for name in holders:
                 if not shared <= found.get(name, frozenset()):
@@ -78,7 +81,7 @@ def view_roots(fn: _Function, bases: tuple[str, ...] | list[str]) -> dict[str, f
     return found
 
 
-def _flows(fn: _Function) -> Iterator[tuple[list[str], ast.expr]]:
+def flows(fn: _Function) -> Iterator[tuple[list[str], ast.expr]]:
     """Each place a value goes into names: the names bound, or the container stored into, and the value."""
     for node in walked_of(fn, (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
         if isinstance(node, ast.Assign):

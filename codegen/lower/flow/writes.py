@@ -18,7 +18,8 @@ from codegen.index import scan
 from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow import schema
-from codegen.lower.flow.view_roots import alias_root, viewed
+from codegen.lower.flow.state_views import first_attribute, state_locals
+from codegen.lower.flow.view_roots import alias_root
 
 __all__ = ["inplace_writes", "reads_state", "state_reads", "writes_state"]
 
@@ -97,18 +98,32 @@ def writes_state(
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The attributes of its object the body changes: stores (``self.stash = t``), in-place writes
     (``self.buf.add_(1)``), container mutation (``self.acc.append(t)``); ``"*"`` for one it cannot name
-    (``setattr``, a write through a method of its own). Second, those of them it only changes in place
+    (``setattr``, a write through a method of its own); through a local that holds the state too (``cache =
+    self.cache; cache[k] = t``: ``state_views.py``). Second, those of them it only changes in place
     (``self.buf.add_(1)``, ``self.buf[0] = x``): their tensors were made where the object was built, not by
     the body's stream. One walk of the body for both."""
     if receiver is None:
         return frozenset(), frozenset()
     found: set[str] = set()
     rebound: set[str] = set()
+    held = state_locals(fn, receiver)
     for node in _simple_statements(fn):
-        if receiver in inplace_writes(node):
+        written = inplace_writes(node)
+        if receiver in written:
             found |= _attributes_written(node, receiver)
             rebound |= _attributes_rebound(node, receiver)
+        for name in written & held.keys():  # through a local that holds the state (``v = self.buf[0]``)
+            found |= held[name]
+            rebound |= held[name] if _mutated(node, name) else set()
     return frozenset(found), frozenset(found - rebound - {"*"})
+
+
+def _mutated(stmt: ast.stmt, name: str) -> bool:
+    """``stmt`` calls a method of ``name`` that is not a tensor's in-place one (``cache.update(...)``)."""
+    return any(
+        isinstance(n.func, ast.Attribute) and alias_root(n.func.value) == name and not n.func.attr.endswith("_")
+        for n in walked_of(stmt, ast.Call)
+    )
 
 
 def reads_state(
@@ -150,7 +165,7 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
             found.add(target.attr)
     for node in walked_of(stmt, ast.Call):
         if isinstance(node.func, ast.Attribute) and not node.func.attr.endswith("_"):
-            found |= {a for a in [_first_attribute(node.func.value, receiver)] if a}
+            found |= {a for a in [first_attribute(node.func.value, receiver)] if a}
     return found
 
 
@@ -160,17 +175,8 @@ def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
     for node in walked_of(stmt, ast.Call):
         if isinstance(node.func, ast.Attribute):
             targets.append(node.func.value)
-    found = {first for target in targets if (first := _first_attribute(target, receiver))}
+    found = {first for target in targets if (first := first_attribute(target, receiver))}
     return found or {"*"}
-
-
-def _first_attribute(node: ast.expr, receiver: str) -> str | None:
-    chain: list[str] = []
-    while (below := viewed(node)) is not None:
-        if isinstance(node, ast.Attribute):
-            chain.append(node.attr)
-        node = below
-    return chain[-1] if chain and isinstance(node, ast.Name) and node.id == receiver else None
 
 
 def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
