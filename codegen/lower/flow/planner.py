@@ -41,6 +41,8 @@ class _Relations:
     sites: list[Site]
     keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
     reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
+    dropped: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # a call left on the caller's stream -> what
+    # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):
@@ -81,15 +83,17 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     aliases, methods, barriers, returns = context.aliases, context.methods, context.barriers, context.returns
     stability = Stability(fn, changed=changed_objects(sites))
     groups = alias_groups(fn)
+    dropped: dict[ast.stmt, frozenset[str]] = {}
     while True:
         since = min((s.stmt.lineno for s in sites), default=0)
         keys = [_guard_key(s, stability, since, aliases) for s in sites]
-        relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases))
+        relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, aliases), dropped)
         views = {s.stmt: _view(s, relations.keys[s.index], methods, groups) for s in sites}
         result = analyze(fn, views, relations, barriers, methods, following)
         at_once = [s for s in sites if _joined_at_once(s, result, following)]
         if not at_once:
             break
+        dropped |= {s.stmt: s.writes for s in at_once if s.writes}
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return CallerPlan(steps={})

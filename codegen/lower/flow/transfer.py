@@ -67,6 +67,7 @@ class SiteView:
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads
     event: str = ""  # the callee: calls of one callee record one join event
     state: frozenset[str] = frozenset()  # what of objects' state the call reads (its body's on its stream)
+    writes: frozenset[str] = frozenset()  # the caller's names whose memory the call writes in place (sites.py)
 
 
 def join_step(entry: Pending, state: State) -> Join:
@@ -85,7 +86,7 @@ def transfer(
         steps = _minimal([join_step(p, state) for p in pending(state)], state)
         return steps, joined(state, (s.site for s in steps))
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
-    written = inplace_writes(stmt)
+    written = inplace_writes(stmt) | (site.writes if site else getattr(relations, "dropped", {}).get(stmt, frozenset()))
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)
