@@ -20,7 +20,9 @@ from codegen.frontend.signature import is_static, signature_of
 from codegen.index import scan
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
-from codegen.lower.flow.writes import param_writes, reads_state, writes_state
+from codegen.lower.flow.guard_flips import changed_state, may_flip
+from codegen.lower.flow.param_writes import param_writes
+from codegen.lower.flow.writes import reads_state, writes_state
 from codegen.lower.hygiene import identifiers
 from codegen.lower.plan import EventRef
 from npudsl import forkjoin
@@ -73,14 +75,20 @@ def _add_streams(found: Definitions, module: str, tree: ast.Module, source: str)
             _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in forkjoin.ROLES
         )
         owned = found.submodules.get(f"{module}:{fn.owner}", {})
-        found.callees[f"{module}:{fn.qualname}"] = _callee(module, fn, nodes[fn.qualname], (fork, join), owned)
+        found.callees[f"{module}:{fn.qualname}"] = _callee(module, fn, nodes, (fork, join), owned)
     return recorded
 
 
 def _callee(
-    module: str, fn: StreamFunction, node: _Function, events: tuple[EventRef, EventRef], owned: dict[str, str]
+    module: str,
+    fn: StreamFunction,
+    nodes: dict[str, _Function],
+    events: tuple[EventRef, EventRef],
+    owned: dict[str, str],
 ) -> CalleeInfo:
-    """What a caller needs to know of one stream function (``owned``: its class's submodules)."""
+    """What a caller needs to know of one stream function (``nodes``: the module's functions by qualname,
+    ``owned``: its class's submodules)."""
+    node = nodes[fn.qualname]
     signature = signature_of(node, method=fn.owner is not None)
     state = writes_state(node, signature.receiver)
     return CalleeInfo(
@@ -89,10 +97,11 @@ def _callee(
         join=events[1],
         **_stream_fields(fn),
         signature=signature,
-        writes=param_writes(node, signature.names),
+        writes=param_writes(node, signature.names, nodes, fn.owner),
         compiled_apart=_compiled_apart(node),
         writes_state=state[0],
-        flips_guard=_flips_guard(node, fn),
+        flips_guard=_flips_guard(node, fn, nodes),
+        changes_state=changed_state(node, nodes, fn.owner),
         state_in_place=state[1],
         reads_state=reads_state(node, signature.receiver, owned),
         class_level=fn.class_level,
@@ -100,10 +109,10 @@ def _callee(
     )
 
 
-def _flips_guard(node: _Function, fn: StreamFunction) -> bool:
-    """The body assigns the guard's root or an attribute along its path (``self.multistream = False``)."""
+def _flips_guard(node: _Function, fn: StreamFunction, nodes: dict[str, _Function]) -> bool:
+    """The body may change what its guard reads (``self.multistream = False``, ``self.off()``: ``guard_flips.py``)."""
     when = fn.stream.when.dotted if fn.stream is not None and fn.stream.when else None
-    return when is not None and scan.assigns_path(node, when)
+    return when is not None and may_flip(node, when, nodes, fn.owner)
 
 
 def _compiled_apart(node: _Function) -> bool:

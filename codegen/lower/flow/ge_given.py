@@ -17,8 +17,9 @@ import ast
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.ge_views import binds, view_locals
+from codegen.lower.flow.param_writes import param_writes
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.writes import inplace_writes, param_writes
+from codegen.lower.flow.writes import inplace_writes
 
 __all__ = ["reads_only_given", "state_untouched"]
 

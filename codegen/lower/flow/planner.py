@@ -26,7 +26,7 @@ from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.stability import Stability
+from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import Planned, lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
@@ -39,6 +39,8 @@ class _Relations:
     sites: list[Site]
     keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
     reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
+    dropped: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # a call left on the caller's stream -> what
+    # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):
@@ -56,7 +58,7 @@ class _Relations:
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``)."""
-    stability = Stability(fn)
+    stability = Stability(fn, changed=changed_objects(sites))
     found = _apart(fn, sites, context, stability)
     if found is None:
         return CallerPlan(steps={})
@@ -94,11 +96,13 @@ def _apart(
     analyzed again without it."""
     following = early.following(fn)
     groups = alias_groups(fn)
+    dropped: dict[ast.stmt, frozenset[str]] = {}
     while True:
-        found = _round(fn, sites, context, stability, groups, following)
+        found = _round(fn, sites, context, stability, (groups, dropped), following)
         at_once = [s for s in sites if _joined_at_once(s, found.result, following)]
         if not at_once:
             return found
+        dropped |= {s.stmt: s.writes for s in at_once if s.writes}
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return None
@@ -109,12 +113,15 @@ def _round(
     sites: list[Site],
     context: CallerContext,
     stability: Stability,
-    groups: dict[str, frozenset[str]],
+    aliasing: tuple[dict[str, frozenset[str]], dict[ast.stmt, frozenset[str]]],
     following: dict[ast.stmt, Anchor],
 ) -> _Round:
+    """One analysis; ``aliasing``: the names that may share memory (``input_aliases.py``), and what the calls
+    left on the caller's stream so far write."""
+    groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
     keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
-    relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases))
+    relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases), dropped)
     views = {s.stmt: _view(s, relations.keys[s.index], context.methods, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
     return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)

@@ -15,6 +15,7 @@ from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
 from codegen.lower.flow.transfer import SiteView
+from codegen.lower.flow.view_roots import alias_sources
 from codegen.lower.flow.writes import state_reads
 
 __all__ = ["Site", "plan_site"]
@@ -29,6 +30,7 @@ class Site:
     guard: CallGuard
     args: tuple[Argument, ...]
     names: frozenset[str]
+    writes: frozenset[str] = frozenset()  # the caller's names whose memory the call writes in place
 
     @property
     def tag(self) -> str:
@@ -67,6 +69,7 @@ class Site:
             inputs=inputs,
             event=self.callee.key,  # type: ignore[attr-defined]
             state=self.state_read(methods),
+            writes=self.writes,
         )
 
 
@@ -92,7 +95,8 @@ def plan_site(
     args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
-    names |= _written_arguments(args, callee, site.resolved.explicit_receiver)
+    written = _written_arguments(args, callee, site.resolved.explicit_receiver)
+    names |= written
     receiver = site.resolved.receiver
     if callee.writes_state and receiver:  # type: ignore[attr-defined]
         # the caller reads that state as ``self.buf`` (or ``self.sub.buf``); an unnamed write: anything of it
@@ -102,11 +106,14 @@ def plan_site(
             if "*" in written or "." in receiver
             else {f"{receiver}.{attr}" for attr in written}
         )
-    return Site(index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names)
+    return Site(
+        index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=written
+    )
 
 
 def _written_arguments(args: list[Argument], callee: object, explicit_receiver: bool) -> frozenset[str]:
-    """The caller's names passed whole to parameters the callee writes in place: the call makes them anew."""
+    """The caller's names whose memory goes to parameters the callee writes in place (passed whole, or a view:
+    ``x[0]``, ``x.view(-1)``): the call makes them anew, and may not write them while another stream reads them."""
     writes = set(callee.writes)  # type: ignore[attr-defined]
     if not writes:
         return frozenset()
@@ -120,6 +127,6 @@ def _written_arguments(args: list[Argument], callee: object, explicit_receiver: 
             if isinstance(slot, str)
             else (params[slot - offset].name if 0 <= slot - offset < len(params) else None)
         )
-        if argument.bare and argument.name and name in writes:
-            found.add(argument.name)
+        if name in writes:
+            found |= {argument.name} if argument.bare and argument.name else alias_sources(argument.node)
     return frozenset(found)

@@ -66,6 +66,7 @@ class SiteView:
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads
     event: str = ""  # the callee: calls of one callee record one join event
     state: frozenset[str] = frozenset()  # what of objects' state the call reads (its body's on its stream)
+    writes: frozenset[str] = frozenset()  # the caller's names whose memory the call writes in place (sites.py)
 
 
 def join_step(entry: Pending, state: State) -> Join:
@@ -97,7 +98,7 @@ def _needed(
     reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
     passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
-    written = inplace_writes(stmt)
+    written = inplace_writes(stmt) | (site.writes if site else getattr(relations, "dropped", {}).get(stmt, frozenset()))
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)

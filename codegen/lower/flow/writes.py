@@ -5,8 +5,8 @@ attribute of it (``h[0] = 0``, ``cache.k[...] = v``), a call of one of its metho
 ``self`` (``Tensor(a!) self``, read from ``schema.py``: ``h.add_(1)``, ``h[0].index_copy_(...)``,
 ``h.record_stream(s)``; a custom op the table does not hold, when spelled with a trailing underscore), a call that
 takes it as ``out=``, and a call that takes ``inplace=True`` with it first (``F.relu(h, inplace=True)``). The name
-written is the root of the chain (``kv[0].copy_`` writes ``kv``). Names unpacked from another (``k, v = kv``) are
-views of it: :func:`param_writes` follows them.
+written is the root of the chain, through views (``kv[0].copy_`` and ``kv.transpose(0, 1).copy_`` write ``kv``:
+``view_roots.py``). Names bound to views of another (``k, v = kv``) write it too: ``param_writes.py`` follows them.
 """
 
 from __future__ import annotations
@@ -18,14 +18,10 @@ from codegen.index import scan
 from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow import schema
+from codegen.lower.flow.state_views import first_attribute, state_locals
+from codegen.lower.flow.view_roots import alias_root
 
-__all__ = ["inplace_writes", "param_writes", "reads_state", "state_reads", "writes_state"]
-
-
-def _root(node: ast.expr) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+__all__ = ["inplace_writes", "reads_state", "state_reads", "writes_state"]
 
 
 # Python's own containers change in place through these methods (``acc.append(t)``, ``cache.update(...)``).
@@ -48,18 +44,18 @@ def _writes_self(call: ast.Call) -> bool:
 
 def _call_writes(call: ast.Call) -> Iterable[str | None]:
     if _writes_self(call):
-        yield _root(call.func.value)  # type: ignore[attr-defined]
+        yield alias_root(call.func.value)  # type: ignore[attr-defined]
     for keyword in call.keywords:
         if keyword.arg == "out":
             targets = keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
-            yield from (_root(t) for t in targets)
+            yield from (alias_root(t) for t in targets)
         elif (
             keyword.arg == "inplace"
             and isinstance(keyword.value, ast.Constant)
             and keyword.value.value is True
             and call.args
         ):
-            yield _root(call.args[0])
+            yield alias_root(call.args[0])
 
 
 def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> frozenset[str]:
@@ -87,32 +83,14 @@ def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
         if isinstance(node, skipped) and node is not stmt:
             continue
         if isinstance(node, ast.AugAssign):
-            found.add(_root(node.target))
+            found.add(alias_root(node.target))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found.update(_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
+            found.update(alias_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
         elif isinstance(node, ast.Call):
             found.update(_call_writes(node))
         stack.extend(children(node))
     return {name for name in found if name}
-
-
-def param_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: Iterable[str]) -> tuple[str, ...]:
-    """The parameters of ``fn`` whose memory its body may write in place, directly or through names unpacked,
-    indexed or sliced from them (``nope, rope = kv_cache``; ``k = kv_cache[0]``)."""
-    views = {p: p for p in params}
-    written: set[str] = set()
-    for assign in walked_of(fn, ast.Assign):
-        if len(assign.targets) == 1:
-            value = assign.value
-            source = _root(value) if isinstance(value, (ast.Name, ast.Subscript, ast.Attribute)) else None
-            if source in views:
-                for target in ast.walk(assign.targets[0]):
-                    if isinstance(target, ast.Name):
-                        views[target.id] = views[source]
-    for stmt in fn.body:  # every statement, nested ones too, in one walk
-        written |= {views[name] for name in inplace_writes(stmt, nested=True) if name in views}
-    return tuple(p for p in params if p in written)
 
 
 def writes_state(
@@ -120,18 +98,32 @@ def writes_state(
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The attributes of its object the body changes: stores (``self.stash = t``), in-place writes
     (``self.buf.add_(1)``), container mutation (``self.acc.append(t)``); ``"*"`` for one it cannot name
-    (``setattr``, a write through a method of its own). Second, those of them it only changes in place
+    (``setattr``, a write through a method of its own); through a local that holds the state too (``cache =
+    self.cache; cache[k] = t``: ``state_views.py``). Second, those of them it only changes in place
     (``self.buf.add_(1)``, ``self.buf[0] = x``): their tensors were made where the object was built, not by
     the body's stream. One walk of the body for both."""
     if receiver is None:
         return frozenset(), frozenset()
     found: set[str] = set()
     rebound: set[str] = set()
+    held = state_locals(fn, receiver)
     for node in _simple_statements(fn):
-        if receiver in inplace_writes(node):
+        written = inplace_writes(node)
+        if receiver in written:
             found |= _attributes_written(node, receiver)
             rebound |= _attributes_rebound(node, receiver)
+        for name in written & held.keys():  # through a local that holds the state (``v = self.buf[0]``)
+            found |= held[name]
+            rebound |= held[name] if _mutated(node, name) else set()
     return frozenset(found), frozenset(found - rebound - {"*"})
+
+
+def _mutated(stmt: ast.stmt, name: str) -> bool:
+    """``stmt`` calls a method of ``name`` that is not a tensor's in-place one (``cache.update(...)``)."""
+    return any(
+        isinstance(n.func, ast.Attribute) and alias_root(n.func.value) == name and not n.func.attr.endswith("_")
+        for n in walked_of(stmt, ast.Call)
+    )
 
 
 def reads_state(
@@ -173,7 +165,7 @@ def _attributes_rebound(stmt: ast.stmt, receiver: str) -> set[str]:
             found.add(target.attr)
     for node in walked_of(stmt, ast.Call):
         if isinstance(node.func, ast.Attribute) and not node.func.attr.endswith("_"):
-            found |= {a for a in [_first_attribute(node.func.value, receiver)] if a}
+            found |= {a for a in [first_attribute(node.func.value, receiver)] if a}
     return found
 
 
@@ -183,17 +175,8 @@ def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
     for node in walked_of(stmt, ast.Call):
         if isinstance(node.func, ast.Attribute):
             targets.append(node.func.value)
-    found = {first for target in targets if (first := _first_attribute(target, receiver))}
+    found = {first for target in targets if (first := first_attribute(target, receiver))}
     return found or {"*"}
-
-
-def _first_attribute(node: ast.expr, receiver: str) -> str | None:
-    chain: list[str] = []
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Attribute):
-            chain.append(node.attr)
-        node = node.value
-    return chain[-1] if chain and isinstance(node, ast.Name) and node.id == receiver else None
 
 
 def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:

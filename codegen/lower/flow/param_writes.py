@@ -1,0 +1,88 @@
+"""Which parameters a function writes in place: through any name that may hold their memory, and through the
+functions of its module it passes them to.
+
+A caller that runs the function on another stream reads its arguments on its own stream meanwhile only where the
+function does not write them; so a write counts however it is spelled: in place on the parameter, on a view
+of it (``a, b = x.chunk(2); a.mul_(2)``, ``v = x.view(-1); v.add_(1)``, ``x.transpose(0, 1).copy_(y)``:
+``view_roots.py``), or by a function of the same module (or a method of the same object) the parameter, or a
+view of it, is passed to and whose own body writes that parameter (``helper(x[0])``), one call after another. A
+function the module does not hold is not read (as everywhere in the planner: only what the source spells is).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+
+from codegen.frontend.signature import ParamKind, signature_of
+from codegen.index.walked import walked_of
+from codegen.lower.flow.view_roots import alias_sources, view_roots
+from codegen.lower.flow.writes import inplace_writes
+
+__all__ = ["param_writes"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Functions = Mapping[str, _Function]
+
+
+def param_writes(
+    fn: _Function, params: Iterable[str], functions: _Functions | None = None, owner: str | None = None
+) -> tuple[str, ...]:
+    """The parameters of ``fn`` whose memory its body may write in place (see above); ``functions``: the module's
+    functions by qualname (``Class.method``), ``owner``: the class ``fn`` is defined in."""
+    return _writes(fn, tuple(params), functions or {}, owner, frozenset())
+
+
+def _writes(fn: _Function, params: tuple[str, ...], functions: _Functions, owner: str | None, seen: frozenset) -> tuple:
+    roots = view_roots(fn, params)
+    names = {name for stmt in fn.body for name in inplace_writes(stmt, nested=True)}
+    names |= _passed_written(fn, functions, owner, seen | {fn})
+    written = frozenset().union(*(roots.get(name, frozenset()) for name in names))
+    return tuple(p for p in params if p in written)
+
+
+def _passed_written(fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set[str]:
+    """The names whose memory a call of a function of the module writes, as an argument it writes."""
+    receiver = signature_of(fn, method=owner is not None).receiver
+    found: set[str] = set()
+    for call in walked_of(fn, ast.Call):
+        callee = _resolved(call, functions, owner, receiver)
+        if callee is None or callee[0] in seen:
+            continue
+        signature = signature_of(callee[0], method=callee[1] is not None)
+        written = _writes(callee[0], signature.names, functions, callee[1], seen)
+        for argument in _arguments_to(call, signature.params, set(written)):
+            found |= alias_sources(argument)
+    return found
+
+
+def _resolved(
+    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None
+) -> tuple[_Function, str | None] | None:
+    """The module's function a call runs (``helper(x)``), or its object's method (``self.helper(x)``), with the
+    class it is defined in."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in functions:
+        return functions[func.id], None
+    if (
+        owner is not None
+        and isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == receiver
+        and f"{owner}.{func.attr}" in functions
+    ):
+        return functions[f"{owner}.{func.attr}"], owner
+    return None
+
+
+def _arguments_to(call: ast.Call, params: tuple, written: set[str]) -> list[ast.expr]:
+    """The call's arguments that go to a parameter in ``written``: every argument where a star spreads some
+    (which parameter each takes is not read)."""
+    if not written:
+        return []
+    spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+    if spread or any(p.kind in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD) and p.name in written for p in params):
+        return [*call.args, *(k.value for k in call.keywords)]
+    positional = [p.name for p in params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL)]
+    found = [a for name, a in zip(positional, call.args) if name in written]
+    return found + [k.value for k in call.keywords if k.arg in written]

@@ -1,0 +1,51 @@
+"""Which locals of a function may hold its object's state: an attribute, an item of it, a view of either.
+
+``cache = self.cache; cache[k] = t`` stores into the object's dict, ``v = self.buf[0]; v.add_(1)`` writes its
+buffer, as ``self.cache[k] = t`` and ``self.buf[0].add_(1)`` do: a write through such a local changes the
+attribute it came from. A local holds an attribute when a binding or a store into it (``view_roots.flows``)
+takes a chain of views rooted at the object (``self.buf.view(-1)``, ``self.cache``), or a local that holds one,
+one step after another; the object itself bound to a local holds every attribute (``"*"``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.lower.flow.view_roots import alias_parts, alias_root, flows, viewed
+
+__all__ = ["first_attribute", "state_locals"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
+    """Each local of ``fn`` that may hold state of ``receiver``, with the attributes (``"*"``: any)."""
+    found: dict[str, frozenset[str]] = {}
+    moves = list(flows(fn))
+    changed = True
+    while changed:
+        changed = False
+        for holders, value in moves:
+            held = frozenset().union(*(_held(part, receiver, found) for part in alias_parts(value)))
+            for name in holders:
+                if name != receiver and not held <= found.get(name, frozenset()):
+                    found[name] = found.get(name, frozenset()) | held
+                    changed = True
+    return found
+
+
+def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> frozenset[str]:
+    root = alias_root(part)
+    if root == receiver:
+        return frozenset({first_attribute(part, receiver) or "*"})
+    return found.get(root, frozenset()) if root else frozenset()
+
+
+def first_attribute(node: ast.expr, receiver: str) -> str | None:
+    """The attribute of ``receiver`` a chain of views starts with (``buf`` of ``self.buf.view(-1)[0]``)."""
+    chain: list[str] = []
+    while (below := viewed(node)) is not None:
+        if isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+        node = below
+    return chain[-1] if chain and isinstance(node, ast.Name) and node.id == receiver else None

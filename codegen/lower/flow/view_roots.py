@@ -1,0 +1,108 @@
+"""Which names' memory an expression, or a function's local, may be: views, indexes and elements of others.
+
+A write in place through a view writes the tensor it views: ``a, b = x.chunk(2); a.mul_(2)`` writes ``x``, and so
+do ``v = x.view(-1); v.add_(1)``, ``x[0].zero_()`` and ``x.transpose(0, 1).copy_(y)``. A value shares the memory of
+a name when it is that name, an item, slice or attribute of it, an element unpacked from it, or what a method
+returns whose ATen schema says it returns views of ``self`` (``Tensor(a) self -> Tensor(a)``, a list of them too:
+``schema.aliases_self``); a container built of such values, and a container a statement puts one into
+(``out.append(a)``, ``d[k] = a``), holds them too. Any other call, or arithmetic, makes a tensor of its own.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from codegen.index.walked import walked_of
+from codegen.lower.flow.schema import aliases_self
+
+__all__ = ["alias_parts", "alias_root", "alias_sources", "flows", "view_roots", "viewed"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Python's own containers take a value in through these methods (``acc.append(t)``, ``cache.update(...)``).
+_TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # not ``add``: a tensor's is not
+
+
+def viewed(node: ast.expr) -> ast.expr | None:
+    """What ``node`` is a view of, one step: the chain below an attribute, item or star, or a view method's object."""
+    if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
+        return node.func.value
+    return None
+
+
+def alias_root(node: ast.expr) -> str | None:
+    """The name at the root of a chain of views (``kv[0]``, ``x.transpose(0, 1)``, ``self.buf``), if a name."""
+    while (below := viewed(node)) is not None:
+        node = below
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def alias_parts(node: ast.expr | None) -> list[ast.expr]:
+    """The chains of views ``node`` may be or hold (``x[0]`` of ``(x[0], y.T) if c else z``)."""
+    if node is None:
+        return []
+    if isinstance(node, ast.Name) or viewed(node) is not None:
+        return [node]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [part for e in node.elts for part in alias_parts(e)]
+    if isinstance(node, ast.IfExp):
+        return alias_parts(node.body) + alias_parts(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [part for v in node.values for part in alias_parts(v)]
+    if isinstance(node, ast.NamedExpr):
+        return alias_parts(node.value)
+    return []
+
+
+def alias_sources(node: ast.expr | None) -> frozenset[str]:
+    """The names whose memory ``node`` may be or hold (``x``, ``x[0]``, ``x.split(2)``, ``(a, b)``, ``a if c else
+    b``, ``a or b``, ``(v := x[0])``)."""
+    return frozenset(root for part in alias_parts(node) if (root := alias_root(part)))
+
+
+def view_roots(fn: _Function, bases: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
+    """Each name of ``fn`` that may hold memory of one of ``bases``, with those bases (a base holds itself): every
+    binding and every store into a container followed, one step after another, in any order (a loop may bind a
+    name from one bound later in its body)."""
+    found: dict[str, frozenset[str]] = {base: frozenset({base}) for base in bases}
+    found_flows = list(flows(fn))
+    changed = True
+    while changed:
+        changed = False
+        for holders, value in found_flows:
+            shared = frozenset().union(*(found.get(n, frozenset()) for n in alias_sources(value)))
+            for name in holders:
+                if not shared <= found.get(name, frozenset()):
+                    found[name] = found.get(name, frozenset()) | shared
+                    changed = True
+    return found
+
+
+def flows(fn: _Function) -> Iterator[tuple[list[str], ast.expr]]:
+    """Each place a value goes into names: the names bound, or the container stored into, and the value."""
+    for node in walked_of(fn, (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+        if isinstance(node, ast.Assign):
+            yield from ((_bound(t), node.value) for t in node.targets)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            yield _bound(node.target), node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            yield _bound(node.target), node.iter
+    for named in walked_of(fn, ast.NamedExpr):
+        yield [named.target.id], named.value
+    for call in walked_of(fn, ast.Call):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _TAKES_IN:
+            holder = alias_root(call.func.value)
+            for value in [*call.args, *(k.value for k in call.keywords)]:
+                yield ([holder] if holder else []), value
+
+
+def _bound(target: ast.expr) -> list[str]:
+    """The names a target binds (``a, (b, *c)``), or the root of the container a store goes into (``d[k]``,
+    ``o.attr``)."""
+    if isinstance(target, (ast.Subscript, ast.Attribute)):
+        root = alias_root(target)
+        return [root] if root else []
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
