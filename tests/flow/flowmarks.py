@@ -47,6 +47,7 @@ class _ByStream:
 
     def __init__(self, tags: list[str]) -> None:
         self.tags = tags
+        self.dropped: dict[ast.stmt, frozenset[str]] = {}
 
     def consume(self, producer: int, consumer: int) -> str:
         return "none" if self.tags[producer] == self.tags[consumer] else "relay"

@@ -24,6 +24,7 @@ from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
+from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
@@ -32,28 +33,6 @@ from codegen.lower.flow.wraps import Planned, lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
 __all__ = ["plan_caller"]
-
-
-@attrs.define(eq=False)
-class _Relations:
-    sites: list[Site]
-    keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
-    reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
-    dropped: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # a call left on the caller's stream -> what
-    # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
-
-    def consume(self, producer: int, consumer: int) -> str:
-        if not self._forks_with(producer, consumer):
-            return "join"
-        return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
-
-    def covers(self, earlier: int, later: int) -> bool:
-        return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag
-
-    def _forks_with(self, first: int, then: int) -> bool:
-        """``then`` forks wherever ``first`` forked."""
-        key = self.keys[then]
-        return key is None or key == self.keys[first] or key == self.reached.get(first)
 
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
@@ -83,7 +62,7 @@ class _Round:
     sites: list[Site]
     since: int  # the line of the first call
     keys: list[str | None]
-    relations: _Relations
+    relations: CallRelations
     views: dict[ast.stmt, SiteView]
     result: Analysis
 
@@ -121,7 +100,7 @@ def _round(
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
     keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
-    relations = _Relations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases), dropped)
+    relations = CallRelations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases), dropped)
     views = {s.stmt: _view(s, relations.keys[s.index], context.methods, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
     return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)

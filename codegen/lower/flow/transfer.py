@@ -10,6 +10,7 @@ the result too. Rebinding or deleting a name drops it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import Protocol
 
 import attrs
@@ -52,6 +53,10 @@ class Relations(Protocol):
 
     def covers(self, earlier: int, later: int) -> bool:
         """Joining ``later`` also joins ``earlier`` (same stream, and ``later`` forks whenever ``earlier`` did)."""
+
+    @property
+    def dropped(self) -> Mapping[ast.stmt, frozenset[str]]:
+        """A call left on the caller's stream -> the caller's names it writes in place (no longer a site)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -98,7 +103,7 @@ def _needed(
     reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
     passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
-    written = inplace_writes(stmt) | (site.writes if site else getattr(relations, "dropped", {}).get(stmt, frozenset()))
+    written = inplace_writes(stmt) | (site.writes if site else relations.dropped.get(stmt, frozenset()))
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)

@@ -1,0 +1,41 @@
+"""How two planned calls of one caller relate: whether a result passes on the same stream, a relay or a join.
+
+Two calls relate by their streams and their guards' keys (``planner._guard_key``): the later forks wherever the
+earlier did when its guard has no key, the same key, or the key of the ``if`` the earlier always forks under.
+The analysis (``transfer.Relations``) asks; the planner makes one per round, with the writes of the calls it
+left on the caller's stream in earlier rounds.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import attrs
+
+from codegen.lower.flow.sites import Site
+
+__all__ = ["CallRelations"]
+
+
+@attrs.define(eq=False)
+class CallRelations:
+    """The planner's answers to ``transfer.Relations`` for one round's sites."""
+
+    sites: list[Site]
+    keys: list[str | None]  # each site's guard as a comparable key (None: it always forks)
+    reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
+    dropped: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # a call left on the caller's stream -> what
+    # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
+
+    def consume(self, producer: int, consumer: int) -> str:
+        if not self._forks_with(producer, consumer):
+            return "join"
+        return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
+
+    def covers(self, earlier: int, later: int) -> bool:
+        return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag
+
+    def _forks_with(self, first: int, then: int) -> bool:
+        """``then`` forks wherever ``first`` forked."""
+        key = self.keys[then]
+        return key is None or key == self.keys[first] or key == self.reached.get(first)
