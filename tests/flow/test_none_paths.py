@@ -14,6 +14,7 @@ import re
 
 import pytest
 import torch
+from method_caller import caller_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -111,15 +112,7 @@ class Model(nn.Module):
         h = x * 5
         return out + h
 
-
-class Caller(nn.Module):
-    def __init__(self, method, on, large):
-        super().__init__()
-        self.model, self.method = Model(on, large), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 _KEPT = ["rebound", "other_guard", "bare", "optional", "returns_none"]
 _SYNC = re.compile(r"runtime\.(record|wait|record_stream|stream)\(")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 
 from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
@@ -55,15 +56,7 @@ class Model(nn.Module):
         y = h * 2
         return out + y + r + g
 
-
-class Caller(nn.Module):
-    def __init__(self, method, large):
-        super().__init__()
-        self.model, self.method = Model(large), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 
 def _method(code: str, name: str) -> str:

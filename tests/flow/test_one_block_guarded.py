@@ -17,6 +17,7 @@ import re
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -117,15 +118,7 @@ class Model(nn.Module):
         h = x * 5
         return out + h
 
-
-class Caller(nn.Module):
-    def __init__(self, method, on, large):
-        super().__init__()
-        self.model, self.method = Model(on, large), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 _JOINED = ["joined", "one_line"]
 _APART = ["may_run", "plain_between", "with_else", "other_guard", "commented"]
