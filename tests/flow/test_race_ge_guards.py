@@ -23,6 +23,7 @@ import itertools
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -97,15 +98,7 @@ class Model(nn.Module):
 """
 
 CALLER = """
-
-class Caller(nn.Module):
-    def __init__(self, method, a, b):
-        super().__init__()
-        self.model, self.method = Model(a, b), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 
 def _expected(method: str, x: torch.Tensor, b: bool) -> torch.Tensor:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
@@ -93,15 +94,7 @@ class Model(nn.Module):
         h = x * 5
         return out * 0 + x * 2 + h
 {"".join(_quant(name, body) for name, body in {**_FLIPS, **_KEEPS}.items())}
-
-class Caller(nn.Module):
-    def __init__(self, method, on):
-        super().__init__()
-        self.model, self.method = Model(on), method
-
-    def forward(self, x):
-        return getattr(self.model, self.method)(x * 1)
-"""
+""" + caller_source()
 
 
 def _body(method: str) -> str:
