@@ -13,6 +13,7 @@ import enum
 import attrs
 
 from codegen.index.children import children
+from codegen.index.walked import per_node
 
 __all__ = [
     "NO_DEFAULT",
@@ -86,7 +87,26 @@ def is_static(fn: _Function) -> bool:
 
 
 def signature_of(fn: _Function, *, method: bool) -> Signature:
-    """``fn``'s parameters; ``method``: it is defined in a class (a staticmethod then has no receiver)."""
+    """``fn``'s parameters; ``method``: it is defined in a class (a staticmethod then has no receiver).
+
+    Read once per function node and ``method`` while the tree lives (the collector, the index and the
+    planner all ask for the same functions): trees are never changed after parsing, and a signature is
+    frozen.
+    """
+    return _method_signature(fn) if method else _function_signature(fn)
+
+
+@per_node
+def _method_signature(fn: _Function) -> Signature:
+    return _read_signature(fn, method=True)
+
+
+@per_node
+def _function_signature(fn: _Function) -> Signature:
+    return _read_signature(fn, method=False)
+
+
+def _read_signature(fn: _Function, *, method: bool) -> Signature:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)

@@ -2,12 +2,16 @@
 
 ``ast.iter_child_nodes`` asks every field of every node, operator and context singletons (``Load()``,
 ``Add()``) and names included; :data:`CHILD_FIELDS` lists, per node class, only the fields that can hold a
-node with something under it.
+node with something under it, and whether each holds a list. Which fields hold lists, and which hold
+identifiers rather than nodes, is read once from each class's ASDL signature (its docstring,
+``Call(expr func, expr* args, keyword* keywords)``), so a list is added whole rather than item by item; a
+class whose docstring does not read as one is asked field by field, as ``ast.iter_child_nodes`` does.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 __all__ = ["CHILD_FIELDS", "children", "unordered_walk"]
@@ -39,7 +43,24 @@ def unordered_walk(tree: ast.AST) -> Iterator[ast.AST]:
 def children(node: ast.AST) -> list[ast.AST]:
     """``list(ast.iter_child_nodes(node))`` without the operator and context singletons (nothing is under them)."""
     found: list[ast.AST] = []
-    for name in CHILD_FIELDS.get(type(node), ()):
+    fields = CHILD_FIELDS.get(type(node))
+    if fields is None:
+        return _any_children(node)
+    for name, many in fields:
+        value = getattr(node, name)
+        if many:
+            found += value
+        elif value is not None:
+            found.append(value)
+    if None in found:  # a dict's ``**`` entry has no key, a keyword-only parameter may have no default
+        found = [item for item in found if item is not None]
+    return found
+
+
+def _any_children(node: ast.AST) -> list[ast.AST]:
+    """:func:`children` of a node whose class has no signature read: every field asked."""
+    found: list[ast.AST] = []
+    for name in _FIELDS.get(type(node), ()):
         value = getattr(node, name, None)
         if type(value) is list:
             found.extend([item for item in value if isinstance(item, ast.AST)])
@@ -51,7 +72,30 @@ def children(node: ast.AST) -> list[ast.AST]:
 # Fields that never hold a node with anything under it: operator and context singletons, names, numbers, flags.
 _SCALARS = {"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "conversion", "kind"}
 _SCALARS |= {"type_comment", "is_async", "simple", "tag", "rest"}
-CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     kind: tuple(f for f in kind._fields if f not in _SCALARS and not (f == "value" and kind in _CONSTANTS))
     for kind in _node_classes()
+}
+
+# The ASDL types of fields that hold no node with anything under it.
+_SCALAR_TYPES = {"identifier", "int", "string", "constant", "expr_context", "operator", "unaryop", "boolop", "cmpop"}
+_SIGNATURE = re.compile(r"\w+\((.*)\)")
+
+
+def _typed_fields(kind: type[ast.AST]) -> tuple[tuple[str, bool], ...] | None:
+    """(field, holds a list) of the fields of ``kind`` that can hold a node, from its ASDL signature (the
+    identifier lists :data:`_FIELDS` keeps, ``global a, b``, are left out); None when its docstring is no
+    signature of ``_fields``."""
+    found = _SIGNATURE.fullmatch((kind.__doc__ or "").strip())
+    if found is None:
+        return None
+    typed = [part.split() for part in found.group(1).split(",") if part.strip()]
+    if any(len(part) != 2 for part in typed) or tuple(name for _, name in typed) != kind._fields:
+        return None
+    kept = tuple((name, asdl.endswith("*")) for asdl, name in typed if asdl.rstrip("*?") not in _SCALAR_TYPES)
+    return kept if {name for name, _ in kept} <= set(_FIELDS[kind]) else None
+
+
+CHILD_FIELDS: dict[type[ast.AST], tuple[tuple[str, bool], ...]] = {
+    kind: fields for kind in _node_classes() if (fields := _typed_fields(kind)) is not None
 }

@@ -22,7 +22,6 @@ from codegen.index.definitions import Definitions
 from codegen.index.info import CalleeInfo, CallInfo, RunIndex
 from codegen.index.pending import Returns
 from codegen.index.return_files import File, Wanted, wanted
-from codegen.index.returns import function_returns
 from codegen.lower.flow.callsites import find_calls
 
 __all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
@@ -55,7 +54,7 @@ def build_index(files: Files, callers: Ask | None = None, modules: Ask | None = 
 
 
 def _returns(trees: _Parsed, read: _Parsed, pending: dict[str, str]) -> Returns:
-    return Returns({module: function_returns(tree) for module, tree, _ in trees + read}, pending)
+    return Returns({module: tree for module, tree, _ in trees + read}, pending)
 
 
 def _indexed(

@@ -71,6 +71,11 @@ class RunIndex:
     modules: dict[str, ModuleId] = attrs.Factory(dict)  # module key -> its identity (see codegen.driver.modules)
     shared_records: frozenset[str] = frozenset()  # the shared events ("ns:name") some function of the run records
     returns: Mapping[str, Mapping[str, str]] = attrs.Factory(dict)  # module -> {function: its return annotation}
+    # dotted name -> the run keys of ``modules`` with it, in order; made with the index (``modules`` is
+    # complete by then and never changed after), so ``key_of`` does not scan every module on every question
+    _keys_by_dotted: dict[str, list[str]] = attrs.field(
+        init=False, eq=False, repr=False, default=attrs.Factory(lambda self: _by_dotted(self.modules), takes_self=True)
+    )
 
     def package_of(self, module: str) -> str:
         """The package that relative imports in ``module`` (a run key) resolve against."""
@@ -81,5 +86,12 @@ class RunIndex:
         """The run key of the module imported as ``dotted``: itself, or the one file of the run it names."""
         if dotted in self.modules or not self.modules:
             return dotted
-        keys = [key for key, found in self.modules.items() if found.dotted == dotted]
+        keys = self._keys_by_dotted.get(dotted, ())
         return keys[0] if len(keys) == 1 else dotted
+
+
+def _by_dotted(modules: dict[str, ModuleId]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for key, identity in modules.items():
+        found.setdefault(identity.dotted, []).append(key)
+    return found

@@ -1,14 +1,16 @@
-"""The run's return facts, parsing a file read only for them when a lowering first asks (``index.returns``).
+"""The run's return facts, read from a module when a lowering first asks (``index.returns``).
 
 Most targets never ask what another file's functions return (GE's fork edges and returned records do,
 ``codegen/index/returns.py``), and a file the run reads only for that (``from .ops import f``: ``ops.py``)
 cost a full parse on every target. Its source is kept instead and parsed on the first question, once per
-process; the files of the run that were parsed anyway answer from their trees at once. The facts are the
-same either way: :func:`codegen.index.returns.function_returns` of the file's tree.
+process; the files of the run that were parsed anyway keep their trees, read on the first question too
+(most targets ask about a few modules of a run). The facts are the same either way:
+:func:`codegen.index.returns.function_returns` of the file's tree.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Mapping
 
 from codegen.driver import pyast
@@ -18,26 +20,30 @@ __all__ = ["Returns"]
 
 
 class Returns(Mapping[str, Mapping[str, str]]):
-    """module -> {function: its return annotation}; ``pending`` modules (key -> source) are parsed when asked."""
+    """module -> {function: its return annotation}; the facts of a module parsed (``trees``) or not yet
+    (``pending``: key -> source) are read when asked."""
 
-    def __init__(self, known: dict[str, dict[str, str]], pending: dict[str, str]) -> None:
-        self._known = known
-        self._pending = {key: source for key, source in pending.items() if key not in known}
+    def __init__(self, trees: dict[str, ast.Module], pending: dict[str, str]) -> None:
+        self._known: dict[str, Mapping[str, str]] = {}
+        self._trees = dict(trees)
+        self._pending = {key: source for key, source in pending.items() if key not in trees}
 
     def __getitem__(self, module: str) -> Mapping[str, str]:
         found = self._known.get(module)
         if found is None:
-            found = self._known[module] = _returns_of(self._pending.pop(module))
+            tree = self._trees.pop(module, None)
+            found = function_returns(tree) if tree is not None else _returns_of(self._pending.pop(module))
+            self._known[module] = found
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter([*self._known, *self._pending])
+        return iter([*self._known, *self._trees, *self._pending])
 
     def __len__(self) -> int:
-        return len(self._known) + len(self._pending)
+        return len(self._known) + len(self._trees) + len(self._pending)
 
     def __repr__(self) -> str:
-        return f"Returns(known={sorted(self._known)}, pending={sorted(self._pending)})"
+        return f"Returns(known={sorted(self._known)}, pending={sorted([*self._trees, *self._pending])})"
 
 
 def _returns_of(source: str) -> dict[str, str]:

@@ -58,5 +58,5 @@ def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N,
         kinds = _KINDS[node] = {}
     found = kinds.get(kind)
     if found is None:
-        found = kinds[kind] = tuple(n for n in walked(node) if isinstance(n, kind))
+        found = kinds[kind] = tuple([n for n in walked(node) if isinstance(n, kind)])
     return found  # type: ignore[return-value]

@@ -43,17 +43,20 @@ def identifiers(node: ast.AST) -> Counter[str]:
 
 
 def _spelled(node: ast.AST) -> _Spelled:
-    found: Counter[str] = Counter()
-    loads: Counter[str] = Counter()
+    found: dict[str, int] = {}  # plain dicts while counting (a Counter's missing key costs a method call)
+    loads: dict[str, int] = {}
     for sub in unordered_walk(node):  # counts: the order is no matter
         kind = type(sub)
         if kind is ast.Name:
-            found[sub.id] += 1  # type: ignore[attr-defined]
+            name = sub.id  # type: ignore[attr-defined]
+            found[name] = found.get(name, 0) + 1
             if type(sub.ctx) is ast.Load:  # type: ignore[attr-defined]
-                loads[sub.id] += 1  # type: ignore[attr-defined]
-        elif kind in _BINDERS:
-            found.update(_BINDERS[kind](sub))
-    return _Spelled(taken=found, loads=loads)
+                loads[name] = loads.get(name, 0) + 1
+        else:
+            binder = _BINDERS.get(kind)
+            for name in binder(sub) if binder is not None else ():
+                found[name] = found.get(name, 0) + 1
+    return _Spelled(taken=Counter(found), loads=Counter(loads))
 
 
 def _named(node: Any) -> list[str]:

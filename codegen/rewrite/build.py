@@ -52,9 +52,10 @@ def clear_caches() -> None:
     parse_definitions.cache_clear()
     printed_at.cache_clear()
     with_header_at.cache_clear()
-    from codegen.rewrite import added  # built on this module
+    from codegen.rewrite import added, import_order  # added is built on this module
 
     added.clear_cache()
+    import_order.clear_cache()
 
 
 def statements(lines: Iterable[str]) -> list[cst.BaseStatement]:

@@ -12,10 +12,11 @@ blank line.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 
-__all__ = ["place_imports"]
+__all__ = ["clear_cache", "place_imports"]
 
 _FUTURE, _STDLIB, _THIRD, _LOCAL = 0, 1, 2, 4
 _LEADING = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*")
@@ -73,8 +74,14 @@ def _put_above(texts: list[str], index: int, text: str) -> None:
     texts[index + 1] = texts[index + 1][len(lead) :]
 
 
+# Keyed on the statement's text, which alone decides its key: ``place_imports`` asks again for every line
+# of the block each time it places one, and the same import lines recur from module to module.
+@functools.lru_cache(maxsize=4096)
 def _key(text: str) -> Key | None:
-    """(section, sort key) of a one-statement import line; None for anything else."""
+    """(section, sort key) of a one-statement import line; None for anything else (a statement that never
+    spells ``import`` is no import: it is not parsed)."""
+    if "import" not in text:
+        return None
     try:
         nodes = ast.parse(text.strip()).body
     except SyntaxError:
@@ -93,3 +100,8 @@ def _section(module: str) -> int:
     if top == "__future__":
         return _FUTURE
     return _STDLIB if top in sys.stdlib_module_names else _THIRD
+
+
+def clear_cache() -> None:
+    """Forget the keys read (see ``codegen.rewrite.build.clear_caches``)."""
+    _key.cache_clear()

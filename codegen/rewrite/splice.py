@@ -30,11 +30,12 @@ from codegen.targets.base import Spelling
 __all__ = ["rewrite_source"]
 
 _NEWLINE = re.compile(r"\r\n?|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Spelling, names: NpudslNames) -> str:
     """The module ``source`` (``tree`` is its ``ast``) rewritten by ``plan``, as a libcst round trip would print it."""
-    style = _style(source)
+    style = _style(source, tree)
     if not source.endswith(("\n", "\r")):  # libcst parses as if the newline were there, and drops it at the end
         return rewrite_source(source + style.newline, tree, plan, spelling, names)[: -len(style.newline)]
     shape = layout(source, tree)
@@ -53,17 +54,35 @@ def rewrite_source(source: str, tree: ast.Module, plan: ModulePlan, spelling: Sp
     return shape.header + code + _footer(shape.footer, style)
 
 
-def _style(source: str) -> Style:
+def _style(source: str, tree: ast.Module) -> Style:
     """The indentation and newline libcst takes as the module's defaults: the first indent, the first newline."""
     found = _NEWLINE.search(source)
-    return Style(indent=_first_indent(source), newline=found.group() if found else "\n")
+    return Style(indent=_first_indent(source, tree), newline=found.group() if found else "\n")
 
 
-def _first_indent(source: str) -> str:
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+def _first_indent(source: str, tree: ast.Module) -> str:
+    """The first ``INDENT`` token's text. Simple statements hold none (a module-level one cannot start
+    indented), so the tokens are read from the first compound statement on, not from the top.
+
+    The tokenizer reads lines ended by ``\n`` only; where a lone ``\r`` ends some (``ast`` counts it as a
+    line end, the tokenizer does not), it reads from the top as before.
+    """
+    first = next((node for node in tree.body if _compound(node)), None)
+    if first is None:
+        return "    "
+    lines = io.StringIO(source)
+    if not _LONE_CR.search(source):
+        for _ in range(first.lineno - 1):
+            lines.readline()
+    for token in tokenize.generate_tokens(lines.readline):
         if token.type == tokenize.INDENT:
             return token.string
     return "    "
+
+
+def _compound(node: ast.stmt) -> bool:
+    """A statement with a block (``def``, ``class``, ``if``, ``with``, ``match``...)."""
+    return "body" in node._fields or "cases" in node._fields
 
 
 def _to_parse(units: Sequence[Unit], plan: ModulePlan, names: NpudslNames) -> set[int]:

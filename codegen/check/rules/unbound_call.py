@@ -10,25 +10,36 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
+from codegen.check.rules.per_index import per_index
+from codegen.frontend.ir import Loc
+from codegen.index.info import CallInfo, RunIndex
 from npudsl import codes
 
 __all__ = ["RULE"]
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
-    for key, calls in ctx.index.calls.items():
-        tag = ctx.index.callees[key].tag
+    for call, loc, tag in _unbound_calls(ctx.index).get(ctx.ir.module_name, ()):
+        spelled = call.spelled
+        yield Finding(
+            loc=loc,
+            message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '
+            "nothing here",
+            hint=f"bind it first (`out = {spelled}`) and use it later; the join then waits just before the first use",
+        )
+
+
+@per_index
+def _unbound_calls(index: RunIndex) -> dict[str, list[tuple[CallInfo, Loc, str]]]:
+    """Module -> (call, its position, its callee's stream) for each positioned call of the run that is not a
+    plain statement, in the index's order."""
+    found: dict[str, list[tuple[CallInfo, Loc, str]]] = {}
+    for key, calls in index.calls.items():
+        tag = index.callees[key].tag
         for call in calls:
-            if call.module != ctx.ir.module_name or call.bindable or call.loc is None:
-                continue
-            spelled = call.spelled
-            yield Finding(
-                loc=call.loc,
-                message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '
-                "nothing here",
-                hint=f"bind it first (`out = {spelled}`) and use it later; the join then waits just before the "
-                "first use",
-            )
+            if not call.bindable and call.loc is not None:
+                found.setdefault(call.module, []).append((call, call.loc, tag))
+    return found
 
 
 RULE = Rule(code=codes.USED_AT_ONCE, find=_find)

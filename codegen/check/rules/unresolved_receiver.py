@@ -9,11 +9,14 @@ no overlap). Annotating the parameter (``experts: SharedMLP``) lets the caller j
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
+from codegen.check.rules.per_index import per_index
 from codegen.frontend.positions import Positions
 from codegen.index import scan
+from codegen.index.info import RunIndex
 from codegen.index.walked import walked_of
 from codegen.lower.flow.callsites import aware_call
 from npudsl import codes
@@ -21,21 +24,24 @@ from npudsl import codes
 __all__ = ["RULE"]
 
 
-def _methods(ctx: Context) -> dict[str, str]:
-    """Method name -> ``Class.method`` for the names that exactly one automatic stream method has."""
+@per_index
+def _methods(index: RunIndex) -> tuple[dict[str, str], re.Pattern[str] | None]:
+    """Method name -> ``Class.method`` for the names that exactly one automatic stream method has; and a pattern
+    that finds any of the names in a text (None: there is none)."""
     found: dict[str, list[str]] = {}
-    for key, callee in ctx.index.callees.items():
+    for key, callee in index.callees.items():
         qualname = key.split(":", 1)[1]
         if "." in qualname and callee.auto and not callee.class_level:
             found.setdefault(qualname.rsplit(".", 1)[1], []).append(qualname)
-    return {name: keys[0] for name, keys in found.items() if len(keys) == 1}
+    methods = {name: keys[0] for name, keys in found.items() if len(keys) == 1}
+    return methods, re.compile("|".join(map(re.escape, methods))) if methods else None
 
 
 def _find(ctx: Context) -> Iterator[Finding]:
     if ctx.tree is None or ctx.source is None:
         return
-    methods = _methods(ctx)
-    if not any(name in ctx.source for name in methods):
+    methods, spelled = _methods(ctx.index)
+    if spelled is None or spelled.search(ctx.source) is None:
         return  # a call of one must spell its name
     positions = Positions(ctx.source)
     for _, fn in scan.all_functions(ctx.tree):
