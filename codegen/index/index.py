@@ -106,8 +106,9 @@ class _Reader:
 
     def return_files(self, decorated: _Parsed, trees: _Parsed) -> tuple[_Parsed, dict[str, str]]:
         """The files of the base classes ``decorated`` derive from by relative import, parsed (their submodules);
-        and the sources of the other modules they, or those bases' ``__init__``, call into (parsed when asked)."""
-        first = wanted(self._files(decorated))
+        and the sources of the other modules they, their callers (``trees``: a caller's GE fork orders on what
+        it calls, whatever other files the run holds) or those bases' ``__init__`` call into (parsed when asked)."""
+        first = wanted(self._files(trees))
         bases = _added(_parsed(self._ask(first, first.bases), self.identities), self.found)
         self.imports.update({module: scan.imported_names(tree) for module, tree, _ in bases})
         held = [t for t in (*trees, *bases) if self.identities[t[0]].dotted in first.bases]

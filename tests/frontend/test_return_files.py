@@ -143,3 +143,64 @@ def test_the_file_of_a_base_class_reads_where_its_submodules_come_from(tmp_path:
     assert index.returns["pkg.linear"] == {"Linear.forward": "tuple[torch.Tensor, None]"}
     derived = [r for r in run(files, target="ge", jobs=1) if r.file.path.endswith("derived.py")][0]
     assert derived.code is not None and '_EVENT_TOKENS["pkg.derived.D.projected"] = out' in derived.code
+
+
+GATE = """
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+"""
+
+HELPER = """
+import torch
+from npudsl import on_stream
+
+
+@on_stream("side")
+def run_side(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+"""
+
+CALLER = """
+import torch
+from torch import nn
+
+from .gate import Gate
+from .helper import run_side
+
+
+class M(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = Gate()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x * 3
+        logits = self.gate(x)
+        y = run_side(h)
+        return logits + y
+"""
+
+TWIN = """
+from .gate import Gate
+
+TWIN = Gate
+"""
+
+
+def test_a_callers_imports_are_read_whatever_else_the_run_holds(tmp_path: Path) -> None:
+    """The caller of a stream function in another file (``model.py`` calls ``run_side`` of ``helper.py``) has its
+    own relative imports read for return facts: its GE fork orders after ``logits`` (``self.gate`` returns a
+    tensor) whether or not another file of the run happens to import ``gate.py`` (an undecorated twin did)."""
+    code = {}
+    for name, extra in (("alone", {}), ("with_twin", {"pkg/twin.py": TWIN})):
+        files = _files(tmp_path / name, {"pkg/gate.py": GATE, "pkg/helper.py": HELPER, "pkg/model.py": CALLER, **extra})
+        model = [r for r in run(files, target="ge", jobs=1) if r.file.path.endswith("model.py")][0]
+        assert model.code is not None
+        code[name] = model.code
+    assert code["alone"] == code["with_twin"]
+    assert "torchair.scope.npu_wait_tensor(h, logits)" in code["alone"]
