@@ -24,10 +24,10 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness
-from codegen.lower.flow.aliasing import views_of
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import bound_names, data_reads, runs_op
 from codegen.lower.flow.ge_before import nothing_before
+from codegen.lower.flow.ge_chain import bare_inputs, chain_glue, chain_made, leads_chain, ordered_by_chain
 from codegen.lower.flow.ge_gather import binds_gathers
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
@@ -38,7 +38,7 @@ from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensor_bindings import certain_tensors
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.flow.wraps import statement_blocks
-from codegen.lower.plan import CallerPlan, Cond, ForkToken, ForkWait, SwitchStream, Wrap
+from codegen.lower.plan import Anchor, CallerPlan, Cond, ForkToken, ForkWait, Step, SwitchStream, Wrap
 
 __all__ = ["fork_waits"]
 
@@ -59,7 +59,7 @@ def fork_waits(
     blocks = statement_blocks(fn)
     made = certain_tensors(fn, method=method, returns=returns)
     site_stmts = {s.stmt for s in sites}
-    steps: dict[tuple[str, ast.AST, str], tuple[ForkToken, ...]] = {}
+    steps: dict[Anchor, tuple[Step, ...]] = {}
     wraps: dict[ast.stmt, Wrap] = {}
     previous: tuple[ast.stmt, str | None, str] | None = None  # the last wrap: statement, guard, its fork's token
     chain: list[Site] = []  # the calls just before this one, one right after another, under one guard
@@ -73,7 +73,11 @@ def fork_waits(
             continue  # a guard read from an argument expression: the call stays on the caller's stream
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
         block = blocks.get(site.stmt, [])
-        glue = _glue(block, chain[-1].stmt, site.stmt, _made(chain)) if chain and same_guard(chain[-1], site) else None
+        glue = (
+            chain_glue(block, chain[-1].stmt, site.stmt, chain_made(chain))
+            if chain and same_guard(chain[-1], site)
+            else None
+        )
         chain = [*chain, site] if glue is not None else [site]
         for stmt in glue or ():  # views of the chain's results between two of its calls: in their block
             wraps[stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=site.callee.priority, when=when))  # type: ignore[attr-defined]
@@ -83,23 +87,23 @@ def fork_waits(
         )
         enter: tuple[ForkWait | ForkToken, ...]
         follows_all = True  # whether it comes after all the caller's work before it (what a fork does)
-        if _ordered_by_chain(site, [e for e in chain[:-1] if e.stmt in after_all]):
+        if ordered_by_chain(site, [e for e in chain[:-1] if e.stmt in after_all]):
             enter = ()  # its stream, or a result it reads, already comes after the fork of an earlier call
-        elif not _leads_chain(site, ordered, blocks) and reads_own_stream(site, sites, fn):
+        elif not leads_chain(site, ordered, blocks) and reads_own_stream(site, sites, fn):
             enter, previous, follows_all = (), None, False  # it reads only what earlier calls on its stream made
         elif nothing_before(site.stmt, parents):
             enter, previous = (), None  # no op of this function runs before it: the graph's data orders the rest
-        elif not _leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver, submodules):
+        elif not leads_chain(site, ordered, blocks) and _given(site, sites, fn, receiver, submodules):
             enter, previous, follows_all = (), None, False  # it reads only what the function was given
-        elif dependency is not None and dependency in _inputs(site):
+        elif dependency is not None and dependency in bare_inputs(site):
             enter, previous = (), None  # the call reads the caller's last tensor: that read is the edge
         elif ordered_by_reads(site.stmt, _reads(site), _walk(site, sites, after_all, parents, indices)):
             enter, previous = (), None  # on every path, the caller's last work made what it reads
-        elif not _leads_chain(site, ordered, blocks) and _results(site, sites, fn, receiver, submodules):
+        elif not leads_chain(site, ordered, blocks) and _results(site, sites, fn, receiver, submodules):
             enter, previous, follows_all = (), None, False  # it reads only what calls on other streams made
         elif tensor is not None and dependency is not None and dependency != tensor:
             enter, previous = (ForkWait(tensor=tensor, dependency=dependency, when=when),), None
-        elif dependency is not None and dependency not in _inputs(site):  # wait for the caller's tensor itself
+        elif dependency is not None and dependency not in bare_inputs(site):  # wait for the caller's tensor itself
             enter, previous = (ForkToken(name=dependency, wait=True, when=when),), None
         elif made_last := _made_last(site, block, site_stmts, made):  # wait for the producers of what it reads
             enter, previous = (ForkToken(name=made_last[0], wait=True, when=when, also=made_last[1:]),), None
@@ -133,15 +137,6 @@ def _results(site: Site, sites: list[Site], fn: _Function, receiver: str | None,
     return reads_results(site, sites, fn) and state_untouched(site, sites, fn, receiver, submodules)
 
 
-def _leads_chain(site: Site, ordered: list[Site], blocks: dict) -> bool:
-    """The next call runs on its stream right after it (views between): they share its fork, which the next may
-    need, so this one keeps it (one block, not two)."""
-    later = ordered[ordered.index(site) + 1 :]
-    if not later or later[0].tag != site.tag or not same_guard(site, later[0]):
-        return False
-    return _glue(blocks.get(site.stmt, []), site.stmt, later[0].stmt, bound_names(site.stmt)) is not None
-
-
 def _walk(site: Site, sites: list[Site], after_all: set[ast.stmt], parents: dict, indices: frozenset[str]) -> Walk:
     """The walk back from ``site``: a read orders it after a call's result or a gather by a tensor of ``indices``
     (``ge_gather.py``; not after a planned call that does not come after all the caller's work before it)."""
@@ -162,29 +157,6 @@ def _children(node: ast.AST) -> list[ast.stmt]:
     return [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, None) or []]
 
 
-def _ordered_by_chain(site: Site, chain: list[Site]) -> bool:
-    """Nothing runs on the caller's stream since the first call of ``chain`` forked: a call on a stream of the
-    chain follows that stream's fork, and one that reads a result of the chain follows its producer."""
-    return any(e.tag == site.tag for e in chain) or bool(_inputs(site) & _made(chain))
-
-
-def _made(chain: list[Site]) -> set[str]:
-    return {name for earlier in chain for name in bound_names(earlier.stmt)}
-
-
-def _glue(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt, made: set[str]) -> list[ast.stmt] | None:
-    """The statements between two calls of a chain, when each only takes views of what the chain made (``scale =
-    scale.squeeze(-1)``: no kernel, nothing the caller's stream runs); None when anything else stands between."""
-    if earlier not in block or stmt not in block or block.index(stmt) <= block.index(earlier):
-        return None
-    between = block[block.index(earlier) + 1 : block.index(stmt)]
-    for glue in between:
-        if not views_of(glue, made):
-            return None
-        made = made | bound_names(glue)
-    return between
-
-
 def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], made: dict[ast.stmt, str]) -> tuple:
     """The call's tensor inputs (certain: the callee's annotation or the caller's making) that the caller's last
     statement to run an op binds, in argument order (``cos, sin = ...`` then ``self.side(kv, cos, sin)``)."""
@@ -193,10 +165,6 @@ def _made_last(site: Site, block: list[ast.stmt], site_stmts: set[ast.stmt], mad
         return ()
     bound = bound_names(before[-1])
     return tuple(dict.fromkeys(a.name for a in site.args if a.bare and a.name in bound and _certain(a, made)))
-
-
-def _inputs(site: Site) -> set[str]:
-    return {a.name for a in site.args if a.bare and a.name}
 
 
 def _follows(block: list[ast.stmt], earlier: ast.stmt, stmt: ast.stmt) -> bool:
