@@ -33,6 +33,7 @@ __all__ = [
     "Progress",
     "SourceFile",
     "discover",
+    "heap_frozen",
     "index_run",
     "map_files",
     "read_sources",
@@ -60,7 +61,7 @@ def run(
     files: list[SourceFile], *, target: str, jobs: int | None = None, progress: Progress | None = None
 ) -> list[FileResult]:
     """Transform ``files`` as one run (see the module docstring); never raises for a file."""
-    with pyast.shared_trees(), _heap_frozen() as freeze:  # forked workers inherit the trees the index parsed
+    with pyast.shared_trees(), heap_frozen() as freeze:  # forked workers inherit the trees the index parsed
         index = run_index(files, progress)
         if index is not None:
             import codegen.driver.api  # noqa: F401  (imported once here, before workers fork, not in each of them)
@@ -77,7 +78,7 @@ def run(
 
 
 @contextlib.contextmanager
-def _heap_frozen() -> Iterator[Callable[[], None]]:
+def heap_frozen() -> Iterator[Callable[[], None]]:
     """No collector passes while the index is built; from ``freeze()`` on, what is alive then (sources, trees,
     index) is kept out of the collector's passes while files transform.
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.driver import pyast
-from codegen.driver.run import FileResult, SourceFile, map_files, run_index, untouched
+from codegen.driver.run import FileResult, SourceFile, heap_frozen, map_files, run_index, untouched
 from codegen.targets import TARGETS
 from npudsl.cli.args import (
     EXIT_DIAGNOSTICS,
@@ -120,10 +120,11 @@ def run_check(args: argparse.Namespace) -> int:
     files = gather(args, config)
     progress = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
     try:
-        with pyast.shared_trees():
+        with pyast.shared_trees(), heap_frozen() as freeze:  # as ``run``: no collector passes over the index
             index = run_index(files, progress)
             if index is not None:
                 import codegen.check.rules.pipeline  # noqa: F401  (libcst: only when some file names npudsl)
+            freeze()
             task = functools.partial(_check_one, target=target, device=device)
             reports = map_files(
                 task, files, index=index, jobs=jobs_for(args, config), phase="checking", progress=progress

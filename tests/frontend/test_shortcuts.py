@@ -24,6 +24,7 @@ from codegen.index.index import build_index
 from codegen.rewrite import import_order
 from codegen.rewrite.splice import _first_indent
 from frontend_util import CALLER, LAYERS
+from npudsl.cli import main
 
 _REPO = Path(__file__).resolve().parents[2]
 _SINGLETONS = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
@@ -140,3 +141,10 @@ def test_a_run_leaves_the_collector_as_it_found_it() -> None:
         assert not gc.isenabled() and not gc.get_freeze_count()
     finally:
         gc.enable()
+
+
+def test_check_leaves_the_collector_as_it_found_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """``npudsl check`` pauses the collector while the index is built, as ``run`` does, and restores it."""
+    assert main(["check", str(_REPO / "examples" / "core_split.py")]) == 0
+    capsys.readouterr()
+    assert gc.isenabled() and not gc.get_freeze_count()
