@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from codegen.check.rules.per_index import per_index
 from codegen.driver.modules import ModuleId
 from codegen.driver.run import read_sources, run
 from codegen.index.children import children
 from codegen.index.index import build_index
+from codegen.index.per_index import per_index
 from codegen.rewrite import import_order
 from codegen.rewrite.splice import _first_indent
 from frontend_util import CALLER, LAYERS

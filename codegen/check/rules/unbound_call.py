@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
-from codegen.check.rules.per_index import per_index
 from codegen.frontend.ir import Loc
 from codegen.index.info import CallInfo, RunIndex
+from codegen.index.per_index import per_index
 from npudsl import codes
 
 __all__ = ["RULE"]

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
-from codegen.check.rules.per_index import per_index
 from codegen.frontend.positions import Positions
 from codegen.index import scan
 from codegen.index.info import RunIndex
+from codegen.index.per_index import per_index
 from codegen.index.walked import walked_of
 from codegen.lower.flow.callsites import aware_call
 from npudsl import codes

@@ -15,6 +15,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.children import children
+from codegen.index.per_index import per_index
 from codegen.index.walked import walked_of
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.exprs import bound_names, scoped_calls
@@ -180,6 +181,7 @@ def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
     return [child for child in children(stmt) if id(child) not in nested]
 
 
+@per_index
 def _callee_names(index: _Index) -> frozenset[str]:
     """The last name a call of any stream function can end with (a method, a function, a class, an attribute)."""
     names = {key.split(":", 1)[1].rsplit(".", 1)[-1] for key in index.callees}
