@@ -37,9 +37,9 @@ _DISTRIBUTED = "torch.distributed"
 _SHAPES = frozenset({"shape", "dtype", "device", "ndim"})
 _SIZES = frozenset({"size", "dim", "numel"})
 _TUPLES = frozenset({"tuple", "Tuple", "typing.Tuple"})
-# in-place ops that change a tensor's metadata or storage, not its data (ATen tags them ``inplace_view``, as it does
-# ``unsqueeze_`` and the other in-place forms of views), ``requires_grad_``, and ``record_stream``, which runs nothing
-_NO_DATA = frozenset({"resize_", "resize_as_", "set_", "requires_grad_", "record_stream"})
+# ops whose schema marks ``self`` written though no data changes (the ``inplace_view`` ones, metadata only, the table
+# says itself): ``requires_grad_`` sets an autograd flag, ``record_stream`` runs nothing
+_NO_DATA = frozenset({"requires_grad_", "record_stream"})
 
 
 def written_token(fn: _Function, *, method: bool, returns: Returns, tree: ast.Module) -> str | None:
@@ -68,10 +68,10 @@ def _written(stmt: ast.stmt, distributed: frozenset[str]) -> ast.expr | None:
 
 
 def _writes_data(method: str) -> bool:
-    """An ATen method that writes its object's data in place (``index_copy_``; not ``unsqueeze_``, whose
-    out-of-place form is a view, nor ``resize_``)."""
+    """An ATen method that writes its object's data in place (``index_copy_``; not ``unsqueeze_`` nor ``resize_``,
+    which ATen tags ``inplace_view``: metadata only)."""
     in_place = method.endswith("_") and bool(schema.writes_self(method))
-    return in_place and method not in _NO_DATA and not schema.views_self(method[:-1])
+    return in_place and method not in _NO_DATA and not schema.metadata_only(method)
 
 
 def _collective(call: ast.Call, distributed: frozenset[str]) -> ast.expr | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from codegen.lower.flow.aten_table import FACTS
 
-__all__ = ["aliases_self", "one_tensor", "tensors_only", "views_self", "writes_self"]
+__all__ = ["aliases_self", "metadata_only", "one_tensor", "tensors_only", "views_self", "writes_self"]
 
 
 def _has(name: str, flag: str) -> bool | None:
@@ -21,6 +21,11 @@ def _has(name: str, flag: str) -> bool | None:
 def writes_self(name: str) -> bool | None:
     """Some overload writes ``self`` in place (``Tensor(a!) self``)."""
     return _has(name, "w")
+
+
+def metadata_only(name: str) -> bool:
+    """Every overload that writes ``self`` changes only its metadata (ATen ``inplace_view``: ``unsqueeze_``)."""
+    return bool(_has(name, "m"))
 
 
 def views_self(name: str) -> bool:

@@ -14,6 +14,8 @@ ones, and a fact must hold for all):
   may copy, which reads the data;
 - ``a``: every overload returns views of ``self`` only, whether or not it has a kernel of its own
   (``split``, ``chunk``: the results share ``self``'s storage);
+- ``m``: every overload that writes ``self`` changes only its metadata (ATen's ``inplace_view`` tag: ``unsqueeze_``,
+  ``t_``, ``resize_``, ``set_``), no data;
 - ``1``: every overload returns one tensor; ``t``: every overload returns tensors only, more than one
   or a list (``topk``, ``split``).
 """
@@ -36,8 +38,8 @@ from __future__ import annotations
 
 __all__ = ["FACTS"]
 
-# op name -> facts: "w" writes self, "v" returns views of self (no kernel), "a" returns views of self, "1" one
-# tensor, "t" tensors only ("": none)
+# op name -> facts: "w" writes self, "v" returns views of self (no kernel), "a" returns views of self, "m" writes
+# only self's metadata, "1" one tensor, "t" tensors only ("": none)
 FACTS: dict[str, str] = {
 '''
 
@@ -68,11 +70,13 @@ def _tensor_op(schema: Any) -> bool:
 
 def _facts(name: str, schemas: list[Any]) -> str:
     firsts = [s.arguments[0] if s.arguments and s.arguments[0].name == "self" else None for s in schemas]
-    writes = any(a is not None and a.alias_info is not None and a.alias_info.is_write for a in firsts)
+    written = [s for s, a in zip(schemas, firsts) if _writes(a)]
+    writes = bool(written)
     views = all(_views_self(s, a) for s, a in zip(schemas, firsts)) and not any(_composite(s) for s in schemas)
     aliases = all(_views_self(s, a) or _list_of_views(s, a) for s, a in zip(schemas, firsts))
+    metadata = writes and all(_inplace_view(s) for s in written)
     kinds = {_returns(s) for s in schemas}
-    flags = (("w", writes), ("v", views), ("a", aliases), ("1", kinds == {"1"}), ("t", kinds == {"t"}))
+    flags = (("w", writes), ("v", views), ("a", aliases), ("m", metadata), ("1", kinds == {"1"}), ("t", kinds == {"t"}))
     return "".join(flag for flag, holds in flags if holds)
 
 
@@ -85,6 +89,20 @@ def _composite(schema: Any) -> bool:
         return bool(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd"))
     except RuntimeError:
         return True
+
+
+def _writes(first: Any) -> bool:
+    """The argument is ``self``, written in place (``Tensor(a!) self``)."""
+    return first is not None and first.alias_info is not None and first.alias_info.is_write
+
+
+def _inplace_view(schema: Any) -> bool:
+    """The overload is tagged ``inplace_view``: it writes a view's metadata (sizes, strides), not its data."""
+    import torch
+
+    packet = getattr(torch.ops.aten, schema.name[len("aten::") :], None)
+    overload = getattr(packet, schema.overload_name or "default", None) if packet is not None else None
+    return overload is not None and torch.Tag.inplace_view in overload.tags
 
 
 def _views_self(schema: Any, first: Any) -> bool:
