@@ -18,6 +18,7 @@ from collections.abc import Callable
 from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.schema import aliases_self
+from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["binds", "view_locals"]
 
@@ -72,23 +73,7 @@ def _stores(fn: _Function) -> dict[str, list[ast.expr | None]]:
 
 def _shares(values: list[ast.expr | None], found: set[str]) -> bool:
     """Some binding is a view, an index or the reference of a name in ``found`` (or one the walk cannot read)."""
-    return any(v is None or _roots(v) & found for v in values)
-
-
-def _roots(node: ast.expr) -> set[str]:
-    """The names whose data ``node`` may be (``x``, ``x[0]``, ``x.T``, ``x.split(2)``, ``(a, b)``, ``a if c else
-    b``); an op that makes a new tensor (any other call, arithmetic) is none of theirs."""
-    if isinstance(node, ast.Name):
-        return {node.id}
-    if isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
-        return _roots(node.value)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
-        return _roots(node.func.value)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return set().union(*(_roots(e) for e in node.elts))
-    if isinstance(node, ast.IfExp):
-        return _roots(node.body) | _roots(node.orelse)
-    return set()
+    return any(v is None or alias_sources(v) & found for v in values)
 
 
 def binds(stmt: ast.stmt) -> frozenset[str]:
