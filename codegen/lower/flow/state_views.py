@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.lower.flow.view_roots import alias_parts, alias_root, flows, viewed
+from codegen.lower.flow.view_roots import alias_root, spread, viewed
 
 __all__ = ["first_attribute", "state_locals"]
 
@@ -20,17 +20,8 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attributes (``"*"``: any)."""
-    found: dict[str, frozenset[str]] = {}
-    moves = list(flows(fn))
-    changed = True
-    while changed:
-        changed = False
-        for holders, value in moves:
-            held = frozenset().union(*(_held(part, receiver, found) for part in alias_parts(value)))
-            for name in holders:
-                if name != receiver and not held <= found.get(name, frozenset()):
-                    found[name] = found.get(name, frozenset()) | held
-                    changed = True
+    found = spread(fn, {}, lambda part, so_far: _held(part, receiver, so_far))
+    found.pop(receiver, None)  # the object itself holds every attribute (``_held`` never reads its entry)
     return found
 
 

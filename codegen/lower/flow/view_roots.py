@@ -11,14 +11,15 @@ returns whose ATen schema says it returns views of ``self`` (``Tensor(a) self ->
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["alias_parts", "alias_root", "alias_sources", "flows", "view_roots", "viewed"]
+__all__ = ["alias_parts", "alias_root", "alias_sources", "Holders", "flows", "spread", "view_roots", "viewed"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+Holders = dict[str, frozenset[str]]  # a name -> what it may hold (names whose memory, attributes of an object)
 
 # Python's own containers take a value in through these methods (``acc.append(t)``, ``cache.update(...)``).
 _TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # not ``add``: a tensor's is not
@@ -64,16 +65,25 @@ def alias_sources(node: ast.expr | None) -> frozenset[str]:
 
 
 def view_roots(fn: _Function, bases: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
-    """Each name of ``fn`` that may hold memory of one of ``bases``, with those bases (a base holds itself): every
-    binding and every store into a container followed, one step after another, in any order (a loop may bind a
-    name from one bound later in its body)."""
+    """Each name of ``fn`` that may hold memory of one of ``bases``, with those bases (a base holds itself)."""
     found: dict[str, frozenset[str]] = {base: frozenset({base}) for base in bases}
-    found_flows = list(flows(fn))
+    return spread(fn, found, lambda part, held: held.get(alias_root(part) or "", frozenset()))
+
+
+def spread(
+    fn: _Function,
+    found: dict[str, frozenset[str]],
+    held: Callable[[ast.expr, dict[str, frozenset[str]]], frozenset[str]],
+) -> dict[str, frozenset[str]]:
+    """``found`` grown over every binding and every store into a container of ``fn``, one step after another, in
+    any order (a loop may bind a name from one bound later in its body): a name gets what ``held`` says each chain
+    of views of the value holds, given what has been found so far."""
+    moves = list(flows(fn))
     changed = True
     while changed:
         changed = False
-        for holders, value in found_flows:
-            shared = frozenset().union(*(found.get(n, frozenset()) for n in alias_sources(value)))
+        for holders, value in moves:
+            shared = frozenset().union(*(held(part, found) for part in alias_parts(value)))
             for name in holders:
                 if not shared <= found.get(name, frozenset()):
                     found[name] = found.get(name, frozenset()) | shared
