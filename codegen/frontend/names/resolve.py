@@ -22,9 +22,10 @@ import weakref
 import attrs
 import libcst as cst
 
-from codegen.frontend.names import bindings
+from codegen.frontend.names import bindings, scopes
 from codegen.frontend.names.bindings import DECORATORS, OTHER, STAR
-from codegen.frontend.names.name_flow import Flow, Problem, Site
+from codegen.frontend.names.name_flow import Flow
+from codegen.frontend.names.sites import Problem, Site
 
 __all__ = ["DECORATORS", "NpudslNames", "Problem", "Site", "cst_spelling", "resolve"]
 
@@ -100,8 +101,8 @@ def _resolve(tree: ast.Module, walrus: bool) -> NpudslNames:
         if verdict is not None:
             verdicts[_key(node)] = verdict
     return NpudslNames(
-        aliases=flow.module_aliases(),
-        modules=flow.module_packages(),
+        aliases=scopes.decorator_aliases(flow.module),
+        modules=scopes.npudsl_modules(flow.module),
         verdicts=verdicts,
         spellings=spellings,
         problems=tuple(problems),
