@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from codegen.driver.run import FileResult, SourceFile, run
+from codegen.driver.run import FileResult, run
 from codegen.targets import TARGETS
 from npudsl.cli.args import (
     EXIT_DIAGNOSTICS,
@@ -19,8 +18,8 @@ from npudsl.cli.args import (
     existing_paths,
 )
 from npudsl.cli.config import load_config
+from npudsl.cli.destinations import plan_outputs, write_all
 from npudsl.cli.diffs import unified_diff
-from npudsl.cli.files import output_path, write_atomic
 from npudsl.cli.generated_tree import stale_outputs
 from npudsl.cli.noqa import Rules
 from npudsl.cli.report import count, render_text, shown_path
@@ -97,32 +96,6 @@ def _mode(args: argparse.Namespace) -> str:
     return "stdout"
 
 
-def _plan_outputs(files: list[SourceFile], out: str, *, writing: bool = True) -> dict[str, str]:
-    """path -> destination under ``out``; a :class:`UsageError` when two inputs would land on one file."""
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise UsageError(f"-o {out}: exists and is not a folder")
-    destinations: dict[str, str] = {}
-    taken: dict[str, str] = {}
-    for file in files:
-        destination = destinations[file.path] = output_path(file.path, file.root, out)
-        other = taken.setdefault(os.path.abspath(destination), file.path)
-        if other != file.path:
-            raise UsageError(
-                f"-o {out}: {other} and {file.path} would both be written to {destination}; nothing was written"
-            )
-    if writing:
-        _check_writable(out)
-    return destinations
-
-
-def _check_writable(out: str) -> None:
-    folder = os.path.abspath(out)
-    while not os.path.exists(folder):
-        folder = os.path.dirname(folder)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"-o {out}: cannot write in {folder} (permission denied)")
-
-
 def run_transform(args: argparse.Namespace) -> int:
     paths = existing_paths(args.paths)
     if paths == [STDIN] and (args.output or args.in_place):
@@ -130,7 +103,7 @@ def run_transform(args: argparse.Namespace) -> int:
     config = load_config(paths)
     target, rules = target_for(args, config), rules_for(args, config)
     files, mode = gather(args, config), _mode(args)
-    destinations = _plan_outputs(files, args.output, writing=mode == "output") if args.output else {}
+    destinations = plan_outputs(files, args.output, writing=mode == "output") if args.output else {}
     progress = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
     try:
         results = run(files, target=target, jobs=jobs_for(args, config), progress=progress)
@@ -178,9 +151,9 @@ def _act(results: list[FileResult], mode: str, destinations: dict[str, str]) -> 
     changed = [r for r in results if r.changed]
     failed = any(r.has_errors for r in results)
     if mode == "output":
-        _write_all([r for r in results if not r.has_errors and r.file.source is not None], destinations)
+        write_all([r for r in results if not r.has_errors and r.file.source is not None], destinations)
     elif mode == "in_place":
-        _write_all(changed, {r.file.path: r.file.path for r in changed})
+        write_all(changed, {r.file.path: r.file.path for r in changed})
     elif mode == "diff":
         sys.stdout.writelines(unified_diff(r.file.source or "", r.code or "", r.file.path) for r in changed)
     elif mode == "check":
@@ -188,17 +161,6 @@ def _act(results: list[FileResult], mode: str, destinations: dict[str, str]) -> 
     else:
         _print_stdout(results, changed)
     return EXIT_DIAGNOSTICS if failed or (mode == "check" and changed) else EXIT_OK
-
-
-def _write_all(results: list[FileResult], destinations: dict[str, str]) -> None:
-    """Changed files durably (flushed to the disk before the rename); a copy of an unchanged one without waiting."""
-    for result in results:
-        text = result.code if result.code is not None else result.file.source or ""
-        destination = destinations[result.file.path]
-        try:
-            write_atomic(destination, text, durable=result.changed)
-        except OSError as exc:
-            raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
 def _print_stdout(results: list[FileResult], changed: list[FileResult]) -> None:
