@@ -24,12 +24,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from npudsl.suggest.blocks import Scoped
 from npudsl.suggest.hoist import Hoist
+from npudsl.suggest.import_line import with_on_stream_import
 from npudsl.suggest.units import Site
 
 __all__ = ["Edit", "Wrap", "apply_edits", "self_calls", "wrappable"]
 
 _Def = TypeVar("_Def", cst.FunctionDef, cst.ClassDef)
-_NPUDSL_FROM = m.ImportFrom(module=m.Name("npudsl"), relative=[])
 
 
 @attrs.frozen(kw_only=True)
@@ -170,43 +170,6 @@ class _Apply(cst.CSTTransformer):
         return updated.with_changes(func=updated.func.with_changes(attr=cst.Name(wrap.name)))
 
 
-def _with_import(module: cst.Module) -> cst.Module:
-    body = list(module.body)
-    for i, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and m.matches(
-            statement, m.SimpleStatementLine(body=[_NPUDSL_FROM])
-        ):
-            node = statement.body[0]
-            assert isinstance(node, cst.ImportFrom)  # what _NPUDSL_FROM matches
-            if isinstance(node.names, cst.ImportStar) or any(
-                m.matches(a, m.ImportAlias(name=m.Name("on_stream"), asname=None)) for a in node.names
-            ):
-                return module
-            names = sorted(
-                [*node.names, cst.ImportAlias(name=cst.Name("on_stream"))],
-                key=lambda a: cst.Module([]).code_for_node(a.name),
-            )
-            names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
-            body[i] = statement.with_changes(body=[node.with_changes(names=names)])
-            return module.with_changes(body=body)
-    return module.with_changes(body=_insert_import(body))
-
-
-def _insert_import(
-    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement],
-) -> list[cst.SimpleStatementLine | cst.BaseCompoundStatement]:
-    imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
-    docstring = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
-    at = 1 if body and m.matches(body[0], docstring) else 0
-    while at < len(body) and m.matches(body[at], imports):
-        at += 1
-    line = cst.parse_statement("from npudsl import on_stream\n")
-    line = line.with_changes(leading_lines=[cst.EmptyLine()] if at else [])
-    if at < len(body) and not body[at].leading_lines:
-        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
-    return [*body[:at], line, *body[at:]]
-
-
 def apply_edits(source: str, edit: Edit) -> str:
     """``source`` with ``edit`` written in (the same text when it asks for nothing)."""
     if not edit.decorate and not edit.wraps:
@@ -219,4 +182,4 @@ def apply_edits(source: str, edit: Edit) -> str:
         for node, span in wrapper.resolve(PositionProvider).items()
         if isinstance(node, cst.BaseStatement)
     }
-    return _with_import(wrapper.module.visit(_Apply(edit, calls, lines))).code
+    return with_on_stream_import(wrapper.module.visit(_Apply(edit, calls, lines))).code

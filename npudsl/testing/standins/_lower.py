@@ -33,19 +33,18 @@ cross-stream dependency itself).
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
 from typing import Any, cast
 
 import torch
 import torch.fx
 
-from npudsl.race._access import Access, accesses
 from npudsl.runtime._ops import OPS
+from npudsl.testing.standins._data_edges import sync_data_edges
 from npudsl.testing.standins._device import StandinError
 from npudsl.testing.standins._ops import op_name
 from npudsl.testing.standins._written import last_write
 
-__all__ = ["lower"]
+__all__ = ["Lowering", "lower"]
 
 _NOT_IN = {
     ("aclgraph", "wait_tensor"): "npu_wait_tensor is GE only: its kernel raises outside max-autotune",
@@ -68,7 +67,7 @@ def _tensor(value: object) -> bool:
     return isinstance(value, torch.fx.Node) and isinstance(value.meta.get("example_value"), torch.Tensor)
 
 
-class _Lowering:
+class Lowering:
     def __init__(self, graph: torch.fx.Graph, target: str) -> None:
         self.graph, self.target = graph, target
         self.scopes: list[tuple[str, str]] = []  # ("stream", label) | ("core", "") | ("other", "")
@@ -172,40 +171,6 @@ class _Lowering:
                 self.graph.erase_node(token)
 
 
-def _cross_stream_pairs(walk: _Lowering) -> Iterator[tuple[torch.fx.Node, torch.fx.Node, torch.fx.Node, bool]]:
-    """(earlier, later, memory, later reads) for each two accesses of one memory on two streams, one a write.
-
-    GE's graph is functional: an in-place write makes a new value and every later use names it, so it
-    orders a write before a later read (and a read before a later write) on any stream, as it does a
-    producer before its readers. Graph inputs are written before everything and need nothing.
-    """
-    seen: dict[torch.fx.Node, list[Access]] = {}
-    for access in accesses(walk.graph):
-        stream = walk.stream_of.get(access.node)
-        for earlier in seen.get(access.memory, []):
-            made = walk.stream_of.get(earlier.node)
-            if stream is None or made is None or made == stream or not (earlier.write or access.write):
-                continue
-            if earlier.node.op not in ("placeholder", "get_attr"):
-                yield earlier.node, access.node, access.memory, not access.write
-        seen.setdefault(access.memory, []).append(access)
-
-
-def _sync_data_edges(walk: _Lowering, order: bool) -> None:
-    """What GE does for a data edge between streams: keep the tensor for the reader and (``order``) order it."""
-    synced: set[tuple[torch.fx.Node, str]] = set()
-    kept: set[tuple[torch.fx.Node, str]] = set()
-    for earlier, node, memory, reads in list(_cross_stream_pairs(walk)):
-        reader = walk.stream_of[node]
-        with walk.graph.inserting_before(node):
-            if order and (earlier, reader) not in synced:
-                synced.add((earlier, reader))
-                walk.emit("event_wait", (walk.record_after(earlier),), node)
-            if reads and memory.op not in ("placeholder", "get_attr") and (memory, reader) not in kept:
-                kept.add((memory, reader))
-                walk.emit("record_stream", (memory, reader), node)
-
-
 def lower(gm: torch.fx.GraphModule, target: str, *, data_edges: str | None = None) -> torch.fx.GraphModule:
     """Rewrite ``gm`` in place for ``target`` (see the module docstring) and return it.
 
@@ -213,13 +178,13 @@ def lower(gm: torch.fx.GraphModule, target: str, *, data_edges: str | None = Non
     """
     if data_edges not in (None, "engine", "explicit") or (data_edges is not None and target != "ge"):
         raise ValueError(f"data_edges is 'engine' or 'explicit', for target 'ge' only (not {data_edges!r})")
-    walk = _Lowering(gm.graph, target)
+    walk = Lowering(gm.graph, target)
     for node in list(gm.graph.nodes):
         walk.visit(node)
     if walk.scopes:
         raise StandinError(f"scope_enter never closed in this graph: {walk.scopes[-1]}")
     if target == "ge":
-        _sync_data_edges(walk, order=data_edges != "explicit")
+        sync_data_edges(walk, order=data_edges != "explicit")
     gm.graph.lint()
     gm.recompile()
     return gm
