@@ -138,6 +138,9 @@ UNDEFINED_ATTRIBUTE = _code(
 SHARED_EVENT_NOWHERE = _code(
     "NPD514", W, "shared event recorded nowhere in the run", "check the recording file in the same run"
 )
+SPLIT_CHAIN = _code(
+    "NPD515", W, "side calls split by values made between them", "assign the values before the first call"
+)
 CUDA_CORE_LIMIT = _code(
     "NPD590", W, "core_limit has no CUDA counterpart", "the limit applies on NPU targets only", "target"
 )

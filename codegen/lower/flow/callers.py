@@ -29,6 +29,7 @@ from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.manual import with_manual_sites
 from codegen.lower.flow.planner import plan_caller
+from codegen.lower.flow.reorder_hints import split_chains
 from codegen.lower.flow.sites import Site
 from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CallerPlan
@@ -66,6 +67,7 @@ def _plan(module: CallerModule, qualname: str, fn: _Function, sites: list[Site],
     receiver = receiver_of(qualname, fn)
     if event_sync:
         plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto))
+        split_chains(fn, plan, module.warn)
     else:
         plan = _ge_plan(module, qualname, fn, receiver, auto)
     owner = qualname.rpartition(".")[0] or None
