@@ -41,7 +41,8 @@ class Model(nn.Module):
             return w * y
         finally:
             t = self.again(v)
-            self.tail = t
+            u = v + 1
+            self.tail = t * u
 
 """ + caller_source()
 

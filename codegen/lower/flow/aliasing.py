@@ -2,7 +2,10 @@
 
 ``a = b``, ``a, b = c, d``, ``t = (a, b)`` and ``a = b.squeeze(-1)`` (an op whose ATen schema returns a view of
 ``self``, with constant arguments, ``schema.py``) read no data: a pending result they copy needs no join there,
-and the names they bind hold it too (:mod:`~codegen.lower.flow.transfer`).
+and the names they bind hold it too (:mod:`~codegen.lower.flow.transfer`). Only names count as targets: a store
+through a subscript or an attribute (``t[0] = q``, ``out[k] = q``, ``self.stash = q``) runs a copy kernel when
+its object is a tensor, and otherwise leaves the value where a later read (``out[k] * 3``, ``self.stash``) names
+something else; either way the value is read there.
 """
 
 from __future__ import annotations
@@ -19,13 +22,22 @@ __all__ = ["alias_groups", "aliasing", "views_of"]
 def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
     """``a = b`` / ``a, b = c, d`` / ``t = (a, b)`` / ``a = b.squeeze(-1)``: (targets, sources) when the statement
     only copies references or takes views (an op whose schema returns views of ``self``: no kernel reads data)."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not _names_only(stmt.targets[0]):
         return None
     target, value = stmt.targets[0], stmt.value
     sources = [_viewed_name(s) for s in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
     if not all(sources):
         return None
     return sorted(bound_names(target)), sources  # type: ignore[return-value]
+
+
+def _names_only(target: ast.expr) -> bool:
+    """``a`` or ``a, (b, *c)``: the target binds names and stores nothing into an object."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_names_only(e) for e in target.elts)
+    if isinstance(target, ast.Starred):
+        return _names_only(target.value)
+    return isinstance(target, ast.Name)
 
 
 def views_of(stmt: ast.stmt, made: Set[str]) -> bool:
