@@ -36,7 +36,8 @@ class Problem:
 
 @attrs.frozen(kw_only=True)
 class Site:
-    """One binding of a name: the statement, and the value when it is a plain ``name = value``."""
+    """One binding of a name: the statement, and the value when it is a plain ``name = value`` (or the
+    element of ``a, b = x, y`` that binds it)."""
 
     node: ast.AST
     value: ast.expr | None
@@ -191,6 +192,11 @@ class Flow:
         self._bind_walrus([stmt.value], scope, direct)
         values = self._chain(stmt.value, scope)
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            pairs = _paired(target, stmt.value)
+            if pairs is not None:  # ``A, B = 8, 16``: each name bound to its own element, as if written alone
+                for name, element in pairs:
+                    self._bind(scope, name, self._chain(element, scope), stmt, direct=direct, value=element)
+                continue
             plain = isinstance(target, ast.Name)
             for name in bindings.target_names(target):
                 self._bind(
@@ -320,6 +326,19 @@ class Flow:
         for name in _parameters(fn):
             self._bind(scope, name, {OTHER}, fn, direct=True)
         self._block(fn.body, scope, direct=True)
+
+
+def _paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """``(name, element)`` for each name of a tuple or list of plain names unpacking a display of as many
+    elements, none starred (``A, B = 8, 16``); else ``None``."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return None
+    names, elements = target.elts, value.elts
+    if len(names) != len(elements) or not all(isinstance(n, ast.Name) for n in names):
+        return None
+    if any(isinstance(e, ast.Starred) for e in elements):
+        return None
+    return [(n.id, e) for n, e in zip(names, elements) if isinstance(n, ast.Name)]
 
 
 def _outer(scope: _Scope) -> _Scope:
