@@ -18,7 +18,8 @@ recorded in another class) before its quantization, an ordering edge without dat
 section 1, which ``vllm_native_shared_expert`` covers).
 
 Idioms: core_split (two core limits beside each other, one on a stream method, one on
-a main-stream method), module_constants (the stream tag, the core counts),
+a main-stream method), module_constants (the stream tag; the core counts in pairs,
+``CMPR_AIC_NUM, CMPR_AIV_NUM = 16, 32``),
 container_returns (the query and its scale as a tuple).
 """
 
@@ -32,10 +33,8 @@ from .layers import dynamic_quant, inplace_partial_rotary_mul, lightning_indexer
 from .weights import IndexerWeights
 
 INDEXER_STREAM = "indexer_stream"
-CMPR_AIC_NUM = 16
-CMPR_AIV_NUM = 32
-ROPE_AIC_NUM = 8
-ROPE_AIV_NUM = 16
+CMPR_AIC_NUM, CMPR_AIV_NUM = 16, 32  # the indexer's weights and compressor on main
+ROPE_AIC_NUM, ROPE_AIV_NUM = 8, 16  # its query on "indexer_stream": the cube cores left, 24 - 16
 
 
 class Indexer(IndexerWeights):
