@@ -29,8 +29,8 @@ NPD302 reads any two core limits of one module on different streams as concurren
 an error, although the KV branch is joined in ``mla_prolog_decode`` before
 ``sparse_attn`` forks the compressor, so the two never overlap (upstream runs both).
 
-Idioms: core_split (8/16, 8/16, 16/32 per stream), config_when (``when='self.x'`` flags
-that differ per layer), module_constants, side_cache_write (the compressor's cache written in
+Idioms: core_split (8/16, 8/16, 16/32 per stream), per_layer_streams (``when='self.x'`` flags
+set per layer from its compress ratio), module_constants, side_cache_write (the compressor's cache written in
 place on its stream, read on main after the join), container_returns, non_tensor_args
 (a tuple of caches, a dict of kernel metadata).
 """
