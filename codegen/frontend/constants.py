@@ -2,7 +2,8 @@
 
 CONTRACT section 1 allows them because real engines name their streams so.
 Nothing is evaluated: the name must be bound exactly once in the module, by a
-plain ``NAME = <literal>`` (or ``NAME: T = <literal>``) among the module's own
+plain ``NAME = <literal>`` (or ``NAME: T = <literal>``, or ``NAME, OTHER = <literal>, <literal>``:
+each name of a tuple unpacking a display of as many literals) among the module's own
 statements, before the decorator; no class body around a method may bind it, no
 function may rebind it with ``global``, and no star import of another module may
 shadow it. Anything else cannot be read with certainty and is an error.

@@ -49,6 +49,8 @@ IDIOMS: dict[str, str] = {
     "module_constants": 'stream tags from module-level constants (STREAM_SHARED = "shared")',
     "deep": "many layers sharing one stream per role; build(layers=N)",
     "inplace_side_output": "a side call's result written in place on the main stream after the join, then returned",
+    "side_cache_write": "a side call returning nothing that writes a cache passed in, in place; read on main later",
+    "per_layer_streams": "a per-layer setting (a compress ratio) decides which streams and core limits a layer uses",
 }
 
 NEEDS: dict[str, str] = {
@@ -83,6 +85,7 @@ NAMES = (
     "ge_moe_mc2_waits",
     "same_stream_chain",
     "sglang_glm4_share_stream",
+    "cann_v4_compressor",
 )
 
 

@@ -85,6 +85,18 @@ def test_module_level_constants_are_read() -> None:
     assert 'STREAM_SHARED = "shared"' in code  # the user's constant stays
 
 
+def test_constants_unpacked_from_a_display_are_read() -> None:
+    """``CUBE, VECTOR = 8, 16`` binds each name once to a literal, as engines write a core split (DeepSeek-V4's
+    ``cmpr_aic_num``/``cmpr_aiv_num``)."""
+    source = _module(
+        stream="STREAM_SHARED", cores="CUBE, VECTOR", prelude='STREAM_SHARED, CUBE, VECTOR = "shared", 8, 16\n'
+    )
+    code, diagnostics = transform(source)
+    assert [d for d in diagnostics if d.severity.value == "error"] == []
+    assert 'torchair.scope.npu_stream_switch("shared", 0)' in code
+    assert "torchair.scope.limit_core_num(8, 16)" in code
+
+
 @pytest.mark.parametrize(
     "prelude,why",
     [
@@ -92,6 +104,11 @@ def test_module_level_constants_are_read() -> None:
         ('if True:\n    TAG = "a"\n', "inside a block"),
         ('TAG = "a".upper()\n', "to an expression, not to a literal"),
         ("from config import TAG\n", "but not as TAG = <literal>"),
+        ('TAG, *REST = "a", "b"\n', "but not as TAG = <literal>"),
+        ('PAIR = ("a", "b")\nTAG, OTHER = PAIR\n', "but not as TAG = <literal>"),
+        ('TAG, OTHER = "a".upper(), "b"\n', "to an expression, not to a literal"),
+        ('TAG, OTHER = OTHER, "b"\n', "to an expression, not to a literal"),
+        ('TAG, TAG = "a", "b"\n', "bound more than once"),
         ('TAG = "a"\n\n\ndef f():\n    global TAG\n    TAG = "b"\n', "a function rebinds it (global)"),
         ('TAG = "a"\nfrom config import *\nfrom npudsl import core_limit, on_stream\n', "a star import may rebind it"),
         ("", "is not bound at module level"),

@@ -24,6 +24,7 @@ __all__ = [
     "attribute",
     "decorator_of",
     "import_values",
+    "paired",
     "pattern_names",
     "spelled",
     "target_names",
@@ -115,3 +116,16 @@ def walrus_names(nodes: list[ast.AST]) -> Iterator[str]:
             yield node.target.id
         if not isinstance(node, (ast.Lambda, ast.stmt)) or node in nodes:
             stack.extend(children(node))
+
+
+def paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """``(name, element)`` for each name of a tuple or list of plain names unpacking a display of as many
+    elements, none starred (``A, B = 8, 16``); else ``None``."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return None
+    names, elements = target.elts, value.elts
+    if len(names) != len(elements) or not all(isinstance(n, ast.Name) for n in names):
+        return None
+    if any(isinstance(e, ast.Starred) for e in elements):
+        return None
+    return [(n.id, e) for n, e in zip(names, elements) if isinstance(n, ast.Name)]

@@ -142,13 +142,15 @@ class Flow(CompoundStatements):
         if stmt.value is None:
             return
         self._bind_walrus([stmt.value], scope, direct)
-        values = self._chain(stmt.value, scope)
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-            plain = isinstance(target, ast.Name)
-            for name in bindings.target_names(target):
-                self._bind(
-                    scope, name, values if plain else {OTHER}, stmt, direct=direct, value=stmt.value if plain else None
-                )
+            # ``A, B = 8, 16``: each name bound to its own element, as if written alone
+            pairs = bindings.paired(target, stmt.value)
+            plain = pairs is not None or isinstance(target, ast.Name)
+            if pairs is None:
+                pairs = [(name, stmt.value) for name in bindings.target_names(target)]
+            for name, value in pairs:
+                values = self._chain(value, scope) if plain else {OTHER}
+                self._bind(scope, name, values, stmt, direct=direct, value=value if plain else None)
 
     _AnnAssign = _Assign
 

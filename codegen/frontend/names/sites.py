@@ -22,7 +22,8 @@ class Problem:
 
 @attrs.frozen(kw_only=True)
 class Site:
-    """One binding of a name: the statement, and the value when it is a plain ``name = value``."""
+    """One binding of a name: the statement, and the value when it is a plain ``name = value`` (or the
+    element of ``a, b = x, y`` that binds it)."""
 
     node: ast.AST
     value: ast.expr | None

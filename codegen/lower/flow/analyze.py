@@ -2,10 +2,11 @@
 
 A structured walk over the function's statements carries the pending calls (:mod:`codegen.lower.flow.state`)
 through ``if``/``elif``/``else``, ``match``, loops (to a fixed point, so a result carried into the next
-iteration is joined before its use there: ``loop_fixpoint.py``), ``try``/``except``/``else``/``finally``
-(``try_finally.py``), ``with``, early ``return``, ``break`` and ``continue``; a name a compound statement binds
-no longer holds what it held (``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a
-block (a loop body whose ``while`` test reads a result; the end of the function).
+iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads first is joined
+before the loop: ``loop_entry.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``), ``with``,
+early ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it held
+(``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose
+``while`` test reads a result; the end of the function).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import attrs
 from codegen.lower.flow import early
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
+from codegen.lower.flow.loop_entry import first_reads
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
 from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, transfer
@@ -156,7 +158,7 @@ class Walk:
     _TryStar = _Try
 
     def _For(self, stmt: ast.For | ast.AsyncFor, state: State) -> State | None:
-        state = self.join_reads(stmt, state, data_reads(stmt.iter))
+        state = self.join_reads(stmt, state, data_reads(stmt.iter) | first_reads(stmt, self.sites))
         return walk_loop(self, stmt, state, lambda s: unbound(s, [stmt.target]), None)
 
     _AsyncFor = _For
