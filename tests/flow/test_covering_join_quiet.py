@@ -17,6 +17,7 @@ from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
+from npudsl import StreamRaceError
 from npudsl.testing.targets import run_checked
 
 SOURCE = """\
@@ -72,6 +73,7 @@ class Model(nn.Module):
 """ + caller_source()
 
 CASES = ["quiet", "busy", "late_on_one_path", "earlier_on_stream"]
+_KEEP = 'runtime.record_stream(t, "side")'
 
 
 def _body(method: str) -> str:
@@ -91,7 +93,14 @@ def test_the_keep_stays(method: str) -> None:
 
 
 def body_keeps(body: str) -> bool:
-    return body.count('runtime.record_stream(t, "side")') == 1
+    return body.count(_KEEP) == 1
+
+
+@pytest.mark.parametrize("method", ["busy", "earlier_on_stream"])
+def test_without_the_keep_it_races(method: str) -> None:
+    code = transform_source(SOURCE, path="m.py", target="portable").replace(_KEEP, "pass")
+    with pytest.raises(StreamRaceError, match="record_stream"):
+        run_checked(code, "portable", lambda m: m.Caller(method, True), (torch.randn(2, 3),))
 
 
 @pytest.mark.parametrize("on", [True, False])

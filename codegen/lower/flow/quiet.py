@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.sites import Site
@@ -93,14 +94,19 @@ def _from_here_on(facts: CallerFacts, other: Site, site: Site) -> bool:
 
 def quiet_until(facts: CallerFacts, site: Site, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
     """The caller's stream runs no op from the call to its join before ``join`` (calls of other stream
-    functions with plain arguments run on their own streams): nothing it made can go to a new allocation
-    while the call reads it."""
+    functions with plain arguments run on their own streams; a statement that only takes views, ``v =
+    x.view(2, 3)``, runs no kernel: ``aliasing.py``): nothing it made can go to a new allocation while the
+    call reads it."""
     if join in applied:
         return False  # its first operand runs before the wait
     block = facts.block(site.stmt)
     run = block[block.index(site.stmt) + 1 : block.index(join)]
     planned = {other.stmt: other for other in facts.sites}
-    return not any(leaves(s) or (runs_op(s) and not _runs_aside(facts, planned.get(s))) for s in run)
+    return not any(leaves(s) or _allocates(facts, s, planned.get(s)) for s in run)
+
+
+def _allocates(facts: CallerFacts, stmt: ast.stmt, other: Site | None) -> bool:
+    return runs_op(stmt) and aliasing(stmt) is None and not _runs_aside(facts, other)
 
 
 def _runs_aside(facts: CallerFacts, other: Site | None) -> bool:
