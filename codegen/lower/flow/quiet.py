@@ -3,7 +3,8 @@
 An input needs no ``record_stream`` when its memory cannot go to a new allocation before the caller joins the
 call's stream: an earlier call made it on another side stream that issues nothing more before that join
 (:func:`maker_idle`) or whose next call waits for this one first (:func:`maker_waits`), or the caller made it
-and runs no op from the call to the join (:func:`quiet_until`).
+and runs no op from the call to the join (:func:`quiet_until`). The join may be that of a later call on the
+call's stream, which covers it (:func:`surely_joined_at`), as for ``keep_alive``'s reads after the join.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.sites import Site
@@ -21,15 +23,32 @@ __all__ = ["maker_idle", "maker_waits", "quiet_until", "surely_joined_at"]
 
 
 def surely_joined_at(facts: CallerFacts, site: Site) -> ast.stmt | None:
-    """The first statement of ``site``'s block after it before which the caller always joins its stream."""
+    """The first statement of ``site``'s block after it before which the caller always joins its stream: a join
+    of the call, or of a later call of the block (not nested) on its stream that forks wherever it did
+    (``relations.covers``): that call forked after it on every path reaching the join, so its join covers the
+    call's work too (the stream runs it first)."""
     block = facts.block(site.stmt)
     after = block[block.index(site.stmt) + 1 :]
-    joined = {
-        stmt
-        for (kind, stmt, _), found in facts.result.steps.items()
-        if kind == "before" and any(isinstance(s, Join) and s.site == site.index for s in found)
-    }
-    return next((stmt for stmt in after if stmt in joined), None)
+    joined = _joined_before(facts)
+    covering = {site.index}
+    for stmt in after:
+        if covering & joined.get(stmt, set()):
+            return stmt
+        covering |= {o.index for o in facts.sites if o.stmt is stmt and _covers(facts, site, o)}
+    return None
+
+
+def _joined_before(facts: CallerFacts) -> dict[ast.AST, set[int]]:
+    """The calls joined before each statement."""
+    joined: dict[ast.AST, set[int]] = {}
+    for (kind, stmt, _), found in facts.result.steps.items():
+        if kind == "before":
+            joined.setdefault(stmt, set()).update(s.site for s in found if isinstance(s, Join))
+    return joined
+
+
+def _covers(facts: CallerFacts, site: Site, other: Site) -> bool:
+    return other.tag == site.tag and facts.relations.covers(site.index, other.index)
 
 
 def maker_idle(facts: CallerFacts, site: Site, name: str, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
@@ -75,14 +94,19 @@ def _from_here_on(facts: CallerFacts, other: Site, site: Site) -> bool:
 
 def quiet_until(facts: CallerFacts, site: Site, join: ast.stmt, applied: Mapping[ast.stmt, str]) -> bool:
     """The caller's stream runs no op from the call to its join before ``join`` (calls of other stream
-    functions with plain arguments run on their own streams): nothing it made can go to a new allocation
-    while the call reads it."""
+    functions with plain arguments run on their own streams; a statement that only takes views, ``v =
+    x.view(2, 3)``, runs no kernel: ``aliasing.py``): nothing it made can go to a new allocation while the
+    call reads it."""
     if join in applied:
         return False  # its first operand runs before the wait
     block = facts.block(site.stmt)
     run = block[block.index(site.stmt) + 1 : block.index(join)]
     planned = {other.stmt: other for other in facts.sites}
-    return not any(leaves(s) or (runs_op(s) and not _runs_aside(facts, planned.get(s))) for s in run)
+    return not any(leaves(s) or _allocates(facts, s, planned.get(s)) for s in run)
+
+
+def _allocates(facts: CallerFacts, stmt: ast.stmt, other: Site | None) -> bool:
+    return runs_op(stmt) and aliasing(stmt) is None and not _runs_aside(facts, other)
 
 
 def _runs_aside(facts: CallerFacts, other: Site | None) -> bool:
