@@ -25,16 +25,15 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.caller_facts import CallerFacts, Narrowed
 from codegen.lower.flow.guard_paths import Assumed, pruned
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Anchor, Cond, Record, Step, Wait, Wrap
 
-__all__ = ["Narrowed", "guarded_body", "one_block"]
+__all__ = ["guarded_body", "one_block"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-Narrowed = Callable[[int], _Function | None]  # a site -> its caller as it runs where the site's guard holds
 Steps = dict[Anchor, list[Step]]
 
 

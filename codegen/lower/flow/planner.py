@@ -22,6 +22,7 @@ from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.caller_context import CallerContext
+from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
@@ -29,7 +30,7 @@ from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.transfer import Join, SiteView
-from codegen.lower.flow.wraps import Planned, lower_sites
+from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
 __all__ = ["plan_caller"]
