@@ -24,7 +24,9 @@ from typing import TypeVar
 __all__ = ["BOM", "deep", "mentions_npudsl", "parse", "shared_trees", "without_bom"]
 
 BOM = "\ufeff"
-_NPUDSL = re.compile(r"\bnpudsl\b")
+# ``\bnpudsl\b``, spelled to start with its letters: the engine then skips to each occurrence at C speed, where
+# ``\b`` first would have it try every position (some 30 times slower on a file that names npudsl)
+_NPUDSL = re.compile(r"npudsl(?<!\wnpudsl)(?!\w)")
 _T = TypeVar("_T")
 _DEEP_STACK = 512 * 1024 * 1024  # bytes of (virtual) stack for deeply nested code
 _DEEP_LIMIT = 200_000  # Python frames; libcst recurses several frames per nesting level

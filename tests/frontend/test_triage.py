@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from pathlib import Path
 
@@ -55,6 +56,14 @@ def test_each_source_is_scanned_for_npudsl_once_per_run(tmp_path: Path, monkeypa
     assert sorted(scanned) == sorted(f.source for f in files)  # the index, the triage and each analysis asked
     assert pyast.mentions_npudsl(LAYERS) and pyast.mentions_npudsl(LAYERS)  # outside a run: scanned each time
     assert len(scanned) == len(files) + 2
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["npudsl", "import npudsl\n", "xnpudsl", "npudslx", "_npudsl", "npudsl_", "énpudsl", "npudsl2", "a.npudsl("],
+)
+def test_npudsl_is_named_as_a_word(source: str) -> None:
+    assert pyast.mentions_npudsl(source) is (re.search(r"\bnpudsl\b", source) is not None)
 
 
 def test_parallel_results_equal_one_process_results(tmp_path: Path) -> None:

@@ -13,10 +13,10 @@ with nothing between them share one fork, and need none of their own when their 
 read, already comes after it. No edge either where the caller's earlier work orders nothing the call needs
 or already comes first: none ran (``ge_before.py``), the call reads only what its function was given
 (``ge_given.py``) or what earlier calls on its stream made (``ge_own.py``), or on every path the caller's last
-work made what it reads (``ge_reads.py``): ``ge_unforked.py`` asks them in turn. Calls decided by the middle two do not come after all the caller's
-work, so no later call leans on them; nor do calls that read only results of calls on other streams
-(``ge_own.py``). The walk back passes planned calls switched whenever this one is (they are no work of the
-caller's stream).
+work made what it reads (``ge_reads.py``): ``ge_unforked.py`` asks them in turn. Calls decided by the middle two
+do not come after all the caller's work, so no later call leans on them; nor do calls that read only results of
+calls on other streams (``ge_own.py``). The walk back passes planned calls switched whenever this one is (they
+are no work of the caller's stream).
 """
 
 from __future__ import annotations
