@@ -50,22 +50,13 @@ class Site:
     def view(self, methods: frozenset[str] = frozenset(), *, guard_changes: bool = True) -> SiteView:
         """``guard_changes``: what the guard reads may differ between two calls of the site (the planner knows)."""
         bare = frozenset(a.name for a in self.args if a.bare and a.name)
-        reads = set(data_reads(self.call.call.func))
-        for arg in self.call.call.args:
-            value = arg.value if isinstance(arg, ast.Starred) else arg
-            if not (isinstance(value, ast.Name) and value.id in bare):
-                reads |= data_reads(value)
-        for keyword in self.call.call.keywords:
-            if not (isinstance(keyword.value, ast.Name) and keyword.value.id in bare):
-                reads |= data_reads(keyword.value)
-        guarded = self.guard.dynamic and guard_changes
         inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
         return SiteView(
             index=self.index,
             names=self.names,
             bare=bare,
-            reads=frozenset(reads),
-            guarded=guarded,
+            reads=_call_reads(self.call.call, bare),
+            guarded=self.guard.dynamic and guard_changes,
             inputs=inputs,
             event=self.callee.key,  # type: ignore[attr-defined]
             state=self.state_read(methods),
@@ -93,22 +84,44 @@ def plan_site(
         caller_locals=caller_locals,
     )
     args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-    names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
     written = _written_arguments(args, callee, site.resolved.explicit_receiver)
-    names |= written
-    receiver = site.resolved.receiver
-    if callee.writes_state and receiver:  # type: ignore[attr-defined]
-        # the caller reads that state as ``self.buf`` (or ``self.sub.buf``); an unnamed write: anything of it
-        written = callee.writes_state  # type: ignore[attr-defined]
-        names |= (
-            {receiver.split(".")[0]}
-            if "*" in written or "." in receiver
-            else {f"{receiver}.{attr}" for attr in written}
-        )
+    obj = site.resolved.receiver  # the callee's object, as the caller names it
+    state = callee.writes_state if obj else frozenset()  # type: ignore[attr-defined]
+    names = _bound(stmt) | written | _state_names(state, obj)
     return Site(
-        index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=written
+        index=index,
+        stmt=stmt,
+        call=site,
+        callee=callee,
+        guard=guard,
+        args=tuple(args),
+        names=names,
+        writes=state or written,
     )
+
+
+def _call_reads(call: ast.Call, bare: frozenset[str]) -> frozenset[str]:
+    """What the call reads as values, but for the names passed whole: its callee's expression, its other arguments."""
+    reads = set(data_reads(call.func))
+    values = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
+    for value in [*values, *(keyword.value for keyword in call.keywords)]:
+        if not (isinstance(value, ast.Name) and value.id in bare):
+            reads |= data_reads(value)
+    return frozenset(reads)
+
+
+def _bound(stmt: ast.stmt) -> frozenset[str]:
+    """The names an assignment of the call's result binds."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    return frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
+
+
+def _state_names(state: frozenset[str], obj: str | None) -> set[str]:
+    """How the caller reads the state of ``obj`` the callee writes: ``self.buf`` (or ``self.sub.buf``); an unnamed
+    write (``*``), or an object reached through an attribute: anything of it."""
+    if not state or not obj:
+        return set()
+    return {obj.split(".")[0]} if "*" in state or "." in obj else {f"{obj}.{attr}" for attr in state}
 
 
 def _written_arguments(args: list[Argument], callee: object, explicit_receiver: bool) -> frozenset[str]:
