@@ -130,16 +130,12 @@ def _written_arguments(args: list[Argument], callee: object, explicit_receiver: 
     writes = set(callee.writes)  # type: ignore[attr-defined]
     if not writes:
         return frozenset()
-    params = list(callee.signature.params)  # type: ignore[attr-defined]
+    params = [p.name for p in callee.signature.params]  # type: ignore[attr-defined]
     offset = 1 if explicit_receiver else 0
     found: set[str] = set()
     for argument in args:
         slot = argument.slot
-        name = (
-            slot
-            if isinstance(slot, str)
-            else (params[slot - offset].name if 0 <= slot - offset < len(params) else None)
-        )
+        name = slot if isinstance(slot, str) else (params[slot - offset] if 0 <= slot - offset < len(params) else None)
         if name in writes:
             found |= {argument.name} if argument.bare and argument.name else alias_sources(argument.node)
     return frozenset(found)
