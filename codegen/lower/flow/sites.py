@@ -11,6 +11,7 @@ import ast
 import attrs
 
 from codegen.lower.flow.arguments import Argument, arguments
+from codegen.lower.flow.callees import Resolved
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
@@ -74,30 +75,26 @@ def plan_site(
     caller_locals: frozenset[str],
     receiver: str | None,
 ) -> Site:
-    signature = callee.signature  # type: ignore[attr-defined]
-    guard = read_guard(
-        callee.when,  # type: ignore[attr-defined]
-        site.call,
-        site.resolved,
-        signature,
-        same_module=same_module,
-        caller_locals=caller_locals,
-    )
-    args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
-    written = _written_arguments(args, callee, site.resolved.explicit_receiver)
-    obj = site.resolved.receiver  # the callee's object, as the caller names it
-    state = callee.writes_state if obj else frozenset()  # type: ignore[attr-defined]
-    names = _bound(stmt) | written | _state_names(state, obj)
+    """The call ``site`` (statement ``stmt``) of ``callee`` as the planner reads it: its guard, its arguments, the
+    names it makes anew."""
+    signature, resolved = callee.signature, site.resolved  # type: ignore[attr-defined]
+    when = callee.when  # type: ignore[attr-defined]
+    guard = read_guard(when, site.call, resolved, signature, same_module=same_module, caller_locals=caller_locals)
+    args = arguments(site.call, signature, explicit_receiver=resolved.explicit_receiver, receiver=receiver)
+    names, writes = _made(stmt, args, callee, resolved)
     return Site(
-        index=index,
-        stmt=stmt,
-        call=site,
-        callee=callee,
-        guard=guard,
-        args=tuple(args),
-        names=names,
-        writes=state or written,
+        index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=writes
     )
+
+
+def _made(
+    stmt: ast.stmt, args: list[Argument], callee: object, resolved: Resolved
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the call makes anew (the result's, those it writes in place, the state of its object it writes),
+    and what it writes: that state where it writes any, else the names it writes in place."""
+    written = _written_arguments(args, callee, resolved.explicit_receiver)
+    state = callee.writes_state if resolved.receiver else frozenset()  # type: ignore[attr-defined]
+    return _bound(stmt) | written | _state_names(state, resolved.receiver), state or written
 
 
 def _call_reads(call: ast.Call, bare: frozenset[str]) -> frozenset[str]:
