@@ -91,10 +91,10 @@ def _made(
     stmt: ast.stmt, args: list[Argument], callee: object, resolved: Resolved
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The names the call makes anew (the result's, those it writes in place, the state of its object it writes),
-    and what it writes: that state where it writes any, else the names it writes in place."""
+    and the caller's names it writes in place (its object's state reaches the caller through the names)."""
     written = _written_arguments(args, callee, resolved.explicit_receiver)
     state = callee.writes_state if resolved.receiver else frozenset()  # type: ignore[attr-defined]
-    return _bound(stmt) | written | _state_names(state, resolved.receiver), state or written
+    return _bound(stmt) | written | _state_names(state, resolved.receiver), written
 
 
 def _call_reads(call: ast.Call, bare: frozenset[str]) -> frozenset[str]:
