@@ -19,7 +19,7 @@ from collections import Counter
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.exprs import binding_name, bound_names
 
-__all__ = ["PARAM", "bound_once", "last_return", "returned_param", "returned_params"]
+__all__ = ["PARAM", "bound_once", "last_return", "returned_param", "returned_params", "returned_value"]
 
 PARAM = ":param"  # the key suffix of the fact: ``{"write_slots:param": "0 cache"}`` (position, or -1, and name)
 
@@ -65,6 +65,13 @@ def last_return(fn: _Function) -> ast.Return | None:
     if len(returns) != 1 or last is not returns[0] or walked_of(fn, (ast.Yield, ast.YieldFrom)):
         return None
     return last
+
+
+def returned_value(fn: _Function) -> ast.expr | None:
+    """The value of ``fn``'s only ``return`` (:func:`last_return`); None where there is none, or it returns
+    nothing."""
+    last = last_return(fn)
+    return last.value if last is not None else None
 
 
 @per_node

@@ -10,8 +10,8 @@ import ast
 import textwrap
 
 from codegen.lower.flow.analyze import analyze
-from codegen.lower.flow.callsites import aware_call
 from codegen.lower.flow.exprs import data_reads
+from codegen.lower.flow.own_calls import aware_call
 from codegen.lower.flow.transfer import Join, SiteView
 
 __all__ = ["marked"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from pathlib import Path
 
 import pytest
 
 from codegen.check.diagnostics import Diagnostic, Severity
+from codegen.driver import pyast
 from codegen.driver.run import SourceFile, map_files, read_sources, run, run_index
 from codegen.driver.workers import WORK_PER_WORKER, auto_jobs
 from frontend_util import CALLER, LAYERS, source_files
@@ -42,6 +44,26 @@ def test_a_file_left_alone_keeps_its_text_and_its_read_error(tmp_path: Path) -> 
     decorated, plain, unread = run(files, target="aclgraph", jobs=1)
     assert decorated.changed and not plain.changed and plain.code == _PLAIN.lstrip("\n") and not plain.diagnostics
     assert unread.code is None and [(d.code, d.line, d.col) for d in unread.diagnostics] == [("NPD002", 1, 6)]
+
+
+def test_each_source_is_scanned_for_npudsl_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scanned: list[str] = []
+    real = pyast._names_npudsl
+    monkeypatch.setattr(pyast, "_names_npudsl", lambda source: scanned.append(source) or real(source))
+    files = source_files(tmp_path, {"layers.py": LAYERS, "model.py": CALLER, "use.py": _SPELLER, "plain.py": _PLAIN})
+    results = run(files, target="aclgraph", jobs=1)
+    assert [r.changed for r in results] == [True, False, False, False]
+    assert sorted(scanned) == sorted(f.source for f in files)  # the index, the triage and each analysis asked
+    assert pyast.mentions_npudsl(LAYERS) and pyast.mentions_npudsl(LAYERS)  # outside a run: scanned each time
+    assert len(scanned) == len(files) + 2
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["npudsl", "import npudsl\n", "xnpudsl", "npudslx", "_npudsl", "npudsl_", "énpudsl", "npudsl2", "a.npudsl("],
+)
+def test_npudsl_is_named_as_a_word(source: str) -> None:
+    assert pyast.mentions_npudsl(source) is (re.search(r"\bnpudsl\b", source) is not None)
 
 
 def test_parallel_results_equal_one_process_results(tmp_path: Path) -> None:

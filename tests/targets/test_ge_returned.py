@@ -229,3 +229,42 @@ def test_a_submodule_of_a_base_class_in_another_file_says_what_it_returns() -> N
     alone = build_index([("pkg.model", SUBMODULES)])
     code, _ = transform_with_index(SUBMODULES, path="model.py", module_name="pkg.model", index=alone, target="ge")
     assert '_EVENT_TOKENS["pkg.model.M.projected"] = torchair.ops.record()' in code
+
+
+EARLY = """
+import torch
+from npudsl import after, on_stream, records
+
+
+class M(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.buf = torch.zeros(4, 4)
+
+    @on_stream("side", sync="manual")
+    @records("made")
+    def make(self, x: torch.Tensor, mode: int) -> torch.Tensor:
+        match mode:
+            case 0:
+                self.buf.copy_(x * 3)
+                return x
+        return torch.mm(x, x)
+
+    @after("made")
+    def combine(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x + y + self.buf
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.combine(x, self.make(x, 0))
+"""
+
+
+def test_a_return_in_a_match_case_keeps_the_token() -> None:
+    """The body's last return is not its only one (one stands in a ``case``): the path through the case returns an
+    input, made before the body's work, so only ``record()`` orders the waiter after the write of ``self.buf``."""
+    code = transform(EARLY, "ge")
+    assert '_EVENT_TOKENS["m.M.made"] = x' not in code
+    assert code.count('_EVENT_TOKENS["m.M.made"] = torchair.ops.record()') == 2
+    x = torch.randn(4, 4)
+    got = run_checked(code, "ge", lambda m: m.M(), (x,), data_edges="explicit")
+    assert torch.equal(got, x + x + x * 3)

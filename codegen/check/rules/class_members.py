@@ -16,7 +16,7 @@ import ast
 import attrs
 
 from codegen.index.walked import walked_of
-from codegen.lower.flow.callsites import module_level_names
+from codegen.lower.flow.function_resolver import module_level_names
 
 __all__ = ["Members", "members_of"]
 

@@ -15,7 +15,7 @@ from codegen.check.rules.base import Context, Finding, Rule
 from codegen.frontend.ir import Guard, Loc, StreamFunction
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.callsites import module_level_names
+from codegen.lower.flow.function_resolver import module_level_names
 from codegen.lower.flow.imports import module_bindings
 from npudsl import codes
 

@@ -18,7 +18,7 @@ from codegen.index import scan
 from codegen.index.info import RunIndex
 from codegen.index.per_index import per_index
 from codegen.index.walked import walked_of
-from codegen.lower.flow.callsites import aware_call
+from codegen.lower.flow.own_calls import aware_call
 from npudsl import codes
 
 __all__ = ["RULE"]

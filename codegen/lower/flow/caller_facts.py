@@ -1,5 +1,6 @@
-"""What the lowering of one caller reads before it decides anything: each planned call's events and how its
-fork is read at its joins, and the caller's facts that no decision changes.
+"""What the lowering of one caller reads before it decides anything: what the planner decided of it (its planned
+calls, how each one's fork is read at its joins, the analysis), each call's events, and the caller's facts that no
+decision changes.
 
 The decisions (:mod:`~codegen.lower.flow.fork`, :mod:`~codegen.lower.flow.keep_alive`,
 :mod:`~codegen.lower.flow.quiet`, :mod:`~codegen.lower.flow.fold`) take :class:`CallerFacts` instead of the whole
@@ -18,9 +19,11 @@ from codegen.lower.flow.sites import Site
 from codegen.lower.flow.transfer import Relations
 from codegen.lower.plan import Cond, EventRef
 
-__all__ = ["CallerFacts", "SiteEvents", "SiteSync", "any_may"]
+__all__ = ["CallerFacts", "Narrowed", "Planned", "SiteEvents", "SiteSync", "any_may"]
 
 _BLOCKS = ("body", "orelse", "finalbody")
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+Narrowed = Callable[[int], _Function | None]  # a site -> its caller as it runs where the site's guard holds
 
 
 @attrs.frozen(kw_only=True)
@@ -42,13 +45,22 @@ class SiteSync:
 
 
 @attrs.frozen(kw_only=True)
-class CallerFacts:
-    """One caller, as the lowering's decisions read it."""
+class Planned:
+    """What the planner decided of one caller, for its lowering."""
 
     sites: list[Site]
     syncs: list[SiteSync]  # by site index
     result: Analysis
     relations: Relations
+    splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
+    narrowed: Narrowed | None = None  # the caller as it runs where a site's guard holds
+
+
+@attrs.frozen(kw_only=True)
+class CallerFacts:
+    """One caller, as the lowering's decisions read it: the planner's decisions and the caller's own facts."""
+
+    planned: Planned
     blocks: dict[ast.stmt, list[ast.stmt]]  # each statement's block (``statement_blocks``)
     receiver: str | None = None  # the caller's ``self`` (its state lives on: never kept alive)
     tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
@@ -57,6 +69,22 @@ class CallerFacts:
     looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
     guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # returned_inputs.py, by call
+
+    @property
+    def sites(self) -> list[Site]:
+        return self.planned.sites
+
+    @property
+    def syncs(self) -> list[SiteSync]:
+        return self.planned.syncs
+
+    @property
+    def result(self) -> Analysis:
+        return self.planned.result
+
+    @property
+    def relations(self) -> Relations:
+        return self.planned.relations
 
     def block(self, stmt: ast.stmt) -> list[ast.stmt]:
         return self.blocks.get(stmt, [stmt])

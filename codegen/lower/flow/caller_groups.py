@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from codegen.lower.flow.callsites import CallSite, own_calls
+from codegen.lower.flow.callsites import CallSite
+from codegen.lower.flow.own_calls import own_calls
 
 __all__ = ["by_caller"]
 

@@ -31,18 +31,19 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     receiver = receiver_of(qualname, fn)
     count = 0
     for call in calls:
-        callee = module.index.callees[call.key]  # type: ignore[attr-defined]
-        assert call.stmt is not None
-        same_module = callee.module == module.ir.module_name
-        site = plan_site(
-            count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver
-        )
+        site = _site(module, count, call, local, receiver)
         if site.guard.static is False or _unreadable(module, call, site):
             continue
-        if site.guard.module_root:
-            site = _through_module(module, site)
         count += 1
-        yield site
+        yield _through_module(module, site) if site.guard.module_root else site
+
+
+def _site(module: CallerModule, count: int, call: CallSite, local: frozenset[str], receiver: str | None) -> Site:
+    """The call as the ``count``-th planned site of its caller (whose names are ``local``)."""
+    callee = module.index.callees[call.key]  # type: ignore[attr-defined]
+    assert call.stmt is not None
+    same_module = callee.module == module.ir.module_name
+    return plan_site(count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver)
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

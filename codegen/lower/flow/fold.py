@@ -43,22 +43,33 @@ def folded(wraps: dict[ast.stmt, Wrap], blocks: dict[ast.stmt, list[ast.stmt]], 
         block = blocks.get(stmt, [stmt])
         at = block.index(stmt)
         first = block[at - 1] if at else None
-        keep = [s for s in wrap.enter if isinstance(s, KeepAlive)]
-        if (
-            first not in wraps
-            or len(keep) != 1
-            or len(wrap.enter) != 1
-            or wraps[first].switch != wrap.switch
-            or steps.get(("before", stmt, ""))
-            or steps.get(("after", first, ""))
-            or wraps[first].leave
-            or {v.name for v in keep[0].values} & bound_names(first)
-        ):
-            continue
-        earlier = wraps[first]
-        kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep[0].stream]
-        moved = attrs.evolve(kept[0], values=(*kept[0].values, *keep[0].values)) if kept else keep[0]
-        enter = tuple(moved if s is (kept[0] if kept else None) else s for s in earlier.enter)
-        wraps[first] = attrs.evolve(earlier, enter=enter if kept else (*earlier.enter, moved))
-        wraps[stmt] = attrs.evolve(wrap, enter=())
+        if first in wraps and (keep := _moved_keep(stmt, wrap, first, wraps[first], steps)) is not None:
+            wraps[first] = _with_kept(wraps[first], keep)
+            wraps[stmt] = attrs.evolve(wrap, enter=())
     return wraps
+
+
+def _moved_keep(stmt: ast.stmt, wrap: Wrap, first: ast.stmt, earlier: Wrap, steps: Steps) -> KeepAlive | None:
+    """The call's one step, keeping its inputs alive, where the wrap of ``first`` (the statement right before it,
+    on the same stream, with nothing placed between the two and binding none of them) can take it over."""
+    keep = [s for s in wrap.enter if isinstance(s, KeepAlive)]
+    if (
+        len(keep) != 1
+        or len(wrap.enter) != 1
+        or earlier.switch != wrap.switch
+        or steps.get(("before", stmt, ""))
+        or steps.get(("after", first, ""))
+        or earlier.leave
+        or {v.name for v in keep[0].values} & bound_names(first)
+    ):
+        return None
+    return keep[0]
+
+
+def _with_kept(earlier: Wrap, keep: KeepAlive) -> Wrap:
+    """``earlier`` keeping alive what ``keep`` does too: in its own keep on that stream, or after its steps."""
+    kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep.stream]
+    if not kept:
+        return attrs.evolve(earlier, enter=(*earlier.enter, keep))
+    moved = attrs.evolve(kept[0], values=(*kept[0].values, *keep.values))
+    return attrs.evolve(earlier, enter=tuple(moved if s is kept[0] else s for s in earlier.enter))

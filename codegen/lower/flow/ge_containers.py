@@ -26,7 +26,8 @@ import ast
 from typing import Literal
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
-from codegen.lower.flow.ge_returned import sole_return, tensor_names
+from codegen.index.returned import returned_value
+from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.tensors import Returns, is_tensor_expr
 
 __all__ = ["Container", "returned_container"]
@@ -41,7 +42,7 @@ _ITERATIONS = frozenset({"items", "values", "keys"})
 def returned_container(fn: _Function, *, method: bool, returns: Returns) -> Container | None:
     """How the tensors of the container the body returns are listed when they order the body; None: keep the
     token."""
-    value = sole_return(fn)
+    value = returned_value(fn)
     if value is None:
         return None
     known = tensor_names(fn, method=method, returns=returns)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
+from codegen.index.returned import returned_value
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.tensor_bindings import certain_bindings, in_order
 from codegen.lower.flow.tensors import Returns, is_tensor_expr, tuple_element, tuple_elements
 
-__all__ = ["returned_element", "sole_return", "tensor_names"]
+__all__ = ["returned_element", "tensor_names"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -30,7 +31,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def returned_element(fn: _Function, *, method: bool, returns: Returns) -> int | None:
     """The index of the returned value (0 for one value, else in the returned tuple) that the body's last work
     makes, certainly a tensor; None when there is none."""
-    body, value = fn.body, sole_return(fn)
+    body, value = fn.body, returned_value(fn)
     if value is None:
         return None
     elements = value.elts if isinstance(value, ast.Tuple) else [value]
@@ -40,14 +41,6 @@ def returned_element(fn: _Function, *, method: bool, returns: Returns) -> int | 
     if found is None or not (isinstance(found[1], (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
         return None  # a name or an index of one: made earlier, maybe by the caller
     return found[0] if is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns) else None
-
-
-def sole_return(fn: _Function) -> ast.expr | None:
-    """The value of the body's one return, its last statement; None when there is another or none."""
-    returned = [n for n in in_order(fn.body) if isinstance(n, ast.Return)]
-    if len(returned) != 1 or fn.body[-1] is not returned[0]:
-        return None
-    return returned[0].value
 
 
 def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:

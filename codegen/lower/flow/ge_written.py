@@ -22,9 +22,10 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
+from codegen.index.returned import returned_value
 from codegen.lower.flow import schema
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.ge_returned import sole_return, tensor_names
+from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.tensor_bindings import in_order
 from codegen.lower.flow.tensors import Returns, is_tensor_expr
 
@@ -44,7 +45,7 @@ _NO_DATA = frozenset({"requires_grad_", "record_stream"})
 
 def written_token(fn: _Function, *, method: bool, returns: Returns, tree: ast.Module) -> str | None:
     """The tensor, as source, that the body's last work writes in place; None: keep the token."""
-    value = sole_return(fn)
+    value = returned_value(fn)
     if value is None or len(fn.body) < 2 or not _quiet(value):
         return None
     written = _written(fn.body[-2], _distributed_names(tree))

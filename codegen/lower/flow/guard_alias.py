@@ -28,19 +28,25 @@ def guard_aliases(tree: ast.Module, owner: str, receiver: str | None) -> dict[st
     cls = classes.get(owner)
     if cls is None or receiver is None:
         return {}
-    own = _stored_params(cls)
-    by_param = {param: attr for attr, param in own.items()}
+    by_param = {param: attr for attr, param in _stored_params(cls).items()}
     found: dict[str, str] = {}
     for sub, call in _built(cls).items():
         made = classes.get(scan.dotted_name(call.func) or "")
-        if made is None:
-            continue
-        passed = _passed(call, _init_params(made))
-        for attr, param in _stored_params(made).items():
-            source = passed.get(param)
-            if source in by_param:
-                found[f"{receiver}.{sub}.{attr}"] = f"{receiver}.{by_param[source]}"
+        if made is not None:
+            found |= {f"{receiver}.{sub}.{a}": f"{receiver}.{own}" for a, own in _shared(call, made, by_param).items()}
     return found
+
+
+def _shared(call: ast.Call, made: ast.ClassDef, by_param: dict[str, str]) -> dict[str, str]:
+    """The attributes of the submodule ``call`` builds (of class ``made``) that store a constructor argument of the
+    owner, with the owner's attribute that stores it too (``by_param``: the owner's, by its parameter)."""
+    passed = _passed(call, _init_params(made))
+    shared: dict[str, str] = {}
+    for attr, param in _stored_params(made).items():
+        source = passed.get(param)
+        if source in by_param:
+            shared[attr] = by_param[source]
+    return shared
 
 
 def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:

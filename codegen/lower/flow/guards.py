@@ -71,19 +71,25 @@ def _from_argument(when: str, call: ast.Call, resolved: Resolved, signature: Sig
             "through *args or **kwargs"
         )
     if found is None:
-        param = signature.get(root)
-        assert param is not None
-        if param.default in (NO_DEFAULT, UNKNOWN_DEFAULT) or tail:
-            return CallGuard(
-                unreadable=f'its when="{when}" reads the parameter "{root}", which this call does not '
-                "pass as a plain argument"
-            )
-        return CallGuard(static=bool(param.default))
+        return _from_default(when, signature, tail)
     if isinstance(found, ast.Constant) and not tail:
         return CallGuard(static=bool(found.value))
     if isinstance(found, ast.Name):
         return CallGuard(expr=f"{found.id}{tail}")
     return CallGuard(hoist=found, rest=tail)
+
+
+def _from_default(when: str, signature: Signature, tail: str) -> CallGuard:
+    """The guard where the call passes nothing for the parameter it reads: the parameter's default, if known."""
+    root = when.partition(".")[0]
+    param = signature.get(root)
+    assert param is not None
+    if param.default in (NO_DEFAULT, UNKNOWN_DEFAULT) or tail:
+        return CallGuard(
+            unreadable=f'its when="{when}" reads the parameter "{root}", which this call does not '
+            "pass as a plain argument"
+        )
+    return CallGuard(static=bool(param.default))
 
 
 _STARRED = ast.Starred()  # the argument may come through ``*args``/``**kwargs``: not known here

@@ -66,27 +66,42 @@ def wait_ahead(
 ) -> WaitAhead | None:
     """Where the caller's stream, on every path from the call, waits for an event ``site``'s stream records after
     it: a call, with plain arguments, of a method of the caller's class that first waits for it. None if nowhere."""
-    recorded: set[str] = set()
-    streams: set[str] = set()
-    bound: set[str] = set()
-    clean = True
+    walk = _Walk(site=site, facts=facts)
     for stmt in block[block.index(site.stmt) :]:
-        if leaves(stmt):
-            if not (isinstance(stmt, ast.Return) and _waits_first(stmt, facts, owner) & recorded):
-                return None  # a path leaves the block before any wait
+        waits = _waits_first(stmt, facts, owner) & walk.recorded
+        if leaves(stmt) and not (isinstance(stmt, ast.Return) and waits):
+            return None  # a path leaves the block before any wait
         here = sites.get(stmt, [])
-        if here:
-            clean = clean and not any(computed(a.node) for s in here for a in s.args)
-            recorded |= {e for s in here if s.tag == site.tag for e in facts.records.get(_qualname(s), ())}
-            streams |= {s.tag for s in here}
-        elif _waits_first(stmt, facts, owner) & recorded:
+        if not here and waits:
             held = frozenset(a.id for a in _call_of(stmt)[1] if isinstance(a, ast.Name))
-            return WaitAhead(clean=clean, streams=frozenset(streams), held=held, bound=frozenset(bound))
-        else:
-            clean = clean and not runs_op(stmt)
-        if stmt is not site.stmt:
-            bound |= bound_names(stmt)
+            return WaitAhead(clean=walk.clean, streams=frozenset(walk.streams), held=held, bound=frozenset(walk.bound))
+        walk.passed(stmt, here)
     return None
+
+
+@attrs.define(eq=False)
+class _Walk:
+    """What the statements from a call on did until the wait: events recorded on its stream, streams issued to,
+    names bound, and whether no op ran on the caller's stream."""
+
+    site: Site
+    facts: EventFacts
+    recorded: set[str] = attrs.Factory(set)
+    streams: set[str] = attrs.Factory(set)
+    bound: set[str] = attrs.Factory(set)
+    clean: bool = True
+
+    def passed(self, stmt: ast.stmt, here: list[Site]) -> None:
+        """``stmt``, whose planned calls are ``here``, ran: it issued those calls, or ran its ops."""
+        if here:
+            self.clean = self.clean and not any(computed(a.node) for s in here for a in s.args)
+            records = self.facts.records
+            self.recorded |= {e for s in here if s.tag == self.site.tag for e in records.get(_qualname(s), ())}
+            self.streams |= {s.tag for s in here}
+        else:
+            self.clean = self.clean and not runs_op(stmt)
+        if stmt is not self.site.stmt:
+            self.bound |= bound_names(stmt)
 
 
 def result_alias(site: Site, facts: EventFacts, hoisted: dict[int | str, str]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from codegen.lower.flow.site_sync import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import argument_names, statement_blocks
 from codegen.lower.flow.statements import slot_node as _slot_node
-from codegen.lower.plan import Assign, CallEdit, CallerPlan, Cond, KeepAlive, SwitchStream, Value, Wrap
+from codegen.lower.plan import Anchor, Assign, CallEdit, CallerPlan, Cond, KeepAlive, Step, SwitchStream, Value, Wrap
 
 __all__ = ["with_manual_sites"]
 
@@ -38,44 +38,82 @@ def with_manual_sites(
 ) -> CallerPlan:
     """``plan`` with a wrap for each manual call (in ``fn``, whose ``self`` is ``receiver``, a method of ``owner``)
     whose guard the call site can read as written; ``events``: the user events of the module's functions."""
-    wraps, calls, steps = dict(plan.wraps), dict(plan.calls), dict(plan.steps)
-    made: dict[str, str] = {}  # name -> the stream whose manual call bound it last
-    made_aside = {name for stmt in plan.wraps for name in bound_names(stmt)}  # bound by an automatic call
-    kept: set[tuple[str, str]] = set()
-    last = 0
-    whole = _whole_statements(sites)
-    blocks = statement_blocks(fn)
-    by_stmt: dict[ast.stmt, list[Site]] = {}
-    for site in sites:
-        by_stmt.setdefault(site.stmt, []).append(site)
+    manual = _Manual(fn=fn, plan=plan, sites=sites, flags=flags, receiver=receiver, events=events, owner=owner)
     for site in sorted(sites, key=lambda s: (s.stmt.lineno, s.stmt.col_offset)):
-        for name in _rebound(fn, last, site.stmt.lineno):
-            made.pop(name, None)
-            kept = {k for k in kept if k[0] != name}
-        last = site.stmt.lineno
-        if site.guard.static is False or site.guard.hoist is not None or whole.get(id(site.stmt)) is False:
-            continue
+        manual.forget_rebound(site)
+        if site.guard.static is not False and site.guard.hoist is None and manual.whole.get(id(site.stmt)) is not False:
+            manual.wrap(site, keep_alive)
+    return attrs.evolve(plan, wraps=manual.wraps, calls=manual.calls, steps=manual.steps)
+
+
+@attrs.define(eq=False)
+class _Manual:
+    """The manual calls of one caller, wrapped in source order, with what the earlier ones made and kept."""
+
+    fn: ast.AST
+    plan: CallerPlan
+    sites: list[Site]
+    flags: Flags
+    receiver: str | None
+    events: EventFacts | None
+    owner: str | None
+    wraps: dict[ast.stmt, Wrap] = attrs.field(init=False)
+    calls: dict[ast.Call, CallEdit] = attrs.field(init=False)
+    steps: dict[Anchor, tuple[Step, ...]] = attrs.field(init=False)
+    made: dict[str, str] = attrs.Factory(dict)  # name -> the stream whose manual call bound it last
+    made_aside: set[str] = attrs.field(init=False)  # bound by an automatic call
+    kept: set[tuple[str, str]] = attrs.Factory(set)
+    last: int = 0  # the line of the call before
+    whole: dict[int, bool] = attrs.field(init=False)
+    blocks: dict[ast.stmt, list[ast.stmt]] = attrs.field(init=False)
+    by_stmt: dict[ast.stmt, list[Site]] = attrs.Factory(dict)
+
+    def __attrs_post_init__(self) -> None:
+        self.wraps, self.calls, self.steps = dict(self.plan.wraps), dict(self.plan.calls), dict(self.plan.steps)
+        self.made_aside = {name for stmt in self.plan.wraps for name in bound_names(stmt)}
+        self.whole, self.blocks = _whole_statements(self.sites), statement_blocks(self.fn)
+        for site in self.sites:
+            self.by_stmt.setdefault(site.stmt, []).append(site)
+
+    def forget_rebound(self, site: Site) -> None:
+        """The names rebound since the call before hold no longer what a call made or kept."""
+        for name in _rebound(self.fn, self.last, site.stmt.lineno):
+            self.made.pop(name, None)
+            self.kept = {k for k in self.kept if k[0] != name}
+        self.last = site.stmt.lineno
+
+    def wrap(self, site: Site, keep_alive: bool) -> None:
+        """The call on its stream, its computed arguments bound before it, its inputs kept alive for it."""
         when = Cond.of(site.guard.expr) if site.guard.dynamic else None
-        hoisted = [] if id(site.stmt) in whole else hoisted_arguments(site, flags)
+        hoisted = self._hoisted(site)
+        values = self._kept(site, hoisted) if keep_alive else ()
+        enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
+        if site.stmt in self.wraps:  # another call of the same statement (run whole on the stream): one wrap
+            enter = (*self.wraps[site.stmt].enter, *enter)
+        priority = site.callee.priority  # type: ignore[attr-defined]
+        self.wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
+        for name in bound_names(site.stmt):
+            self.made[name] = site.tag
+
+    def _hoisted(self, site: Site) -> dict[int | str, str]:
+        """The call's computed arguments bound to fresh names just before it (none in a statement run whole)."""
+        hoisted = [] if id(site.stmt) in self.whole else hoisted_arguments(site, self.flags)
         if hoisted:
-            calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
+            self.calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
             bound = tuple(
                 Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
             )
-            steps[("before", site.stmt, "")] = (*steps.get(("before", site.stmt, ""), ()), *bound)
-        values: tuple[Value, ...] = ()
-        if keep_alive:
-            ahead = wait_ahead(site, blocks[site.stmt], by_stmt, events, owner) if events is not None else None
-            safe = _safe_names(site, ahead, events, receiver, made, made_aside, dict(hoisted))
-            values = _crossing(site, made, kept, receiver, dict(hoisted), safe)
-        enter = (KeepAlive(stream=site.tag, when=when, values=values),) if values else ()
-        if site.stmt in wraps:  # another call of the same statement (run whole on the stream): one wrap
-            enter = (*wraps[site.stmt].enter, *enter)
-        priority = site.callee.priority  # type: ignore[attr-defined]
-        wraps[site.stmt] = Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=when), enter=enter)
-        for name in bound_names(site.stmt):
-            made[name] = site.tag
-    return attrs.evolve(plan, wraps=wraps, calls=calls, steps=steps)
+            self.steps[("before", site.stmt, "")] = (*self.steps.get(("before", site.stmt, ""), ()), *bound)
+        return dict(hoisted)
+
+    def _kept(self, site: Site, hoisted: dict[int | str, str]) -> tuple[Value, ...]:
+        """The call's inputs kept alive for its stream (none the caller's stream waits for before it allocates)."""
+        events = self.events
+        ahead = (
+            wait_ahead(site, self.blocks[site.stmt], self.by_stmt, events, self.owner) if events is not None else None
+        )
+        safe = _safe_names(site, ahead, events, self.receiver, self.made, self.made_aside, hoisted)
+        return _crossing(site, self.made, self.kept, self.receiver, hoisted, safe)
 
 
 def _whole_statements(sites: list[Site]) -> dict[int, bool]:

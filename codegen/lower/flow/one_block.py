@@ -25,16 +25,15 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.caller_facts import CallerFacts, Narrowed
 from codegen.lower.flow.guard_paths import Assumed, pruned
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Anchor, Cond, Record, Step, Wait, Wrap
 
-__all__ = ["Narrowed", "guarded_body", "one_block"]
+__all__ = ["guarded_body", "one_block"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-Narrowed = Callable[[int], _Function | None]  # a site -> its caller as it runs where the site's guard holds
 Steps = dict[Anchor, list[Step]]
 
 
@@ -76,17 +75,13 @@ def _candidate(
 ) -> _Found | None:
     """The ``if`` holding the first call, that call, and the statements between, where they qualify (the
     guard aside)."""
-    wrap, block = wraps.get(site.stmt), facts.block(site.stmt)
+    wrap = wraps.get(site.stmt)
     if wrap is None or wrap.switch.when is None or wrap.enter or steps.get(("before", site.stmt, "")):
         return None
-    at = block.index(site.stmt)
-    start = next((i for i in range(at - 1, -1, -1) if _guarded_call(block[i], wraps)), None)
-    if start is None:
+    found = _if_before(site.stmt, facts.block(site.stmt), wraps)
+    if found is None:
         return None
-    outer, between = block[start], block[start + 1 : at]
-    assert isinstance(outer, ast.If)
-    if scan.dotted_name(outer.test) is None:
-        return None
+    outer, between = found
     first = outer.body[0]
     earlier = by_stmt.get(first)
     if earlier is None or not facts.relations.covers(earlier.index, site.index):
@@ -96,6 +91,20 @@ def _candidate(
     if not _same_switch(wraps[first], wrap) or not _contiguous([outer, *between, site.stmt]):
         return None
     return _Found(outer=outer, first=first, between=tuple(between))
+
+
+def _if_before(
+    stmt: ast.stmt, block: list[ast.stmt], wraps: dict[ast.stmt, Wrap]
+) -> tuple[ast.If, list[ast.stmt]] | None:
+    """The last ``if`` before ``stmt`` in its block whose body is one wrapped call, with the statements between;
+    None where there is none, or its test is no dotted name."""
+    at = block.index(stmt)
+    start = next((i for i in range(at - 1, -1, -1) if _guarded_call(block[i], wraps)), None)
+    if start is None:
+        return None
+    outer = block[start]
+    assert isinstance(outer, ast.If)
+    return (outer, block[start + 1 : at]) if scan.dotted_name(outer.test) is not None else None
 
 
 def _contiguous(stmts: list[ast.stmt]) -> bool:

@@ -22,6 +22,7 @@ from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.caller_context import CallerContext
+from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
@@ -29,7 +30,7 @@ from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.transfer import Join, SiteView
-from codegen.lower.flow.wraps import Planned, lower_sites
+from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
 __all__ = ["plan_caller"]
@@ -41,6 +42,14 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     found = _apart(fn, sites, context, stability)
     if found is None:
         return CallerPlan(steps={})
+    return lower_sites(fn, _planned(fn, found, context, stability), context)
+
+
+def _planned(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, found: _Round, context: CallerContext, stability: Stability
+) -> Planned:
+    """The decisions of the calls that run apart: the analysis under the guards, how each fork is read at its
+    joins, the statements split before a wait, the caller as it runs where a call's guard holds."""
     key_of = functools.partial(_key_of, stability, context.aliases)
     rerun = functools.partial(
         _rerun, views=found.views, relations=found.relations, barriers=context.barriers, methods=context.methods
@@ -49,10 +58,9 @@ def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], c
     syncs = [site_sync(s, result, stability, context.flags, found.since) for s in found.sites]
     splits = {stmt: (context.flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
     narrowed = functools.partial(guarded_body, fn, found.keys, key_of, context.returns)
-    planned = Planned(
+    return Planned(
         sites=found.sites, syncs=syncs, result=result, relations=found.relations, splits=splits, narrowed=narrowed
     )
-    return lower_sites(fn, planned, context)
 
 
 @attrs.frozen(kw_only=True)

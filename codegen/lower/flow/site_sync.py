@@ -56,25 +56,37 @@ def site_sync(site: Site, result: Analysis, stability: Stability, flags: Flags, 
     """How the call's fork is read at its joins: its guard as spelled at the call, or a flag set there where only
     some paths fork or the guard may change before the joins; the arguments bound before it."""
     hoisted = hoisted_arguments(site, flags)
-    guard = site.guard
-    text = guard.expr
-    if guard.hoist is not None:
-        slot = _slot_of(site.call.call, guard.hoist)
-        name = next((n for s, n in hoisted if s == slot), None) or flags.fresh(_param_name(site, slot))
-        if (slot, name) not in hoisted:
-            hoisted.append((slot, name))
-        text = f"{name}{guard.rest}"
-    may = any_may(result, site.index)
-    flips = bool(getattr(site.callee, "flips_guard", False))
-    needs_flag = may or (guard.dynamic and (guard.hoist is None and (flips or not stability.stable(text or "", since))))
-    flag = flags.fresh(f"{_short(site)}_forked") if needs_flag else None
-    cond = Cond.of(flag) if flag else Cond.of(text) if guard.dynamic else None
+    text = _guard_text(site, hoisted, flags)
+    flag = flags.fresh(f"{_short(site)}_forked") if _needs_flag(site, result, stability, text, since) else None
+    dynamic = site.guard.dynamic
     return SiteSync(
-        cond=cond,
+        cond=Cond.of(flag) if flag else Cond.of(text) if dynamic else None,
         flag=flag,
-        guard_text=text if guard.dynamic else None,
+        guard_text=text if dynamic else None,
         hoisted=tuple(sorted(hoisted, key=lambda h: _order(site.call.call, h[0]))),
     )
+
+
+def _guard_text(site: Site, hoisted: list[tuple[int | str, str]], flags: Flags) -> str | None:
+    """The guard as the call's joins read it: as spelled, or read through the name the argument expression it
+    reads is bound to before the call (added to ``hoisted``)."""
+    guard = site.guard
+    if guard.hoist is None:
+        return guard.expr
+    slot = _slot_of(site.call.call, guard.hoist)
+    name = next((n for s, n in hoisted if s == slot), None) or flags.fresh(_param_name(site, slot))
+    if (slot, name) not in hoisted:
+        hoisted.append((slot, name))
+    return f"{name}{guard.rest}"
+
+
+def _needs_flag(site: Site, result: Analysis, stability: Stability, text: str | None, since: int) -> bool:
+    """Only some paths fork, or the guard may read another value at the joins than at the call."""
+    guard = site.guard
+    if any_may(result, site.index):
+        return True
+    flips = bool(getattr(site.callee, "flips_guard", False))
+    return guard.dynamic and guard.hoist is None and (flips or not stability.stable(text or "", since))
 
 
 def _short(site: Site) -> str:

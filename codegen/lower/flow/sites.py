@@ -11,6 +11,7 @@ import ast
 import attrs
 
 from codegen.lower.flow.arguments import Argument, arguments
+from codegen.lower.flow.callees import Resolved
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
@@ -50,22 +51,13 @@ class Site:
     def view(self, methods: frozenset[str] = frozenset(), *, guard_changes: bool = True) -> SiteView:
         """``guard_changes``: what the guard reads may differ between two calls of the site (the planner knows)."""
         bare = frozenset(a.name for a in self.args if a.bare and a.name)
-        reads = set(data_reads(self.call.call.func))
-        for arg in self.call.call.args:
-            value = arg.value if isinstance(arg, ast.Starred) else arg
-            if not (isinstance(value, ast.Name) and value.id in bare):
-                reads |= data_reads(value)
-        for keyword in self.call.call.keywords:
-            if not (isinstance(keyword.value, ast.Name) and keyword.value.id in bare):
-                reads |= data_reads(keyword.value)
-        guarded = self.guard.dynamic and guard_changes
         inputs = frozenset().union(*({a.name} if a.bare and a.name else data_reads(a.node) for a in self.args))
         return SiteView(
             index=self.index,
             names=self.names,
             bare=bare,
-            reads=frozenset(reads),
-            guarded=guarded,
+            reads=_call_reads(self.call.call, bare),
+            guarded=self.guard.dynamic and guard_changes,
             inputs=inputs,
             event=self.callee.key,  # type: ignore[attr-defined]
             state=self.state_read(methods),
@@ -83,32 +75,50 @@ def plan_site(
     caller_locals: frozenset[str],
     receiver: str | None,
 ) -> Site:
-    signature = callee.signature  # type: ignore[attr-defined]
-    guard = read_guard(
-        callee.when,  # type: ignore[attr-defined]
-        site.call,
-        site.resolved,
-        signature,
-        same_module=same_module,
-        caller_locals=caller_locals,
-    )
-    args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-    names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
-    written = _written_arguments(args, callee, site.resolved.explicit_receiver)
-    names |= written
-    receiver = site.resolved.receiver
-    if callee.writes_state and receiver:  # type: ignore[attr-defined]
-        # the caller reads that state as ``self.buf`` (or ``self.sub.buf``); an unnamed write: anything of it
-        written = callee.writes_state  # type: ignore[attr-defined]
-        names |= (
-            {receiver.split(".")[0]}
-            if "*" in written or "." in receiver
-            else {f"{receiver}.{attr}" for attr in written}
-        )
+    """The call ``site`` (statement ``stmt``) of ``callee`` as the planner reads it: its guard, its arguments, the
+    names it makes anew."""
+    signature, resolved = callee.signature, site.resolved  # type: ignore[attr-defined]
+    when = callee.when  # type: ignore[attr-defined]
+    guard = read_guard(when, site.call, resolved, signature, same_module=same_module, caller_locals=caller_locals)
+    args = arguments(site.call, signature, explicit_receiver=resolved.explicit_receiver, receiver=receiver)
+    names, writes = _made(stmt, args, callee, resolved)
     return Site(
-        index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=written
+        index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=writes
     )
+
+
+def _made(
+    stmt: ast.stmt, args: list[Argument], callee: object, resolved: Resolved
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the call makes anew (the result's, those it writes in place, the state of its object it writes),
+    and the caller's names it writes in place (its object's state reaches the caller through the names)."""
+    written = _written_arguments(args, callee, resolved.explicit_receiver)
+    state = callee.writes_state if resolved.receiver else frozenset()  # type: ignore[attr-defined]
+    return _bound(stmt) | written | _state_names(state, resolved.receiver), written
+
+
+def _call_reads(call: ast.Call, bare: frozenset[str]) -> frozenset[str]:
+    """What the call reads as values, but for the names passed whole: its callee's expression, its other arguments."""
+    reads = set(data_reads(call.func))
+    values = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
+    for value in [*values, *(keyword.value for keyword in call.keywords)]:
+        if not (isinstance(value, ast.Name) and value.id in bare):
+            reads |= data_reads(value)
+    return frozenset(reads)
+
+
+def _bound(stmt: ast.stmt) -> frozenset[str]:
+    """The names an assignment of the call's result binds."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    return frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
+
+
+def _state_names(state: frozenset[str], obj: str | None) -> set[str]:
+    """How the caller reads the state of ``obj`` the callee writes: ``self.buf`` (or ``self.sub.buf``); an unnamed
+    write (``*``), or an object reached through an attribute: anything of it."""
+    if not state or not obj:
+        return set()
+    return {obj.split(".")[0]} if "*" in state or "." in obj else {f"{obj}.{attr}" for attr in state}
 
 
 def _written_arguments(args: list[Argument], callee: object, explicit_receiver: bool) -> frozenset[str]:
@@ -117,16 +127,12 @@ def _written_arguments(args: list[Argument], callee: object, explicit_receiver: 
     writes = set(callee.writes)  # type: ignore[attr-defined]
     if not writes:
         return frozenset()
-    params = list(callee.signature.params)  # type: ignore[attr-defined]
+    params = [p.name for p in callee.signature.params]  # type: ignore[attr-defined]
     offset = 1 if explicit_receiver else 0
     found: set[str] = set()
     for argument in args:
         slot = argument.slot
-        name = (
-            slot
-            if isinstance(slot, str)
-            else (params[slot - offset].name if 0 <= slot - offset < len(params) else None)
-        )
+        name = slot if isinstance(slot, str) else (params[slot - offset] if 0 <= slot - offset < len(params) else None)
         if name in writes:
             found |= {argument.name} if argument.bare and argument.name else alias_sources(argument.node)
     return frozenset(found)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.lower.flow.view_roots import alias_root, spread, viewed
+from codegen.lower.flow.view_roots import alias_root, spread, view_base
 
 __all__ = ["first_attribute", "state_locals"]
 
@@ -35,7 +35,7 @@ def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> fr
 def first_attribute(node: ast.expr, receiver: str) -> str | None:
     """The attribute of ``receiver`` a chain of views starts with (``buf`` of ``self.buf.view(-1)[0]``)."""
     chain: list[str] = []
-    while (below := viewed(node)) is not None:
+    while (below := view_base(node)) is not None:
         if isinstance(node, ast.Attribute):
             chain.append(node.attr)
         node = below

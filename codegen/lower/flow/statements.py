@@ -46,21 +46,24 @@ def argument_names(argument: Argument, receiver: str | None, hoisted: dict[int |
         return [hoisted[argument.slot]]
     if argument.bare and argument.name:
         return [argument.name]
-    skipped: set[int] = set()
-    for node in ast.walk(argument.node):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            skipped.add(id(node.func))
-    state = {
-        id(n.value)
-        for n in ast.walk(argument.node)
-        if isinstance(n, ast.Attribute) and id(n) not in skipped and isinstance(n.value, ast.Name)
-    }
+    state = _objects(argument.node)
     names = {
         n.id
         for n in ast.walk(argument.node)
         if isinstance(n, ast.Name) and id(n) not in state and not isinstance(n.ctx, ast.Store)
     }
     return sorted((names & data_reads(argument.node)) - {receiver})
+
+
+def _objects(node: ast.expr) -> set[int]:
+    """The names (by id) whose attribute ``node`` reads as a value (``cfg`` in ``cfg.scale``), not a method's
+    object (``x`` in ``x.sum()``)."""
+    methods = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    return {
+        id(n.value)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and id(n) not in methods and isinstance(n.value, ast.Name)
+    }
 
 
 def slot_node(call: ast.Call, slot: int | str) -> ast.expr:

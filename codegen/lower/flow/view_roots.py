@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["alias_parts", "alias_root", "alias_sources", "Holders", "flows", "spread", "view_roots", "viewed"]
+__all__ = ["alias_parts", "alias_root", "alias_sources", "Holders", "flows", "spread", "view_roots", "view_base"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Holders = dict[str, frozenset[str]]  # a name -> what it may hold (names whose memory, attributes of an object)
@@ -25,7 +25,7 @@ Holders = dict[str, frozenset[str]]  # a name -> what it may hold (names whose m
 _TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # not ``add``: a tensor's is not
 
 
-def viewed(node: ast.expr) -> ast.expr | None:
+def view_base(node: ast.expr) -> ast.expr | None:
     """What ``node`` is a view of, one step: the chain below an attribute, item or star, or a view method's object."""
     if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         return node.value
@@ -36,7 +36,7 @@ def viewed(node: ast.expr) -> ast.expr | None:
 
 def alias_root(node: ast.expr) -> str | None:
     """The name at the root of a chain of views (``kv[0]``, ``x.transpose(0, 1)``, ``self.buf``), if a name."""
-    while (below := viewed(node)) is not None:
+    while (below := view_base(node)) is not None:
         node = below
     return node.id if isinstance(node, ast.Name) else None
 
@@ -45,7 +45,7 @@ def alias_parts(node: ast.expr | None) -> list[ast.expr]:
     """The chains of views ``node`` may be or hold (``x[0]`` of ``(x[0], y.T) if c else z``)."""
     if node is None:
         return []
-    if isinstance(node, ast.Name) or viewed(node) is not None:
+    if isinstance(node, ast.Name) or view_base(node) is not None:
         return [node]
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return [part for e in node.elts for part in alias_parts(e)]

@@ -18,15 +18,14 @@ import ast
 import attrs
 
 from codegen.lower.flow import fold, fork, one_block, tidy
-from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.caller_context import CallerContext
-from codegen.lower.flow.caller_facts import CallerFacts, SiteSync, any_may
+from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
-from codegen.lower.flow.transfer import Join, Relations, Relay
+from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
     Anchor,
@@ -43,25 +42,12 @@ from codegen.lower.plan import (
     Wrap,
 )
 
-__all__ = ["Planned", "lower_sites", "statement_blocks"]  # statement_blocks: for ge.py
-
-
-@attrs.frozen(kw_only=True)
-class Planned:
-    """What the planner decided of one caller, for its lowering."""
-
-    sites: list[Site]
-    syncs: list[SiteSync]  # by site index
-    result: Analysis
-    relations: Relations
-    splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
-    narrowed: one_block.Narrowed | None = None  # the caller as it runs where a site's guard holds
+__all__ = ["lower_sites", "statement_blocks"]  # statement_blocks: for ge.py
 
 
 @attrs.define(eq=False)
 class _Lowering:
     facts: CallerFacts
-    planned: Planned
     context: CallerContext
     steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
     waited: set[int] = attrs.Factory(set)  # sites whose join event some wait reads
@@ -77,10 +63,10 @@ class _Lowering:
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations)
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
-        split = self.applied = tidy.bound_before_waits(self.steps, self.planned.splits)
+        split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
-        one_block.one_block(wraps, self.facts, self.steps, self.planned.narrowed)
+        one_block.one_block(wraps, self.facts, self.steps, self.facts.planned.narrowed)
         unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
         start = self._start(unread)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
@@ -178,10 +164,7 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
     caller (its stream and events; its ``self``, whose state lives on: never kept alive; its names that certainly
     hold a tensor; which statements issue work on no side stream; the inputs each call's results hold)."""
     facts = CallerFacts(
-        sites=planned.sites,
-        syncs=planned.syncs,
-        result=planned.result,
-        relations=planned.relations,
+        planned=planned,
         blocks=statement_blocks(fn),
         receiver=context.receiver,
         tensors=context.tensors,
@@ -191,4 +174,4 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         guard_aliases=guard_aliases(fn),
         returned=context.returned,
     )
-    return _Lowering(facts=facts, planned=planned, context=context).run()
+    return _Lowering(facts=facts, context=context).run()

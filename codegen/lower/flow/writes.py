@@ -82,15 +82,20 @@ def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
         node = stack.pop()
         if isinstance(node, skipped) and node is not stmt:
             continue
-        if isinstance(node, ast.AugAssign):
-            found.add(alias_root(node.target))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found.update(alias_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute)))
-        elif isinstance(node, ast.Call):
-            found.update(_call_writes(node))
+        found.update(_node_writes(node))
         stack.extend(children(node))
     return {name for name in found if name}
+
+
+def _node_writes(node: ast.AST) -> Iterable[str | None]:
+    """The roots of what ``node`` itself writes in place: an augmented target, a store into an item or attribute,
+    a call's in-place write."""
+    if isinstance(node, ast.AugAssign):
+        return [alias_root(node.target)]
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [alias_root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute))]
+    return _call_writes(node) if isinstance(node, ast.Call) else []
 
 
 def writes_state(
@@ -134,19 +139,16 @@ def reads_state(
     passed on whole (``helper(self)``)."""
     if receiver is None:
         return frozenset()
-    known = frozenset(submodules)
     nodes = walked(fn)
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-    found: set[str] = set()
-    chained: set[int] = set()
-    loaded: list[ast.Name] = []
-    for node in nodes:
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
-            chained.add(id(node.value))
-            found.add("*" if id(node) in called and node.attr not in known else node.attr)
-        elif isinstance(node, ast.Name) and node.id == receiver and isinstance(node.ctx, ast.Load):
-            loaded.append(node)
-    bare = any(id(n) not in chained for n in loaded)
+    attributes = [
+        n for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == receiver
+    ]
+    known = frozenset(submodules)
+    found = {"*" if id(n) in called and n.attr not in known else n.attr for n in attributes}
+    chained = {id(n.value) for n in attributes}
+    loaded = [n for n in nodes if isinstance(n, ast.Name) and n.id == receiver and isinstance(n.ctx, ast.Load)]
+    bare = any(id(n) not in chained for n in loaded)  # the object itself passed on
     return frozenset({"*"} if bare or "*" in found else found)
 
 
