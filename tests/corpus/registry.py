@@ -83,6 +83,7 @@ NAMES = (
     "ge_moe_mc2_waits",
     "same_stream_chain",
     "sglang_glm4_share_stream",
+    "vllm_qwen3_dbo",
 )
 
 
