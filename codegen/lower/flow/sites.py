@@ -82,6 +82,7 @@ def plan_site(
     same_module: bool,
     caller_locals: frozenset[str],
     receiver: str | None,
+    changed: frozenset[str] = frozenset(),
 ) -> Site:
     signature = callee.signature  # type: ignore[attr-defined]
     guard = read_guard(
@@ -92,7 +93,8 @@ def plan_site(
         same_module=same_module,
         caller_locals=caller_locals,
     )
-    args = arguments(site.call, signature, explicit_receiver=site.resolved.explicit_receiver, receiver=receiver)
+    explicit = site.resolved.explicit_receiver
+    args = arguments(site.call, signature, explicit_receiver=explicit, receiver=receiver, changed=changed)
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
     names = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
     written = _written_arguments(args, callee, site.resolved.explicit_receiver)
