@@ -27,7 +27,7 @@ from codegen.targets.helpers import CLONE, RECORD
 
 __all__ = ["RECORD_DOC", "NativeSpelling"]
 
-RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
+RECORD_DOC = "``record_stream`` for each tensor in ``value``, walking tuples, lists, dicts and objects."
 
 _COMMENT = (
     "# This module's streams and events, one per tag, made when the model is built, else on first use:\n"

@@ -59,17 +59,22 @@ def wait(event: str) -> None:
     OPS["event_wait"](event)
 
 
-def record_stream(value: Any, stream: str) -> None:
+def record_stream(value: Any, stream: str, objects: bool = True) -> None:
     """Keep the memory of each tensor in ``value`` alive for the work queued on stream ``stream`` ("default":
-    main). Tuples, lists and dicts are walked; anything that is not a tensor is left alone."""
+    main). Tuples, lists and dicts are walked, and a plain object's attributes (one level; not a module's, not a
+    class's: a side body may read what the caller's stream made through an object it is given); anything else
+    that is not a tensor is left alone."""
     if isinstance(value, torch.Tensor):
         OPS["record_stream"](value, stream)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            record_stream(item, stream)
+            record_stream(item, stream, objects)
     elif isinstance(value, dict):
         for item in value.values():
-            record_stream(item, stream)
+            record_stream(item, stream, objects)
+    elif objects and not isinstance(value, (type, torch.nn.Module)) and hasattr(value, "__dict__"):
+        for item in vars(value).values():
+            record_stream(item, stream, False)
 
 
 def clone(value: Any) -> Any:

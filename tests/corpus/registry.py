@@ -86,6 +86,7 @@ NAMES = (
     "same_stream_chain",
     "sglang_glm4_share_stream",
     "cann_v4_compressor",
+    "vllm_qwen3_dbo",
 )
 
 

@@ -2,8 +2,9 @@
 must be bound to a name first so the caller can keep them alive for the callee's stream.
 
 Only arguments that may be tensors are kept alive: a parameter annotated as a scalar or as another class
-is not. Constants are never tensors; ``self.<attr>`` chains are the module's own state, which lives on.
-A ``*args``/``**kwargs`` name is walked at run time. Any other expression is bound to a fresh name just
+is not, unless the caller changes the object it gives (``changed_objects.py``). Constants are never
+tensors; ``self.<attr>`` chains are the module's own state, which lives on. A ``*args``/``**kwargs`` name
+is walked at run time. Any other expression is bound to a fresh name just
 before the call (in argument order, so evaluation order is kept).
 """
 
@@ -51,8 +52,17 @@ def _long_lived(node: ast.expr, receiver: str | None) -> bool:
     return receiver is not None and isinstance(node, ast.Name) and node.id == receiver
 
 
-def arguments(call: ast.Call, signature: Signature, *, explicit_receiver: bool, receiver: str | None) -> list[Argument]:
-    """Every argument of ``call`` that may carry a tensor into the callee, in evaluation order."""
+def arguments(
+    call: ast.Call,
+    signature: Signature,
+    *,
+    explicit_receiver: bool,
+    receiver: str | None,
+    changed: frozenset[str] = frozenset(),
+) -> list[Argument]:
+    """Every argument of ``call`` that may carry a tensor into the callee, in evaluation order. ``changed``: the
+    caller's objects whose state it changes (``changed_objects.py``): kept even where the parameter is annotated
+    as another class."""
     found: list[Argument] = []
     args = list(enumerate(call.args))[1:] if explicit_receiver else list(enumerate(call.args))
     starred = False
@@ -63,7 +73,16 @@ def arguments(call: ast.Call, signature: Signature, *, explicit_receiver: bool, 
     for keyword in call.keywords:
         tensor = _param_for(signature, None, keyword.arg) if keyword.arg else Tensorness.MAYBE
         found.append(_argument(keyword.arg or "**", keyword.value, tensor, receiver))
+    found = [attrs.evolve(a, tensor=Tensorness.MAYBE) if _changed(a, changed) else a for a in found]
     return [a for a in found if a.tensor is not Tensorness.NO and not _long_lived(a.node, receiver)]
+
+
+def _changed(argument: Argument, changed: frozenset[str]) -> bool:
+    """A parameter annotated as another class given an object (or an item of one) the caller changes."""
+    node = argument.node
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return argument.tensor is Tensorness.NO and isinstance(node, ast.Name) and node.id in changed
 
 
 def _argument(slot: int | str, node: ast.expr, tensor: Tensorness, receiver: str | None) -> Argument:

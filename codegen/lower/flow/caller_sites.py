@@ -16,6 +16,7 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
+from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site, plan_site
 from npudsl import codes
@@ -29,21 +30,32 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     """The sites of ``calls`` the caller ``fn`` plans, numbered in order."""
     local = frozenset({a.arg for a in walked_of(fn.args, ast.arg)} | {n for stmt in fn.body for n in bound_names(stmt)})
     receiver = receiver_of(qualname, fn)
+    changed = changed_objects(fn, receiver)
     count = 0
     for call in calls:
-        site = _site(module, count, call, local, receiver)
+        site = _site(module, count, call, local, receiver, changed)
         if site.guard.static is False or _unreadable(module, call, site):
             continue
         count += 1
         yield _through_module(module, site) if site.guard.module_root else site
 
 
-def _site(module: CallerModule, count: int, call: CallSite, local: frozenset[str], receiver: str | None) -> Site:
-    """The call as the ``count``-th planned site of its caller (whose names are ``local``)."""
+def _site(
+    module: CallerModule,
+    count: int,
+    call: CallSite,
+    local: frozenset[str],
+    receiver: str | None,
+    changed: frozenset[str],
+) -> Site:
+    """The call as the ``count``-th planned site of its caller (whose names are ``local``; ``changed``: the objects
+    it changes itself, ``changed_objects``)."""
     callee = module.index.callees[call.key]  # type: ignore[attr-defined]
     assert call.stmt is not None
     same_module = callee.module == module.ir.module_name
-    return plan_site(count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver)
+    return plan_site(
+        count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed
+    )
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

@@ -74,13 +74,16 @@ def plan_site(
     same_module: bool,
     caller_locals: frozenset[str],
     receiver: str | None,
+    changed: frozenset[str] = frozenset(),
 ) -> Site:
     """The call ``site`` (statement ``stmt``) of ``callee`` as the planner reads it: its guard, its arguments, the
     names it makes anew."""
     signature, resolved = callee.signature, site.resolved  # type: ignore[attr-defined]
     when = callee.when  # type: ignore[attr-defined]
     guard = read_guard(when, site.call, resolved, signature, same_module=same_module, caller_locals=caller_locals)
-    args = arguments(site.call, signature, explicit_receiver=resolved.explicit_receiver, receiver=receiver)
+    args = arguments(
+        site.call, signature, explicit_receiver=resolved.explicit_receiver, receiver=receiver, changed=changed
+    )
     names, writes = _made(stmt, args, callee, resolved)
     return Site(
         index=index, stmt=stmt, call=site, callee=callee, guard=guard, args=tuple(args), names=names, writes=writes

@@ -11,7 +11,7 @@ from codegen.targets.torchair import TorchairSpelling, tag_text
 
 __all__ = ["AclGraphSpelling"]
 
-_DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."
+_DOC = "``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists, dicts and objects."
 
 # torchair keeps tagged events by tag, process-wide, and refuses to make a tag twice (ValueError): a module
 # run again (importlib.reload) or a second module that names the same shared event finds it made. Records

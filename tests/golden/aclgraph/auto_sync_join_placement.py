@@ -3,16 +3,19 @@ import torchair
 from torch import nn
 
 
-def _record_tagged_stream(value, stream) -> None:
-    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+def _record_tagged_stream(value, stream, objects=True) -> None:
+    """``npu_record_tagged_stream`` for each tensor in ``value``, walking tuples, lists, dicts and objects."""
     if isinstance(value, torch.Tensor):
         torchair.ops.npu_record_tagged_stream(value, stream)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            _record_tagged_stream(item, stream)
+            _record_tagged_stream(item, stream, objects)
     elif isinstance(value, dict):
         for item in value.values():
-            _record_tagged_stream(item, stream)
+            _record_tagged_stream(item, stream, objects)
+    elif objects and not isinstance(value, (type, torch.nn.Module)) and hasattr(value, "__dict__"):
+        for item in vars(value).values():
+            _record_tagged_stream(item, stream, False)
 
 
 def _tagged_event(tag: str) -> str:

@@ -34,16 +34,19 @@ def _create_streams() -> None:
         _INNER_JOIN()
 
 
-def _record_stream(value, stream) -> None:
-    """``record_stream`` for each tensor in ``value``, walking tuples, lists and dicts."""
+def _record_stream(value, stream, objects=True) -> None:
+    """``record_stream`` for each tensor in ``value``, walking tuples, lists, dicts and objects."""
     if isinstance(value, torch.Tensor):
         value.record_stream(stream)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            _record_stream(item, stream)
+            _record_stream(item, stream, objects)
     elif isinstance(value, dict):
         for item in value.values():
-            _record_stream(item, stream)
+            _record_stream(item, stream, objects)
+    elif objects and not isinstance(value, (type, torch.nn.Module)) and hasattr(value, "__dict__"):
+        for item in vars(value).values():
+            _record_stream(item, stream, False)
 
 
 _INNER_FORK = functools.partial(_event, _EVENTS, "nested_streams.Nested.inner.fork")
