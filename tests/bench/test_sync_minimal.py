@@ -33,6 +33,7 @@ FAST = [
     ("same_stream_chain", "corpus"),
     ("vllm_fused_moe", "corpus"),
     ("sglang_glm4_share_stream", "corpus"),
+    ("sglang_dsa_alt_stream", "corpus"),
 ]
 
 

@@ -49,6 +49,7 @@ IDIOMS: dict[str, str] = {
     "module_constants": 'stream tags from module-level constants (STREAM_SHARED = "shared")',
     "deep": "many layers sharing one stream per role; build(layers=N)",
     "inplace_side_output": "a side call's result written in place on the main stream after the join, then returned",
+    "side_cache_write": "a side call writes a cache in place through an object argument; main reads it after the join",
 }
 
 NEEDS: dict[str, str] = {
@@ -83,6 +84,7 @@ NAMES = (
     "ge_moe_mc2_waits",
     "same_stream_chain",
     "sglang_glm4_share_stream",
+    "sglang_dsa_alt_stream",
 )
 
 
