@@ -23,9 +23,10 @@ Two schedules, chosen by the batch:
 
 Upstream's ``m.alt_stream is not None`` is ``m.use_alt_stream`` here, read by ``when=``
 (false: every call stays on the main stream). The indexer, the attention and the
-``w_vc`` projection (``torch.bmm(..., out=)`` into a transposed view of an empty tensor
-on prefill, ``batch_matmul_transpose`` writing its output argument on decode) run on
-the main stream.
+``w_vc`` projection run on the main stream: on prefill the product is copied into a
+transposed view of an empty tensor (upstream passes that view as ``torch.bmm``'s
+``out=``, which dynamo does not take), on decode ``batch_matmul_transpose`` writes its
+output argument.
 
 Idioms: non_tensor_args (the module ``m`` as first argument, ``forward_batch`` and
 ``zero_allocator`` passed through the stream call and returned in its tuple),
@@ -119,7 +120,8 @@ def forward_dsa_core_npu(m: "DeepseekV2AttentionMLA", q_pe: torch.Tensor, k_pe: 
     attn_bmm_output = torch.empty((attn_output.shape[0], m.num_local_heads, m.v_head_dim), dtype=attn_output.dtype)
     if not forward_batch.is_decode:
         attn_output = attn_output.transpose(0, 1)
-        torch.bmm(attn_output, m.w_vc, out=attn_bmm_output.view(-1, m.num_local_heads, m.v_head_dim).transpose(0, 1))
+        # upstream: torch.bmm(..., out=<this transposed view>); dynamo takes no non-contiguous out=
+        attn_bmm_output.view(-1, m.num_local_heads, m.v_head_dim).transpose(0, 1).copy_(torch.bmm(attn_output, m.w_vc))
     else:
         attn_output = attn_output.contiguous()
         batch_matmul_transpose(attn_output, m.w_vc, attn_bmm_output)
