@@ -34,6 +34,7 @@ FAST = [
     ("vllm_fused_moe", "corpus"),
     ("sglang_glm4_share_stream", "corpus"),
     ("vllm_qwen3_dbo", "corpus"),
+    ("sglang_dsa_alt_stream", "corpus"),
 ]
 
 

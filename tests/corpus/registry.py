@@ -49,7 +49,8 @@ IDIOMS: dict[str, str] = {
     "module_constants": 'stream tags from module-level constants (STREAM_SHARED = "shared")',
     "deep": "many layers sharing one stream per role; build(layers=N)",
     "inplace_side_output": "a side call's result written in place on the main stream after the join, then returned",
-    "side_cache_write": "a side call returning nothing that writes a cache passed in, in place; read on main later",
+    "side_cache_write": "a side call writes a cache in place (passed in, or through an object argument); main reads "
+    "it after the join",
     "per_layer_streams": "a per-layer setting (a compress ratio) decides which streams and core limits a layer uses",
 }
 
@@ -87,6 +88,7 @@ NAMES = (
     "sglang_glm4_share_stream",
     "cann_v4_compressor",
     "vllm_qwen3_dbo",
+    "sglang_dsa_alt_stream",
 )
 
 

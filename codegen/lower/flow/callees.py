@@ -3,8 +3,11 @@
 A call is resolved when the run index knows its callee for sure: ``self.method(...)`` of the caller's
 class, ``self.sub(...)`` / ``self.sub.method(...)`` for a submodule assigned in ``__init__``,
 ``f(...)`` / ``mod.f(...)`` / ``Class.static(...)`` through the module's own definitions and imports,
-and ``Class(...)(x)``. Every other call of a stream function is unresolved: the callee then keeps
-its caller safe as it is (it runs on its caller's stream), which only costs overlap.
+``Class(...)(x)``, and ``m.sub(...)`` / ``m.sub.method(...)`` for a name annotated with a class of the
+run (``m: "DeepseekV2AttentionMLA"``) whose ``__init__`` assigns ``self.sub``: the submodule's class is
+read where that ``__init__`` names it (in the caller's own module, or through ``class_in``,
+:mod:`codegen.index.written_class`). Every other call of a stream function is unresolved: the callee
+then keeps its caller safe as it is (it runs on its caller's stream), which only costs overlap.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ class Resolver:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the caller (None: no locals, no annotations)
     receiver: str | None = "self"  # the caller's own receiver parameter
     key_of: Callable[[str], str] = str  # dotted module name -> its run key (they differ for same-name files)
+    # (module, name written there) -> the run key of the class it names; None: an annotated name's submodules
+    # stay unresolved
+    class_in: Callable[[str, str], str | None] | None = None
     _locals: frozenset[str] | None = attrs.field(default=None, init=False)
     _annotated: dict[str, ast.expr] | None = attrs.field(default=None, init=False)
 
@@ -97,10 +103,16 @@ class Resolver:
         if isinstance(base, ast.Attribute) and self._is_self(base.value):  # ``self.sub.method(...)``
             cls = self._submodule_class(base.attr, method=attr)
             return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
+        if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id in self.annotations:
+            sub = self._annotated_submodule(base.value.id, base.attr, attr)  # ``m.sub.forward(x)``, ``m: Owner``
+            return Resolved(key=sub, receiver=f"{base.value.id}.{base.attr}") if sub else None
         if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
             cls = self._annotated_class(base.id)
             key = f"{cls}.{attr}" if cls else None
-            return Resolved(key=key, receiver=base.id) if key in self.callees else None
+            if key in self.callees:
+                return Resolved(key=key, receiver=base.id)
+            sub = self._annotated_submodule(base.id, attr)  # ``m.sub(x)``, ``m: Owner``
+            return Resolved(key=sub, receiver=f"{base.id}.{attr}") if sub else None
         dotted = dotted_name(base)
         if dotted is None or dotted.split(".")[0] in self.local_names:
             return None
@@ -139,6 +151,20 @@ class Resolver:
         """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
         written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
         return self._class_key(ast.parse(written, mode="eval").body, method) if written else None
+
+    def _annotated_submodule(self, name: str, attr: str, method: str = "forward") -> str | None:
+        """The key of ``method`` of the class that ``<name>.<attr>`` holds, ``name`` annotated with a class whose
+        ``__init__`` assigns ``self.<attr>``: that class read in the module that assigns it."""
+        owner = self._annotated_class(name)
+        written = self.submodules.get(owner, {}).get(attr) if owner else None
+        if written is None or owner is None:
+            return None
+        module = owner.rpartition(":")[0]
+        if module == self.module:  # written in the caller's own module: read as ``self.sub`` is
+            return self._class_key(ast.parse(written, mode="eval").body, method)
+        cls = self.class_in(module, written) if self.class_in is not None else None
+        key = f"{cls}.{method}" if cls else None
+        return key if key in self.callees else None
 
     def _class_key(self, node: ast.expr, method: str = "forward") -> str | None:
         """The key of the stream function ``method`` of the class ``node`` names (``forward``: calling an

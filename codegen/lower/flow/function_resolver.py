@@ -11,6 +11,7 @@ import ast
 from typing import Protocol
 
 from codegen.index import scan
+from codegen.index.written_class import class_in
 from codegen.lower.flow.callees import Resolver
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import module_bindings
@@ -21,10 +22,11 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class RunNames(Protocol):
-    """What a resolver reads of the run index: its stream functions, submodules and module keys."""
+    """What a resolver reads of the run index: its stream functions, submodules, imports and module keys."""
 
     callees: dict[str, object]
     submodules: dict[str, dict[str, str]]
+    imports: dict[str, dict[str, tuple[str, str]]]
 
     def package_of(self, module: str) -> str: ...
 
@@ -63,6 +65,7 @@ def function_resolver(
         function=fn,
         receiver=_receiver(owner, fn),
         key_of=index.key_of,
+        class_in=lambda owner_module, written: class_in(index, owner_module, written),
     )
 
 

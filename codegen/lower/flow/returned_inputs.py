@@ -5,10 +5,12 @@
 returns its ``cache`` as it came (``codegen/index/returned.py``): ``nope_cache`` *is* ``kv_cache[0]``. Where the
 caller reads both results after the join, it holds every tensor of ``kv_cache`` the side stream touches until
 then, and needs no ``record_stream`` for it (``keep_alive.py``). Only what is certain counts: a callee of the
-caller's module whose decorators are all npudsl's and clone nothing (no ``@keep_output(clone=...)``), whose only
-``return`` is its last statement; each returned value is a parameter, a constant index of one, or a call of a
-function returning such a value as it came; a parameter is held when every use of it in the body is one of the
-indexes returned (or it is returned whole), and nothing in the body rebinds it or the function's name.
+caller's module whose decorators are all npudsl's (a decorated class: those on the class, none on its
+``forward``; sglang's fused MLA preprocess returns ``positions`` as it came) and clone nothing (no
+``@keep_output(clone=...)``), whose only ``return`` is its last statement; each returned value is a parameter, a
+constant index of one, or a call of a function returning such a value as it came; a parameter is held when every
+use of it in the body is one of the indexes returned (or it is returned whole), and nothing in the body rebinds
+it or the function's name.
 """
 
 from __future__ import annotations
@@ -46,14 +48,23 @@ def returned_inputs(
         callee = site.callee
         qualname = callee.qualname  # type: ignore[attr-defined]
         fn, spec = nodes.get(qualname), specs.get(qualname)
-        if callee.module != module or callee.class_level or fn is None or spec is None:  # type: ignore[attr-defined]
+        if callee.module != module or fn is None or spec is None:  # type: ignore[attr-defined]
             continue
-        if spec.keep_output is not None or len(fn.decorator_list) != len(spec.decorations):
+        if spec.keep_output is not None or not _only_npudsl(tree, fn, spec):
             continue
         held = _held(site, _returned(fn, tree, index, module))
         if held:
             found[site.call.call] = held
     return found
+
+
+def _only_npudsl(tree: ast.Module, fn: _Function, spec: StreamFunction) -> bool:
+    """Every decorator of the callee is npudsl's: the function's, or for a decorated class (``spec.class_level``)
+    the class's, its ``forward`` bearing none."""
+    if not spec.class_level:
+        return len(fn.decorator_list) == len(spec.decorations)
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == spec.owner), None)
+    return cls is not None and not fn.decorator_list and len(cls.decorator_list) == len(spec.decorations)
 
 
 def _held(site: Site, returned: _Returned | None) -> dict[str, frozenset[str]]:
