@@ -54,19 +54,52 @@ def all_functions(tree: ast.Module) -> Iterator[tuple[str | None, _Function]]:
 
 
 def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
-    """``self.attr = SomeClass(...)`` (or ``mod.SomeClass(...)``) in ``__init__``: {attr: "SomeClass"}."""
-    found: dict[str, str] = {}
+    """``self.attr = SomeClass(...)`` (or ``mod.SomeClass(...)``, or one element of ``self.a, self.b = A(), B()``)
+    in ``__init__``: {attr: "SomeClass"}, for each attribute whose every store there makes that one class
+    (``None`` aside: a call through it is guarded or fails as written). An attribute stored two classes, or a value
+    of unknown class (``MoE() if moe else MLP()``, a factory's result, another object), may hold another object
+    at a call: it is left out, and calls through it stay on their caller's stream."""
+    surely: dict[str, str] = {}
+    for attr, found in _made_in_init(cls).items():
+        classes = {c for c in found if c is not None and c != _NONE}
+        if None not in found and len(classes) == 1:
+            surely[attr] = classes.pop()
+    return surely
+
+
+def _made_in_init(cls: ast.ClassDef) -> dict[str, set[str | None]]:
+    """attr -> what each store to ``self.attr`` in ``__init__`` makes (``_class_made``)."""
+    made: dict[str, set[str | None]] = {}
     for fn in functions_of(cls):
-        if fn.name != "__init__":
-            continue
-        for node in statements_breadth_first(fn):
-            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
-                continue
-            cls_name = dotted_name(node.value.func)
-            for target in node.targets:
-                if is_self_attr(target) and cls_name is not None:
-                    found[target.attr] = cls_name
-    return found
+        if fn.name == "__init__":
+            for node in statements_breadth_first(fn):
+                for attr, value in _self_stores(node):
+                    made.setdefault(attr, set()).add(_class_made(value))
+    return made
+
+
+_NONE = "None"
+
+
+def _self_stores(node: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
+    """(attribute, value stored) for each ``self.attr`` an assignment stores to (None: a value not written out)."""
+    value = getattr(node, "value", None)
+    for target in assignment_targets(node):
+        elements: list[tuple[ast.expr, ast.expr | None]] = [(target, value)]
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            elements = list(zip(target.elts, value.elts))
+        for stored, element in elements:
+            if is_self_attr(stored):
+                yield stored.attr, None if isinstance(node, ast.AugAssign) else element
+            elif isinstance(stored, (ast.Tuple, ast.List)):
+                yield from ((e.attr, None) for e in ast.walk(stored) if isinstance(e, ast.expr) and is_self_attr(e))
+
+
+def _class_made(value: ast.expr | None) -> str | None:
+    """The class ``value`` makes (``SomeClass(...)``), ``_NONE`` for ``None``, None when it cannot be told."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return _NONE
+    return dotted_name(value.func) if isinstance(value, ast.Call) else None
 
 
 def params_of(fn: _Function) -> tuple[str, ...]:

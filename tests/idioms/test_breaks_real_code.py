@@ -123,6 +123,23 @@ def inputs():
 """
 
 
+# transformers' Llama4TextDecoderLayer stores its feed-forward in two statements; the MLP reads its own flag
+LLAMA4_BRANCHES = LLAMA4_FEED_FORWARD.replace(
+    '@on_stream("mlp")\nclass MLP(nn.Module):\n    def __init__(self):\n        super().__init__()\n',
+    '@on_stream("mlp", when="self.multistream")\nclass MLP(nn.Module):\n    def __init__(self):\n'
+    "        super().__init__()\n        self.multistream = True\n",
+).replace(
+    "        self.feed_forward = MoE() if moe else MLP()\n",
+    "        if moe:\n            self.feed_forward = MoE()\n        else:\n            self.feed_forward = MLP()\n",
+)
+
+# two submodules stored in one statement: each is known, as if stored alone
+PAIRED_SUBMODULES = LLAMA4_FEED_FORWARD.replace(
+    "        self.feed_forward = MoE() if moe else MLP()\n",
+    "        self.norm, self.feed_forward = nn.LayerNorm(8), MLP()\n",
+)
+
+
 def _signatures(code: str) -> dict[str, str]:
     return {
         f"{getattr(n, 'name', '')}": ast.unparse(n.args)
@@ -133,8 +150,8 @@ def _signatures(code: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     "source",
-    [LLAMA4_FEED_FORWARD, KWARGS, OVERRIDE_AND_DECORATORS],
-    ids=["llama4_feed_forward", "user_kwargs", "override_and_decorators"],
+    [LLAMA4_FEED_FORWARD, LLAMA4_BRANCHES, PAIRED_SUBMODULES, KWARGS, OVERRIDE_AND_DECORATORS],
+    ids=["llama4_feed_forward", "llama4_branches", "paired_submodules", "user_kwargs", "override_and_decorators"],
 )
 def test_real_idioms_are_race_free_exact_and_keep_their_signatures(source: str) -> None:
     code = check_idiom(source, fullgraph="compiler.disable" not in source)
@@ -154,3 +171,15 @@ def test_a_call_compiled_apart_stays_on_its_callers_stream() -> None:
 def test_a_users_keyword_named_join_is_passed_once() -> None:
     assert "self.side(x, join=1)" in generated(KWARGS)
     compile(generated(KWARGS), "k.py", "exec")
+
+
+def test_a_submodule_stored_two_classes_is_called_as_written() -> None:
+    """``self.feed_forward`` may be the MoE: reading the MLP's flag through it would raise, so the call is left
+    on its caller's stream (NPD502 says so)."""
+    code = generated(LLAMA4_BRANCHES)
+    assert "self.feed_forward.multistream" not in code and "runtime.stream(" not in code.split("class Layer")[1]
+
+
+def test_submodules_stored_in_one_statement_are_known() -> None:
+    layer = generated(PAIRED_SUBMODULES).split("class Layer")[1].split("class Model")[0]
+    assert layer.count('runtime.stream("mlp"') == 1
