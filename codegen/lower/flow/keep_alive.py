@@ -137,26 +137,49 @@ def _held_past_join(
     if not joins or any(kind != "before" for kind, _, _ in joins):
         return False
     return all(
-        stmt not in applied and _read_later(facts.simple, facts.block(stmt), site.stmt, stmt, name)  # type: ignore[arg-type]
+        stmt not in applied and _read_later(facts, site.stmt, stmt, name)  # type: ignore[arg-type]
         for _, stmt, _ in joins
     )  # a split statement reads its first operand's names before the wait
 
 
-def _read_later(simple: list[ast.stmt], block: list[ast.stmt], call: ast.stmt, join: ast.stmt, name: str) -> bool:
-    """``name`` is read at the join or by a statement after it that surely runs (same block, before any compound
-    statement or jump), and nothing binds it between the call and that read (``simple``: the function's
-    statements that are not compound)."""
-    between = [s for s in simple if call.lineno < s.lineno < join.lineno]
+def _read_later(facts: CallerFacts, call: ast.stmt, join: ast.stmt, name: str) -> bool:
+    """``name`` is read at the join or by a statement after it that surely runs (from the join on, before any
+    compound statement or jump; past the end of an ``if`` branch into what follows the ``if``), and nothing binds
+    it between the call and that read."""
+    between = [s for s in facts.simple if call.lineno < s.lineno < join.lineno]
     if any(name in bound_names(s) for s in between):
         return False
-    for stmt in block[block.index(join) :]:
-        if isinstance(stmt, COMPOUND):
-            return False
-        if name in data_reads(stmt):
-            return True
-        if name in bound_names(stmt) or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            return False
+    stmt: ast.stmt | None = join
+    while stmt is not None:
+        block = facts.block(stmt)
+        for later in block[block.index(stmt) :]:
+            found = _first_use(later, name)
+            if found is not None:
+                return found
+        stmt = _after_if(facts, block)
     return False
+
+
+def _first_use(stmt: ast.stmt, name: str) -> bool | None:
+    """True: ``stmt`` reads ``name``; False: it may rebind it or leave (or is compound); None: look further."""
+    if isinstance(stmt, COMPOUND):
+        return False
+    if name in data_reads(stmt):
+        return True
+    if name in bound_names(stmt) or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        return False
+    return None
+
+
+def _after_if(facts: CallerFacts, block: list[ast.stmt]) -> ast.stmt | None:
+    """The statement that runs after ``block`` when it is a branch of an ``if`` (None: not a branch, or nothing
+    follows in the function)."""
+    owner = facts.owner(block[0])
+    if not isinstance(owner, ast.If):
+        return None
+    outer = facts.block(owner)
+    after = outer.index(owner) + 1
+    return outer[after] if after < len(outer) else _after_if(facts, outer)
 
 
 def _keeps_results(facts: CallerFacts, site: Site, forks: list[bool]) -> bool:
