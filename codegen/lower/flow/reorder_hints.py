@@ -16,42 +16,29 @@ such assignment.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
+from codegen.lower.flow.exprs import bound_names, loaded_names
+from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.plan import CallerPlan, Wait, Wrap
 from npudsl import codes
 
 __all__ = ["split_chains"]
 
 _Warn = Callable[[ast.AST, str, str, str], None]
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def split_chains(fn: ast.FunctionDef | ast.AsyncFunctionDef, plan: CallerPlan, warn: _Warn) -> None:
     """Warn at each group of assignments whose hoisting would let two calls on one stream share a fork."""
-    for block in _blocks(fn):
+    blocks = {id(block): block for block in statement_blocks(fn).values()}
+    for block in blocks.values():
         wrapped = [(i, s) for i, s in enumerate(block) if s in plan.wraps]
         for (first, a), (second, b) in zip(wrapped, wrapped[1:]):
             if _same_stream(plan.wraps[a], plan.wraps[b]) and _forks(plan.wraps[b]):
                 movable = _movable(a, block[first + 1 : second], b)
                 if movable:
                     _warn(warn, a, b, plan.wraps[b].switch.tag, movable)
-
-
-def _blocks(fn: ast.AST) -> Iterator[list[ast.stmt]]:
-    """Every statement list of the function's own body (not of nested functions or classes)."""
-    stack: list[ast.AST] = [fn]
-    while stack:
-        node = stack.pop()
-        for field in _BLOCKS:
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield block
-                stack.extend(
-                    s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                )
-        stack.extend(getattr(node, "handlers", []))
-        stack.extend(getattr(node, "cases", []))
 
 
 def _same_stream(a: Wrap, b: Wrap) -> bool:
@@ -69,21 +56,21 @@ def _movable(first: ast.stmt, between: list[ast.stmt], second: ast.stmt) -> list
     whose names nothing before them reads or binds; any other statement between must not touch the second
     call's inputs (it might write them in place)."""
     inputs, producers = _inputs(second), []
-    before_read, before_bound = _read(first), _bound(first)
+    before_read, before_bound = loaded_names(first), bound_names(first)
     for stmt in between:
-        if _bound(stmt) & inputs:
+        if bound_names(stmt) & inputs:
             if not _hoistable(stmt, before_read, before_bound):
                 return []
             producers.append(stmt)
-        elif _read(stmt) & inputs:
+        elif loaded_names(stmt) & inputs:
             return []
-        before_read, before_bound = before_read | _read(stmt), before_bound | _bound(stmt)
+        before_read, before_bound = before_read | loaded_names(stmt), before_bound | bound_names(stmt)
     return producers
 
 
-def _hoistable(stmt: ast.stmt, before_read: set[str], before_bound: set[str]) -> bool:
+def _hoistable(stmt: ast.stmt, before_read: AbstractSet[str], before_bound: AbstractSet[str]) -> bool:
     plain = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not _awaits(stmt)
-    return plain and not _read(stmt) & before_bound and not _bound(stmt) & (before_read | before_bound)
+    return plain and not loaded_names(stmt) & before_bound and not bound_names(stmt) & (before_read | before_bound)
 
 
 def _inputs(stmt: ast.stmt) -> set[str]:
@@ -100,20 +87,12 @@ def _root(node: ast.expr) -> ast.expr:
     return node
 
 
-def _bound(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-def _read(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
 def _awaits(stmt: ast.stmt) -> bool:
     return any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for n in ast.walk(stmt))
 
 
 def _warn(warn: _Warn, first: ast.stmt, second: ast.stmt, stream: str, movable: list[ast.stmt]) -> None:
-    names = sorted(set().union(*(_bound(s) for s in movable)) & _inputs(second))
+    names = sorted(set().union(*(bound_names(s) for s in movable)) & _inputs(second))
     spelled = ", ".join(f"`{n}`" for n in names)
     warn(
         movable[0],
