@@ -62,6 +62,7 @@ def test_the_first_operand_runs_before_the_wait() -> None:
     assert 'with runtime.stream("side", 0):' in method
     tail = method.split("            return out\n", 1)[1]
     assert tail == (
+        '        runtime.record_stream(x, "side")\n'  # kept where the caller's stream first allocates (late_keeps.py)
         "        routed_1 = self.routed(x)\n"
         '        runtime.wait("m.Block.down.join")\n'
         "        return routed_1 + out\n\n"

@@ -17,7 +17,7 @@ import ast
 
 import attrs
 
-from codegen.lower.flow import fold, fork, one_block, tidy
+from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
@@ -67,6 +67,7 @@ class _Lowering:
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
         one_block.one_block(wraps, self.facts, self.steps, self.facts.planned.narrowed)
+        late_keeps.late_keeps(wraps, self.facts, self.steps, split)
         unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
         start = self._start(unread)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
