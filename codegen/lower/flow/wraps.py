@@ -8,7 +8,9 @@ the dataflow needs, each decided in its own module and composed here:
   share one record (:mod:`~codegen.lower.flow.fold`);
 - the join's record (last thing on the side stream): only when some wait reads it;
 - an input kept alive for the side stream (``record_stream``), and a result kept alive for the caller's stream:
-  :mod:`~codegen.lower.flow.keep_alive` (none after a join the function returns right after: ``leaves.py``).
+  :mod:`~codegen.lower.flow.keep_alive` (none after a join the function returns right after: ``leaves.py``);
+  once the blocks are final, an input the caller made is kept where its stream first allocates before the join,
+  not at the fork (:mod:`~codegen.lower.flow.late_keeps`).
 """
 
 from __future__ import annotations
