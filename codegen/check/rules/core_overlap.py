@@ -11,8 +11,9 @@ earlier point: from there to its statement, what the caller issues and what is p
 Where the schedule is not visible, every pair may meet, as NPD302 always read it: a target that orders streams
 through data (GE: no join bounds a call), a function the module never calls where the graph sees it (no visible
 call site), one reached by a function that escapes the graph, by a ``sync="manual"`` stream function, by a stream
-function called from another file of the run, or by a generator or coroutine (its calls may stay pending across a
-``yield`` or an ``await``). A file checked alone sees only its own calls, which is what it is transformed with.
+function this module never calls or another file of the run calls (it may be forked there, so a file checked alone
+reports such a pair too), or by a generator or coroutine (its calls may stay pending across a ``yield`` or an
+``await``).
 """
 
 from __future__ import annotations
@@ -110,11 +111,14 @@ class _Schedule:
         )
 
     def _unseen_streams(self) -> frozenset[str]:
-        """Manual stream functions, and stream functions called from another file of the run."""
+        """Manual stream functions, and those the module never calls or another file of the run calls (another
+        file may fork them whenever it is transformed with this one)."""
+        module = self.ctx.ir.module_name
         found = set()
         for fn in self.ctx.ir.functions:
             calls = self.ctx.index.stream_calls.get(self.ctx.key(fn), ())
-            if fn.stream is not None and (not fn.auto_sync or any(c.module != self.ctx.ir.module_name for c in calls)):
+            elsewhere = not self.calls.called(fn.qualname) or any(c.module != module for c in calls)
+            if fn.stream is not None and (not fn.auto_sync or elsewhere):
                 found.add(fn.qualname)
         return frozenset(found)
 
