@@ -96,10 +96,12 @@ class _Schedule:
             return []
         anchors = {p.site for p in points.before.get(site.stmt, ()) if p.site != site.index}
         starts = {points.sites[i].stmt for i in anchors}
-        return [site.stmt] * bool(anchors) + [
+        return [
             stmt
             for stmt, state in points.before.items()
-            if not _present(state, site.index) and (stmt in starts or any(_present(state, i) for i in anchors))
+            if stmt is not site.stmt
+            and not _present(state, site.index)
+            and (stmt in starts or any(_present(state, i) for i in anchors))
         ]
 
     def _runs(self, site: Site) -> frozenset[str]:
