@@ -24,7 +24,7 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.own_calls import own_calls
 
-__all__ = ["ModuleCalls"]
+__all__ = ["ModuleCalls", "statements"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
