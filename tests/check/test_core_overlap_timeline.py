@@ -1,5 +1,8 @@
 """NPD302's schedule against the generated code: where two limited bodies run unordered, the check pairs them.
 
+The case files of NPD302 pair exactly the limits that run unordered in their generated code (their counts made
+small and distinct, so that the transform runs and each region names its method).
+
 Small generated models (three core-limited methods on three streams, a helper that calls some of them, calls
 that read earlier results, loops) are transformed for ``portable`` and captured; the race checker's timeline
 (vector clocks per stream) says which ops of two ``core_limit`` regions on different streams are ordered. Where
@@ -10,6 +13,8 @@ more often). The counts stay small here so that the transform runs; NPD302 compa
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 from itertools import combinations
 
 import hypothesis.strategies as st
@@ -18,6 +23,7 @@ import torch
 import torch.fx
 from hypothesis import HealthCheck, given, settings
 
+from check_cases import CASES
 from codegen.check.rules.base import Context
 from codegen.check.rules.core_overlap import may_overlap
 from codegen.driver.api import transform_source
@@ -85,7 +91,7 @@ def _regions(gm: torch.fx.GraphModule) -> tuple[dict[int, list[torch.fx.Node]], 
             open_.append(int(node.args[0]))
         elif op == "core_limit_exit":
             open_.pop()
-        elif op is None and node.op == "call_function" and node in timeline.stamps and open_:
+        elif op is None and node.op.startswith("call_") and node in timeline.stamps and open_:
             found.setdefault(open_[-1], []).append(node)
     return found, timeline
 
@@ -100,11 +106,12 @@ def _unordered(first: list[torch.fx.Node], second: list[torch.fx.Node], timeline
     )
 
 
-def _meeting(source: str) -> set[frozenset[str]]:
-    """The pairs of methods whose limited regions run unordered in the captured graph."""
+def _meeting(source: str, cls: str = "Model", inputs: tuple[object, ...] = (torch.ones(2),)) -> set[frozenset[str]]:
+    """The pairs of limited functions whose regions run unordered in the captured graph."""
     code = transform_source(source, path="generated.py", target="portable", module_name="generated")
-    trace = trace_graph(code, "portable", lambda m: m.Model(), (torch.ones(2),))
-    names = {aic: name for name, (_, aic, _) in _LIMITS.items()}
+    trace = trace_graph(code, "portable", lambda m: getattr(m, cls)(), inputs)
+    ir = collect(ast.parse(source), source, path="generated.py", module_name="generated").ir
+    names = {fn.core_limit.aicore: fn.name for fn in ir.functions if fn.core_limit is not None}
     found: set[frozenset[str]] = set()
     for gm in trace.dynamo:
         regions, timeline = _regions(gm)
@@ -129,3 +136,23 @@ def _checked(source: str) -> set[frozenset[str]]:
 @given(_models())
 def test_limits_that_run_unordered_are_paired(source: str) -> None:
     assert _meeting(source) <= _checked(source), source
+
+
+_CASES = {  # case file -> the class to build, its inputs
+    "npd302_forked_before_join_bad.py": ("Attention", (torch.ones(2), torch.zeros(2), torch.zeros(2))),
+    "npd302_joined_between_ok.py": ("Attention", (torch.ones(2), torch.zeros(2), torch.zeros(2))),
+    "npd302_loop_bad.py": ("Layers", (torch.ones(2), 3)),
+    "npd302_reused_fork_bad.py": ("Attention", (torch.ones(2),)),
+    "npd302_submodule_bad.py": ("Layer", (torch.ones(2),)),
+}
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_case_files_pair_exactly_the_limits_that_run_unordered(case: str) -> None:
+    counts = itertools.count(4)
+    source = re.sub(
+        r"@core_limit\(\d+, \d+\)", lambda _: f"@core_limit({(n := next(counts))}, {2 * n})", (CASES / case).read_text()
+    )
+    cls, inputs = _CASES[case]
+    assert _meeting(source, cls, inputs) == _checked(source)
