@@ -42,6 +42,8 @@ from npudsl import core_limit, on_stream
 
 
 class Model(nn.Module):
+    on, off = True, False
+
 """
 
 
@@ -53,11 +55,16 @@ def _method(name: str) -> str:
 
 @st.composite
 def _statement(draw: st.DrawFn, made: list[str], loop: bool) -> list[str]:
-    kind = draw(st.sampled_from(["call", "call", "helper", "read", "loop"] if loop else ["call", "call", "read"]))
+    kinds = ["call", "call", "helper", "read", "loop", "if"] if loop else ["call", "call", "read"]
+    kind = draw(st.sampled_from(kinds))
     name = f"v{len(made)}"
-    if kind == "loop":
-        body = [line for _ in range(draw(st.integers(1, 2))) for line in draw(_statement(made, False))]
-        return ["for _ in range(2):", *(f"    {line}" for line in body or ["x = x * 2"])]
+    if kind in ("loop", "if"):
+        inner = list(made)  # what the block binds may be unbound after it
+        body = [line for _ in range(draw(st.integers(1, 2))) for line in draw(_statement(inner, False))]
+        if kind == "loop":
+            made[:] = inner
+        head = "for _ in range(2):" if kind == "loop" else f"if self.{draw(st.sampled_from(['on', 'off']))}:"
+        return [head, *(f"    {line}" for line in body or ["x = x * 2"])]
     if kind == "read":
         return [f"x = x + {draw(st.sampled_from(made))}"] if made else []
     argument = draw(st.sampled_from(["x", *made]))
