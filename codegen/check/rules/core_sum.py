@@ -1,10 +1,12 @@
 """NPD302: two core limits on different streams add up to more cores than the device has (seed 004).
 
-"May run concurrently" is decided simply: any two ``core_limit``-ed functions
-of one module that run on different streams. When any two concurrent streams
-together may take more than every core, collectives on several cards can
-deadlock. Counts given as dotted names are read at call time: a pair is only
-compared on the kind of core (cube, vector) whose two counts are both known.
+Two ``core_limit``-ed functions of one module on different streams are paired
+when their calls may run at once by the schedule the module is transformed with
+(:mod:`codegen.check.rules.core_overlap`): a call of one may be issued while a
+call of the other is still pending. When any two concurrent streams together
+may take more than every core, collectives on several cards can deadlock.
+Counts given as dotted names are read at call time: a pair is only compared on
+the kind of core (cube, vector) whose two counts are both known.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from codegen.check.rules.base import Context, Finding, Rule
+from codegen.check.rules.core_overlap import may_overlap
 from codegen.check.rules.core_range import out_of_range
 from codegen.check.rules.scope import stream_of, where
 from codegen.frontend.ir import CoreLimit, StreamFunction
@@ -26,9 +29,14 @@ def _find(ctx: Context) -> Iterator[Finding]:
         fn for fn in ctx.ir.functions if fn.core_limit is not None and not out_of_range(fn.core_limit, ctx.device)
     ]
     for i, fn in enumerate(limited):
-        other = next((o for o in limited[:i] if stream_of(o) != stream_of(fn) and _too_many(o, fn, ctx.device)), None)
+        other = next((o for o in limited[:i] if _paired(o, fn, ctx)), None)
         if other is not None:
             yield _finding(fn, other, ctx.device)
+
+
+def _paired(other: StreamFunction, fn: StreamFunction, ctx: Context) -> bool:
+    """Different streams, too many cores together, and calls that may run at once (asked last: it plans)."""
+    return stream_of(other) != stream_of(fn) and _too_many(other, fn, ctx.device) and may_overlap(ctx, other, fn)
 
 
 def _limit(fn: StreamFunction) -> CoreLimit:

@@ -23,11 +23,11 @@ cann-recipes-infer ``models/deepseek_v4/models/modeling_deepseek.py`` (A3, decod
   which streams it uses: c1a none of these two, c128a the compressor, c4a the
   compressor and the indexer.
 
-The KV branch runs at 8/16 cores here, not upstream's 12/24 (``total_aic_num // 2``):
-NPD302 reads any two core limits of one module on different streams as concurrent, and
-12/24 on "mla_stream" with 16/32 on "compressor_stream" ask for 28 of 24 cube cores,
-an error, although the KV branch is joined in ``mla_prolog_decode`` before
-``sparse_attn`` forks the compressor, so the two never overlap (upstream runs both).
+The KV branch runs at 8/16 cores here, not upstream's 12/24 (``total_aic_num // 2``), for GE: NPD302 reads
+the target's schedule; with events the KV branch is joined in ``mla_prolog_decode`` before ``sparse_attn``
+forks the compressor, so 12/24 beside its 16/32 passes, but GE orders streams by data alone and nothing orders
+the compressor (it reads ``x`` and its cache; no op of ``sparse_attn`` runs before it, so it has no fork edge)
+after the KV branch: it may start while that runs, 12 + 16 of the device's 24 cube cores, NPD302 on GE.
 
 Idioms: core_split (8/16, 8/16, 16/32 per stream), per_layer_streams (``when='self.x'`` flags
 set per layer from its compress ratio), module_constants, side_cache_write (the compressor's cache written in
@@ -47,7 +47,7 @@ from .weights import AttentionWeights
 
 MLA_STREAM = "mla_stream"
 COMPRESSOR_STREAM = "compressor_stream"
-KV_AIC_NUM = 8  # upstream 12/24: see the docstring (NPD302)
+KV_AIC_NUM = 8  # upstream 12/24: see the docstring (NPD302 on GE)
 KV_AIV_NUM = 16
 QB_AIC_NUM = 8
 QB_AIV_NUM = 16
