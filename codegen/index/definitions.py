@@ -18,6 +18,7 @@ from codegen.frontend.collect import collect
 from codegen.frontend.ir import StreamFunction
 from codegen.frontend.signature import is_static, signature_of
 from codegen.index import scan
+from codegen.index.elements import element_classes
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
 from codegen.lower.flow.guard_flips import changed_state, may_flip
@@ -41,11 +42,15 @@ class Definitions:
     callees: dict[str, CalleeInfo] = attrs.Factory(dict)
     classes: dict[str, list[str]] = attrs.Factory(dict)  # class name -> forward keys of decorated classes
     submodules: dict[str, dict[str, str]] = attrs.Factory(dict)  # "module:Class" -> {attribute: class name}
+    elements: dict[str, dict[str, str]] = attrs.Factory(dict)  # "module:Class" -> {list attribute: element class}
     shared: set[str] = attrs.Factory(set)  # the shared events some function recorded
 
     def add(self, module: str, tree: ast.Module, source: str) -> None:
         """The stream functions of one module, exactly as the collector reads them (the two never disagree)."""
         _add_submodules(module, tree, self.submodules)
+        self.elements.update(
+            {f"{module}:{node.name}": element_classes(node) for node in tree.body if isinstance(node, ast.ClassDef)}
+        )
         if pyast.mentions_npudsl(source):
             self.shared.update(_add_streams(self, module, tree, source))
 

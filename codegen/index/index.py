@@ -69,6 +69,7 @@ def _indexed(
         callees=found.callees,
         classes={k: tuple(v) for k, v in found.classes.items()},
         submodules=found.submodules,
+        elements=found.elements,
         calls={},
         modules=identities,
         shared_records=frozenset(found.shared),

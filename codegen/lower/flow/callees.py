@@ -6,8 +6,11 @@ class, ``self.sub(...)`` / ``self.sub.method(...)`` for a submodule assigned in 
 ``Class(...)(x)``, and ``m.sub(...)`` / ``m.sub.method(...)`` for a name annotated with a class of the
 run (``m: "DeepseekV2AttentionMLA"``) whose ``__init__`` assigns ``self.sub``: the submodule's class is
 read where that ``__init__`` names it (in the caller's own module, or through ``class_in``,
-:mod:`codegen.index.written_class`). Every other call of a stream function is unresolved: the callee
-then keeps its caller safe as it is (it runs on its caller's stream), which only costs overlap.
+:mod:`codegen.index.written_class`), and ``layer(...)`` / ``layer.method(...)`` for the target of a loop
+over a layer list of the caller's object (``for i, layer in enumerate(self.layers)``, every element one
+class: :mod:`codegen.index.elements`, :mod:`~codegen.lower.flow.loop_targets`). Every other call of a stream
+function is unresolved: the callee then keeps its caller safe as it is (it runs on its caller's stream),
+which only costs overlap.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from codegen.index.scan import dotted_name
 from codegen.lower.flow.annotated_locals import annotations_of, strip_optional
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
+from codegen.lower.flow.loop_targets import element_targets
 
 __all__ = ["Resolved", "Resolver"]
 
@@ -42,6 +46,7 @@ class Resolver:
     callees: dict[str, object]
     submodules: dict[str, dict[str, str]]
     bindings: dict[str, Binding]
+    elements: dict[str, dict[str, str]] = attrs.field(factory=dict, kw_only=True)  # "module:Class" -> {attr: class}
     module_names: frozenset[str]  # names the module defines at top level (classes, functions, assignments)
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the caller (None: no locals, no annotations)
     receiver: str | None = "self"  # the caller's own receiver parameter
@@ -51,6 +56,7 @@ class Resolver:
     class_in: Callable[[str, str], str | None] | None = None
     _locals: frozenset[str] | None = attrs.field(default=None, init=False)
     _annotated: dict[str, ast.expr] | None = attrs.field(default=None, init=False)
+    _loops: dict[str, str] | None = attrs.field(default=None, init=False)
 
     @property
     def local_names(self) -> frozenset[str]:
@@ -68,6 +74,14 @@ class Resolver:
             self._annotated = annotations_of(self.function) if self.function is not None else {}
         return self._annotated
 
+    @property
+    def loop_lists(self) -> dict[str, str]:
+        """Loop targets of the caller that only ever hold an element of one of its object's layer lists."""
+        if self._loops is None:
+            lists = self.elements.get(f"{self.module}:{self.owner}", {})
+            self._loops = element_targets(self.function, self.receiver, lists) if self.function and lists else {}
+        return self._loops
+
     def resolve(self, call: ast.Call) -> Resolved | None:
         func = call.func
         if isinstance(func, ast.Name):
@@ -84,6 +98,9 @@ class Resolver:
             cls = self._annotated_class(name)
             key = f"{cls}.forward" if cls else None
             return Resolved(key=key, receiver=name) if key in self.callees else None
+        if name in self.loop_lists:  # ``layer(x)``, ``for layer in self.layers``
+            key = self._element_key(name)
+            return Resolved(key=key, receiver=name) if key else None
         if name in self.local_names:
             return None
         key = self._global(name)
@@ -113,6 +130,9 @@ class Resolver:
                 return Resolved(key=key, receiver=base.id)
             sub = self._annotated_submodule(base.id, attr)  # ``m.sub(x)``, ``m: Owner``
             return Resolved(key=sub, receiver=f"{base.id}.{attr}") if sub else None
+        if isinstance(base, ast.Name) and base.id in self.loop_lists:  # ``layer.dispatch(x)`` over ``self.layers``
+            key = self._element_key(base.id, attr)
+            return Resolved(key=key, receiver=base.id) if key else None
         dotted = dotted_name(base)
         if dotted is None or dotted.split(".")[0] in self.local_names:
             return None
@@ -151,6 +171,11 @@ class Resolver:
         """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
         written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
         return self._class_key(ast.parse(written, mode="eval").body, method) if written else None
+
+    def _element_key(self, name: str, method: str = "forward") -> str | None:
+        """The key of ``method`` of the class every element of the list the loop target ``name`` walks holds."""
+        written = self.loop_lists[name]
+        return self._class_key(ast.parse(written, mode="eval").body, method)
 
     def _annotated_submodule(self, name: str, attr: str, method: str = "forward") -> str | None:
         """The key of ``method`` of the class that ``<name>.<attr>`` holds, ``name`` annotated with a class whose

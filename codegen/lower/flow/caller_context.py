@@ -20,6 +20,7 @@ from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
+from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
@@ -39,6 +40,7 @@ class CallerContext:
     current: CurrentStream  # how the caller names its own stream
     flags: Flags
     events: Callable[[Site], SiteEvents]
+    own_joins: dict[int, int] = attrs.Factory(dict)  # calls with a join event of their own (``own_joins.py``)
     tensors: frozenset[str] = frozenset()  # the caller's names that certainly hold a tensor
     barriers: frozenset[ast.stmt] = frozenset()  # statements that may do anything (calls the run cannot see)
     methods: frozenset[str] = frozenset()  # the caller's class's methods
@@ -56,10 +58,12 @@ def event_context(
     returns = local_returns(module.tree, qualname, receiver)
     tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
     found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
+    own = own_joins(fn, sites)
     return CallerContext(
         current=_current(module, qualname),
         flags=module.flags(),
-        events=module.site_events(),
+        events=module.site_events(own),
+        own_joins=own,
         tensors=tensors,
         barriers=_barriers(found, module.index, qualname, fn),
         methods=_methods(module.tree, qualname),

@@ -69,18 +69,22 @@ class CallerModule:
         """Fresh against every identifier of the module (the caller's among them) and every generated name."""
         return Flags(taken=set(self.names.generated.values()) | set(self.names.taken))
 
-    def site_events(self) -> Callable[[Site], SiteEvents]:
-        """The fork and join events of a call, defined by the module (fresh names, the callee's tags)."""
-        made: dict[str, SiteEvents] = {}
+    def site_events(self, own: dict[int, int] | None = None) -> Callable[[Site], SiteEvents]:
+        """The fork and join events of a call, defined by the module (fresh names, the callee's tags); a call
+        in ``own`` (``own_joins.py``: its index -> a number) records a join event of its own, that number
+        appended to the callee's join."""
+        made: dict[tuple[str, int], SiteEvents] = {}
+        own = own or {}
 
         def events(site: Site) -> SiteEvents:
-            key = site.callee.key  # type: ignore[attr-defined]
-            if key not in made:
+            key, number = site.callee.key, own.get(site.index, 1)  # type: ignore[attr-defined]
+            if (key, number) not in made:
                 fork, join = site.callee.fork, site.callee.join  # type: ignore[attr-defined]
-                made[key] = SiteEvents(
+                var, tag = (join.var, join.tag) if number == 1 else (f"{join.var}_{number}", f"{join.tag}.{number}")
+                made[key, number] = SiteEvents(
                     fork=attrs.evolve(fork, var=self.names.global_name(fork.var)),
-                    join=attrs.evolve(join, var=self.names.global_name(join.var)),
+                    join=attrs.evolve(join, var=self.names.global_name(var), tag=tag),
                 )
-            return made[key]
+            return made[key, number]
 
         return events

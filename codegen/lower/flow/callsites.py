@@ -64,11 +64,14 @@ def _search(module: str, tree: ast.Module, index: RunNames) -> Iterator[CallSite
         return
     bindings = module_bindings(tree, index.package_of(module))
     names = module_level_names(tree)
+    lists = getattr(index, "elements", {})
     for owner, fn in scan.all_functions(tree):
-        annotated = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
-        calls = _statement_calls(fn, wanted | annotated)
+        resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
+        named = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
+        if lists.get(f"{module}:{owner}"):  # ``layer(x)`` in ``for layer in self.layers``
+            named |= set(resolver.loop_lists)
+        calls = _statement_calls(fn, wanted | named)
         if calls:
-            resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
             yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls)
 
 

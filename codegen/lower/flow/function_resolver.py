@@ -60,6 +60,7 @@ def function_resolver(
         owner=owner,
         callees=index.callees,
         submodules=index.submodules,
+        elements=getattr(index, "elements", {}),
         bindings=bindings if bindings is not None else module_bindings(tree, index.package_of(module)),
         module_names=names if names is not None else module_level_names(tree),
         function=fn,

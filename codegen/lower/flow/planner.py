@@ -109,7 +109,7 @@ def _round(
     since = min((s.stmt.lineno for s in sites), default=0)
     keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
     relations = CallRelations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases), dropped)
-    views = {s.stmt: _view(s, relations.keys[s.index], context.methods, groups) for s in sites}
+    views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
     return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
@@ -123,14 +123,17 @@ def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analys
     return analyze(fn, context["views"], context["relations"], context["barriers"], context["methods"])
 
 
-def _view(site: Site, key: str | None, methods: frozenset[str], groups: dict[str, frozenset[str]]) -> SiteView:
+def _view(site: Site, key: str | None, context: CallerContext, groups: dict[str, frozenset[str]]) -> SiteView:
     """The site as the analysis sees it: its fork reads a value that may change between two of its calls only
     when its guard is not stable (a flag read at each call), or its body flips the guard; what it reads, with
-    the names that may share that memory (``input_aliases.py``)."""
+    the names that may share that memory (``input_aliases.py``); the join event it records (its callee's, or
+    its own: ``own_joins.py``)."""
     flips = bool(getattr(site.callee, "flips_guard", False))
     changing = (key is not None and key.startswith("<call")) or flips
-    view = site.view(methods, guard_changes=changing)
-    return attrs.evolve(view, inputs=widened(view.inputs, groups))
+    view = site.view(context.methods, guard_changes=changing)
+    number = context.own_joins.get(site.index)
+    event = f"{view.event}#{number}" if number else view.event
+    return attrs.evolve(view, inputs=widened(view.inputs, groups), event=event)
 
 
 def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
