@@ -89,6 +89,7 @@ NAMES = (
     "cann_v4_compressor",
     "vllm_qwen3_dbo",
     "sglang_dsa_alt_stream",
+    "vllm_dsv4_dsa_overlap",
 )
 
 
