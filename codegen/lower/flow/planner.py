@@ -83,13 +83,13 @@ def _apart(
     analyzed again without it."""
     following = early.following(fn)
     groups = alias_groups(fn)
-    dropped: dict[ast.stmt, frozenset[str]] = {}
+    dropped = dict(context.helper_writes)  # what the module's helpers write, then what calls left here write
     while True:
         found = _round(fn, sites, context, stability, (groups, dropped), following)
         at_once = [s for s in sites if _joined_at_once(s, found.result, following)]
         if not at_once:
             return found
-        dropped |= {s.stmt: s.writes for s in at_once if s.writes}
+        dropped |= {s.stmt: s.writes | dropped.get(s.stmt, frozenset()) for s in at_once if s.writes}
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return None
