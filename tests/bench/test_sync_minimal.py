@@ -35,6 +35,7 @@ FAST = [
     ("sglang_glm4_share_stream", "corpus"),
     ("vllm_qwen3_dbo", "corpus"),
     ("sglang_dsa_alt_stream", "corpus"),
+    ("vllm_dsv4_dsa_overlap", "corpus"),
 ]
 
 

@@ -90,6 +90,7 @@ NAMES = (
     "vllm_qwen3_dbo",
     "sglang_dsa_alt_stream",
     "cann_r1_microbatch",
+    "vllm_dsv4_dsa_overlap",
 )
 
 

@@ -18,6 +18,7 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
+from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.own_joins import own_joins
@@ -49,6 +50,7 @@ class CallerContext:
     aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
+    helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
 
 
 def event_context(
@@ -72,6 +74,7 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
+        helper_writes=helper_writes(module.tree, qualname, fn, receiver),
     )
 
 

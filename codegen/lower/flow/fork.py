@@ -18,8 +18,18 @@ __all__ = ["call_inputs", "forks", "same_stream"]
 
 def same_stream(state: State, site: Site, relations: Relations) -> set[str]:
     """The names that hold results the site's stream made itself on every path (nothing to order or keep alive
-    for it)."""
-    return {n for p in pending(state) if relations.consume(p.site, site.index) == "none" for n in p.sure}
+    for it); a name only calls bind holds such a result wherever it is read, when each of those calls is on the
+    site's stream (``call_bound.py``)."""
+    only: dict[str, frozenset[int]] = getattr(relations, "made_only_by", {})
+    found: set[str] = set()
+    for p in pending(state):
+        if relations.consume(p.site, site.index) == "none":
+            found |= p.sure | {n for n in p.unsure if _made_here(only.get(n, frozenset()), site, relations)}
+    return found
+
+
+def _made_here(binders: frozenset[int], site: Site, relations: Relations) -> bool:
+    return bool(binders) and all(relations.consume(b, site.index) == "none" for b in binders)
 
 
 def forks(facts: CallerFacts, sure: dict[int, set[int]]) -> list[bool]:

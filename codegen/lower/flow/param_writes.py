@@ -19,7 +19,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.view_roots import alias_sources, view_roots
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["param_writes"]
+__all__ = ["call_writes", "param_writes"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Functions = Mapping[str, _Function]
@@ -44,16 +44,24 @@ def _writes(fn: _Function, params: tuple[str, ...], functions: _Functions, owner
 def _passed_written(fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set[str]:
     """The names whose memory a call of a function of the module writes, as an argument it writes."""
     receiver = signature_of(fn, method=owner is not None).receiver
-    found: set[str] = set()
-    for call in walked_of(fn, ast.Call):
-        callee = _resolved(call, functions, owner, receiver)
-        if callee is None or callee[0] in seen:
-            continue
-        signature = signature_of(callee[0], method=callee[1] is not None)
-        written = _writes(callee[0], signature.names, functions, callee[1], seen)
-        for argument in _arguments_to(call, signature.params, set(written)):
-            found |= alias_sources(argument)
-    return found
+    return set().union(*(_call_writes(c, functions, owner, receiver, seen) for c in walked_of(fn, ast.Call)))
+
+
+def call_writes(call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None) -> set[str]:
+    """The caller's names whose memory ``call`` writes in place through a function of the module (or a method of
+    the caller's object, ``owner`` its class) that writes the parameter they go to (see above)."""
+    return _call_writes(call, functions, owner, receiver, frozenset())
+
+
+def _call_writes(
+    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None, seen: frozenset
+) -> set[str]:
+    callee = _resolved(call, functions, owner, receiver)
+    if callee is None or callee[0] in seen:
+        return set()
+    signature = signature_of(callee[0], method=callee[1] is not None)
+    written = _writes(callee[0], signature.names, functions, callee[1], seen | {callee[0]})
+    return set().union(*(alias_sources(a) for a in _arguments_to(call, signature.params, set(written))))
 
 
 def _resolved(

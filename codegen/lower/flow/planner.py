@@ -21,6 +21,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow import early, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
+from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.input_aliases import alias_groups, widened
@@ -83,13 +84,13 @@ def _apart(
     analyzed again without it."""
     following = early.following(fn)
     groups = alias_groups(fn)
-    dropped: dict[ast.stmt, frozenset[str]] = {}
+    dropped = dict(context.helper_writes)  # what the module's helpers write, then what calls left here write
     while True:
         found = _round(fn, sites, context, stability, (groups, dropped), following)
         at_once = [s for s in sites if _joined_at_once(s, found.result, following)]
         if not at_once:
             return found
-        dropped |= {s.stmt: s.writes for s in at_once if s.writes}
+        dropped |= {s.stmt: s.writes | dropped.get(s.stmt, frozenset()) for s in at_once if s.writes}
         sites = [attrs.evolve(s, index=i) for i, s in enumerate(s for s in sites if s not in at_once)]
         if not sites:
             return None
@@ -108,7 +109,9 @@ def _round(
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
     keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
-    relations = CallRelations(sites, keys, _reached(sites, keys, fn, stability, since, context.aliases), dropped)
+    reached = _reached(sites, keys, fn, stability, since, context.aliases)
+    bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
+    relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
     return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)

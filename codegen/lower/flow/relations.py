@@ -26,6 +26,8 @@ class CallRelations:
     reached: dict[int, str] = attrs.Factory(dict)  # a site that always forks when reached: the ``if`` test around it
     dropped: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # a call left on the caller's stream -> what
     # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
+    made_only_by: dict[str, frozenset[int]] = attrs.Factory(dict)  # a local only calls bind -> those calls
+    # (``call_bound.py``: read by ``fork.same_stream``)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):

@@ -7,7 +7,8 @@ every path to it (in its block, or in a block around it, with no loop between) w
 call:
 
 - nothing binds or deletes a name the call reads, or the guard's name, and nothing writes in place (a view
-  of what it reads may be written); the call reads only what the caller's stream made (a side call's result
+  of what it reads may be written), itself or through a helper of the module (``helper_writes.py``); the call
+  reads only what the caller's stream made (a side call's result
   reaches it through a join or a relay of its own);
 - the caller's stream stores no attribute and calls nothing on its own object (the call's body may read that
   state), reads no result of the call's stream (so that stream's memory is not reused under such a read: the
@@ -98,7 +99,8 @@ def _still(
         return not (bound_names(node) & held)  # statement binds matters
     if isinstance(node, ast.stmt) and (bound_names(node) | _deleted(node)) & held:
         return False
-    if inplace_writes(node) or _stores_attribute(node):  # a view of what the call reads may be written
+    helped = isinstance(node, ast.stmt) and facts.relations.dropped.get(node)  # a helper of the module writes
+    if inplace_writes(node) or helped or _stores_attribute(node):  # a view of what the call reads may be written
         return False
     return not (data_reads(node) & mine) and not _calls_receiver(node, facts.receiver)
 

@@ -1,0 +1,36 @@
+"""Which of a caller's names each of its statements writes in place through a helper of its module.
+
+``bump(x)``, where the module's ``def bump(t): t.add_(1)`` writes its parameter, writes ``x`` as surely as
+``x.add_(1)`` does: a call on another stream still reading ``x`` must be joined before it, and a later call
+that reads ``x`` cannot wait for a record made before it. The statement's own spelling says nothing of that
+(``writes.inplace_writes``); the helper's body does (``param_writes.py``: a function of the module, or a method of
+the caller's object, one call after another). A function the module does not hold is not read, as everywhere
+in the planner.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.index import scan
+from codegen.index.walked import walked_of
+from codegen.lower.flow.param_writes import call_writes
+
+__all__ = ["helper_writes"]
+
+
+def helper_writes(
+    tree: ast.Module, qualname: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None
+) -> dict[ast.stmt, frozenset[str]]:
+    """Each statement of ``fn`` (the function ``qualname`` of ``tree``) that is not compound -> the names its
+    calls of the module's helpers write in place; statements that write none are left out."""
+    functions = scan.functions_by_qualname(tree)
+    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
+    found: dict[ast.stmt, frozenset[str]] = {}
+    for stmt in walked_of(fn, ast.stmt):
+        if hasattr(stmt, "body"):
+            continue  # a compound statement: its simple statements are judged one by one
+        names = frozenset().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(stmt, ast.Call)))
+        if names:
+            found[stmt] = names
+    return found
