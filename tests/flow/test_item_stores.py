@@ -20,6 +20,8 @@ from method_source import method_source
 
 from bench.sync_count import count_graph
 from codegen.driver.api import transform_source
+from codegen.lower.flow import item_stores
+from npudsl import StreamRaceError
 from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
@@ -49,6 +51,15 @@ class Model(nn.Module):
             outs[i] = self.side(inp[i])
         return outs[0] + outs[1]
 
+    def item_written(self, x):
+        inp = [x * 1, x * 2]
+        outs = [None]
+        outs[0] = self.side(inp[0])
+        z = x - 1
+        inp[0].mul_(3)
+        w = x * 5
+        return outs[0] + inp[0] + z + w
+
     def read_before_join(self, x):
         outs = [None]
         outs[0] = self.side(x + 1)
@@ -74,7 +85,9 @@ class Model(nn.Module):
         same = outs
         outs[0] = self.side(x + 1)
         z = x - 1
-        return same[0] + z
+        y = same[0] * 3
+        w = x * 5
+        return y + z + w
 
     def tensor_store(self, x):
         buf = torch.zeros(1, 4, 3)
@@ -86,7 +99,7 @@ class Model(nn.Module):
         return [None]
 """ + caller_source()
 
-_DEFERRED = ["micro_batches", "inputs_in_a_list", "read_before_join", "keyed"]
+_DEFERRED = ["micro_batches", "inputs_in_a_list", "item_written", "read_before_join", "keyed"]
 _AT_ONCE = ["unknown", "aliased", "tensor_store"]
 
 
@@ -95,7 +108,9 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
         return torch.cat([(c + 1) * 2 for c in x.chunk(2)])
     if method == "inputs_in_a_list":
         return x * 2 + x * 4
-    if method == "read_before_join":
+    if method == "item_written":
+        return x * 2 + x * 3 + x - 1 + x * 5
+    if method in ("read_before_join", "aliased"):
         return (x + 1) * 2 * 3 + x - 1 + x * 5
     return (x + 1) * 2 + x - 1
 
@@ -131,6 +146,12 @@ def test_a_store_into_an_input_list_is_no_write() -> None:
     assert 'runtime.record_stream(i, "side")' not in loop
 
 
+def test_an_in_place_write_of_an_item_joins_first() -> None:
+    """``inp[0].mul_(3)`` writes the tensor the call reads (a store into the list would not)."""
+    body = _body("item_written")
+    assert body.index('runtime.wait("m.Model.side.join")') < body.index("inp[0].mul_(3)")
+
+
 def test_a_read_of_the_list_joins_first() -> None:
     body = _body("read_before_join")
     assert body.index('runtime.wait("m.Model.side.join")') < body.index("y = outs[0] * 3")
@@ -163,3 +184,11 @@ def test_sync_calls(method: str, want: dict[str, int]) -> None:
     """Two micro-batches: a fork each (record and wait), a join record each, one wait after the loop, the input
     each iteration rebinds kept; one call: its fork, its join, its computed input kept."""
     assert dict(_sync(method, "portable")) == want
+
+
+def test_an_alias_would_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Taken for the caller's own list although ``same`` reaches it, the call would join at no read of
+    ``same[0]``: the main stream reads the side stream's result before it is done."""
+    monkeypatch.setattr(item_stores, "_private", lambda *_: True)
+    with pytest.raises(StreamRaceError):
+        _sync("aliased", "portable")

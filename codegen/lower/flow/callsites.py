@@ -39,6 +39,7 @@ class CallSite:
     bindable: bool  # a plain statement binds or drops the result: the caller can join later
     spelled: str  # ``self.shared(...)``: the call as a message names it
     stmt: ast.stmt | None = None  # the innermost statement that holds the call
+    unkept: bool = False  # bound, but it reads module state the caller changes through a local (unkept_state.py)
 
 
 _FOUND: weakref.WeakKeyDictionary[ast.Module, tuple[str, tuple[object, ...], tuple[CallSite, ...]]]
@@ -93,15 +94,16 @@ def _resolved(
         if resolved is not None:
             bindable = aware_call(stmt) is call or item_call(stmt, facts.lists) is call
             reads_state = getattr(index.callees.get(resolved.key), "reads_state", frozenset({"*"}))
-            bindable = bindable and not reads_changed_state(call, reads_state, facts.changed)
+            unkept = bindable and reads_changed_state(call, reads_state, facts.changed)
             spelled = f"{ast.unparse(call.func)}(...)"
             yield CallSite(
                 key=resolved.key,
                 caller=caller,
                 call=call,
                 resolved=resolved,
-                bindable=bindable,
+                bindable=bindable and not unkept,
                 spelled=spelled,
+                unkept=unkept,
                 stmt=stmt,
             )
 
