@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from codegen.index.walked import walked
+from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
@@ -21,15 +23,38 @@ from codegen.lower.flow.view_roots import alias_root
 __all__ = ["changed_state", "reads_changed_state"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_STORES = (ast.AnnAssign, ast.AugAssign)
 
 
 def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[str]]:
     """The locals of ``fn`` that hold state of ``receiver`` and whose object ``fn`` changes (a method called on
-    it or an item of it, an attribute stored on it), with the attributes of ``receiver`` they hold."""
+    it or an item of it that is no tensor op, an attribute stored on it), with the attributes of ``receiver``
+    they hold."""
     if receiver is None:
         return {}
     held = state_locals(fn, receiver)
-    return {name: held[name] for name in changed_objects(fn, receiver) if name in held}
+    candidates = changed_objects(fn, receiver) & held.keys()
+    return {name: held[name] for name in candidates if _changes(fn, name)}
+
+
+def _changes(fn: _Function, name: str) -> bool:
+    """``fn`` stores an attribute on (an item of) ``name``, or calls a method of it that the ATen table does not
+    hold (``ds[i].prepare(x)``; not ``x.relu()``: a tensor op leaves its object's attributes alone)."""
+    for node in walked(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _root(node.func.value) == name:
+            if schema.writes_self(node.func.attr) is None:
+                return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, _STORES) else []
+        if any(isinstance(t, ast.Attribute) and _root(t.value) == name for t in targets):
+            return True
+    return False
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute or item chain starts from."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def reads_changed_state(call: ast.Call, reads_state: frozenset[str], changed: dict[str, frozenset[str]]) -> bool:

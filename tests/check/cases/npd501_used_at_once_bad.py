@@ -47,11 +47,11 @@ class Stored(nn.Module):
             outs[i] = self.side(x + i)
         buf[0] = self.side(x)  # W: NPD501@18
         parts = self.parts
-        parts[0].fill(x)
+        parts[0].prepare(x)
         y = self.send(parts[0])  # W: NPD501@13
         return torch.cat(outs) + y
 
 
 class Part:
-    def fill(self, x):
+    def prepare(self, x):
         self.t = x * 2
