@@ -171,5 +171,6 @@ def _collect_calls(
             caller_stream=own.tag if own is not None else "default",
             bindable=site.bindable,
             loc=positions.loc(site.call),
+            unkept=site.unkept,
         )
         yield site.key, info

@@ -58,6 +58,7 @@ class CallInfo:
     caller_stream: str  # the stream the caller runs on ("default" unless decorated)
     bindable: bool  # a plain statement binds (or drops) the result, so the caller can join later
     loc: Loc | None = None  # the call's position in the caller's module
+    unkept: bool = False  # bound, but it reads module state the caller changes through a local: used at once
 
 
 @attrs.frozen(kw_only=True)

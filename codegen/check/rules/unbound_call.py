@@ -1,8 +1,10 @@
 """NPD501 (warning): a stream call whose result is used at once, so the side stream overlaps nothing there.
 
 The join waits just before the first use of the result; when the call is not
-a plain statement (``x = self.f(...)``, ``a, b = ...`` or a bare call), the use
-is the call itself: the call then runs on its caller's stream.
+a plain statement (``x = self.f(...)``, ``a, b = ...``, ``xs[i] = ...`` into a list or dict only the caller
+reaches, or a bare call), the use is the call itself: the call then runs on its caller's stream. So does a bound
+call that reads tensors the caller left on its module's state through a local (``unkept_state.py``): no keep
+reaches them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ __all__ = ["RULE"]
 def _find(ctx: Context) -> Iterator[Finding]:
     for call, loc, tag in _unbound_calls(ctx.index).get(ctx.ir.module_name, ()):
         spelled = call.spelled
+        if call.unkept:
+            yield Finding(
+                loc=loc,
+                message=f"{spelled} in {call.caller} reads tensors its caller left on its module's state, so it "
+                f'runs on the caller\'s stream and stream "{tag}" overlaps nothing here',
+                hint="pass those tensors as arguments: they are then kept alive for the stream",
+            )
+            continue
         yield Finding(
             loc=loc,
             message=f'the result of {spelled} in {call.caller} is used at once, so stream "{tag}" overlaps '

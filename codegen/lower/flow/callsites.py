@@ -20,7 +20,9 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.function_resolver import RunNames, function_resolver, module_level_names
 from codegen.lower.flow.imports import module_bindings
+from codegen.lower.flow.item_stores import containers, item_call
 from codegen.lower.flow.own_calls import aware_call, own_calls
+from codegen.lower.flow.unkept_state import changed_state, reads_changed_state
 
 __all__ = ["CallSite", "find_calls"]
 
@@ -37,6 +39,7 @@ class CallSite:
     bindable: bool  # a plain statement binds or drops the result: the caller can join later
     spelled: str  # ``self.shared(...)``: the call as a message names it
     stmt: ast.stmt | None = None  # the innermost statement that holds the call
+    unkept: bool = False  # bound, but it reads module state the caller changes through a local (unkept_state.py)
 
 
 _FOUND: weakref.WeakKeyDictionary[ast.Module, tuple[str, tuple[object, ...], tuple[CallSite, ...]]]
@@ -72,25 +75,46 @@ def _search(module: str, tree: ast.Module, index: RunNames) -> Iterator[CallSite
             named |= set(resolver.loop_lists)
         calls = _statement_calls(fn, wanted | named)
         if calls:
-            yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls)
+            facts = _Facts(lists=containers(fn), changed=changed_state(fn, _receiver(owner, fn)))
+            yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls, facts, index)
 
 
-def _resolved(resolver: Resolver, caller: str, calls: list[tuple[ast.stmt, ast.Call]]) -> Iterator[CallSite]:
+@attrs.frozen
+class _Facts:
+    """What one caller's statements tell of its calls: its names that hold a list or dict only it reaches (a store
+    into an item of one binds the result too), its locals holding module state it changes (``unkept_state.py``)."""
+
+    lists: frozenset[str]
+    changed: dict[str, frozenset[str]]
+
+
+def _resolved(
+    resolver: Resolver, caller: str, calls: list[tuple[ast.stmt, ast.Call]], facts: _Facts, index: RunNames
+) -> Iterator[CallSite]:
     """The calls of one caller (its qualname) that its resolver resolves, as call sites."""
     for stmt, call in calls:
         resolved = resolver.resolve(call)
         if resolved is not None:
-            bindable = aware_call(stmt) is call
+            bindable = aware_call(stmt) is call or item_call(stmt, facts.lists) is call
+            reads_state = getattr(index.callees.get(resolved.key), "reads_state", frozenset({"*"}))
+            unkept = bindable and reads_changed_state(call, reads_state, facts.changed)
             spelled = f"{ast.unparse(call.func)}(...)"
             yield CallSite(
                 key=resolved.key,
                 caller=caller,
                 call=call,
                 resolved=resolved,
-                bindable=bindable,
+                bindable=bindable and not unkept,
                 spelled=spelled,
+                unkept=unkept,
                 stmt=stmt,
             )
+
+
+def _receiver(owner: str | None, fn: _Function) -> str | None:
+    """A method's object parameter (``self``), if ``fn`` is a method taking one."""
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+    return fn.args.args[0].arg if owner and fn.args.args and not static else None
 
 
 def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.stmt, ast.Call]]:

@@ -20,6 +20,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.fork import same_stream
+from codegen.lower.flow.item_stores import container_item
 from codegen.lower.flow.loop_views import loop_base
 from codegen.lower.flow.quiet import maker_idle, maker_waits, quiet_until, surely_joined_at
 from codegen.lower.flow.schema import aliases_self, tensors_only
@@ -49,7 +50,7 @@ def inputs_to_keep(
     made_by_calls = {n for other in facts.sites for n in bound_names(other.stmt)} if quiet else set()
     storages: set[ast.stmt] = set()  # the splits one of whose views is kept already
     for argument in site.args:
-        root = viewed(argument.node) if argument.slot in hoisted else None
+        root = viewed(argument.node) if argument.slot in hoisted and not container_item(argument.node) else None
         for name in argument_names(argument, facts.receiver, hoisted):
             key = (name, site.tag)
             split = split_of(facts, site.stmt, name)

@@ -12,8 +12,11 @@ import ast
 
 import attrs
 
+from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.analyze import Analysis
+from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.caller_facts import SiteSync, any_may
+from codegen.lower.flow.item_stores import container_item
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
 from codegen.lower.naming import snake
@@ -39,8 +42,19 @@ class Flags:
 
 def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
     """The arguments computed by an expression (``self.latent(h)``, ``x * 2``): bound to fresh names just before
-    the call, in argument order, so that they are computed on the caller's stream, not the call's."""
-    return [(a.slot, flags.fresh(_param_name(site, a.slot))) for a in site.args if computed(a.node)]
+    the call, in argument order, so that they are computed on the caller's stream, not the call's; and an item of
+    a container the caller owns (``xs[i]``, ``item_stores.py``) or an object taken from one: the item is kept
+    alive, not the whole container nor its index."""
+    hoisted = [a for a in site.args if computed(a.node) or container_item(a.node) or _object_item(site, a)]
+    return [(a.slot, flags.fresh(_param_name(site, a.slot))) for a in hoisted]
+
+
+def _object_item(site: Site, argument: Argument) -> bool:
+    """An item (``objs[i]``) given to a parameter annotated as another class (kept only because the caller
+    changes the object, ``changed_objects.py``): an object, not a view of a tensor, so it is kept alone."""
+    name = param_of(site, argument.slot)
+    param = site.callee.signature.get(name) if name else None  # type: ignore[attr-defined]
+    return isinstance(argument.node, ast.Subscript) and param is not None and param.tensor is Tensorness.NO
 
 
 def computed(node: ast.expr) -> bool:

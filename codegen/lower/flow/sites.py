@@ -15,6 +15,7 @@ from codegen.lower.flow.callees import Resolved
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
+from codegen.lower.flow.item_stores import item_names
 from codegen.lower.flow.transfer import SiteView
 from codegen.lower.flow.view_roots import alias_sources
 from codegen.lower.flow.writes import state_reads
@@ -111,9 +112,11 @@ def _call_reads(call: ast.Call, bare: frozenset[str]) -> frozenset[str]:
 
 
 def _bound(stmt: ast.stmt) -> frozenset[str]:
-    """The names an assignment of the call's result binds."""
+    """The names an assignment of the call's result binds, and the containers it stores items of (``xs[i] =
+    ...``: a later read of ``xs`` may read the result, ``item_stores.py``)."""
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-    return frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
+    bound = frozenset().union(*(bound_names(t) for t in targets)) if targets else frozenset()
+    return bound | item_names(stmt)
 
 
 def _state_names(state: frozenset[str], obj: str | None) -> set[str]:

@@ -18,6 +18,7 @@ from codegen.index import scan
 from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow import schema
+from codegen.lower.flow.item_stores import containers, item_stored
 from codegen.lower.flow.state_views import first_attribute, state_locals
 from codegen.lower.flow.view_roots import alias_root
 
@@ -60,31 +61,35 @@ def _call_writes(call: ast.Call) -> Iterable[str | None]:
 
 def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> frozenset[str]:
     """The names whose memory ``stmt`` may write in place (lambdas excluded, and nested functions and classes
-    unless ``nested``); found once per statement (the analysis asks again on each pass over a loop)."""
-    return _nested_writes(stmt) if nested else _own_writes(stmt)
+    unless ``nested``); walked once per statement (the analysis asks again on each pass over a loop). A store
+    into an item of a Python container the function owns (``xs[i] = t``, ``item_stores.py``) writes no memory."""
+    found = _nested_writes(stmt) if nested else _own_writes(stmt)
+    return frozenset(name for name, store in found if store is None or name not in item_stored(store))
 
 
 @per_node
-def _own_writes(stmt: ast.AST) -> frozenset[str]:
+def _own_writes(stmt: ast.AST) -> frozenset[tuple[str, ast.AST | None]]:
     return frozenset(_inplace_writes(stmt, nested=False))
 
 
 @per_node
-def _nested_writes(stmt: ast.AST) -> frozenset[str]:
+def _nested_writes(stmt: ast.AST) -> frozenset[tuple[str, ast.AST | None]]:
     return frozenset(_inplace_writes(stmt, nested=True))
 
 
-def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[str]:
-    found: set[str | None] = set()
+def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[tuple[str, ast.AST | None]]:
+    """Each name written, with the assignment whose target stores into it (None: another kind of write)."""
+    found: set[tuple[str | None, ast.AST | None]] = set()
     stack: list[ast.AST] = [stmt]
     skipped = (ast.Lambda,) if nested else (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     while stack:
         node = stack.pop()
         if isinstance(node, skipped) and node is not stmt:
             continue
-        found.update(_node_writes(node))
+        store = node if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        found.update((name, store) for name in _node_writes(node))
         stack.extend(children(node))
-    return {name for name in found if name}
+    return {(name, store) for name, store in found if name}
 
 
 def _node_writes(node: ast.AST) -> Iterable[str | None]:
@@ -109,6 +114,7 @@ def writes_state(
     the body's stream. One walk of the body for both."""
     if receiver is None:
         return frozenset(), frozenset()
+    containers(fn)  # its item stores write no memory
     found: set[str] = set()
     rebound: set[str] = set()
     held = state_locals(fn, receiver)

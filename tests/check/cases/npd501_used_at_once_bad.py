@@ -24,3 +24,34 @@ def helper(x):
 
 def use(x):
     return helper(x) * 2  # W: NPD501@12
+
+
+class Stored(nn.Module):
+    """A result stored into an item of a list only the caller reaches is bound; into what may be a tensor, not."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts = [Part(), Part()]
+
+    @on_stream("side")
+    def side(self, x):
+        return x * 2
+
+    @on_stream("side")
+    def send(self, part: "Part"):
+        return part.t + 1
+
+    def forward(self, x, buf):
+        outs = [None, None]
+        for i in range(2):
+            outs[i] = self.side(x + i)
+        buf[0] = self.side(x)  # W: NPD501@18
+        parts = self.parts
+        parts[0].prepare(x)
+        y = self.send(parts[0])  # W: NPD501@13
+        return torch.cat(outs) + y
+
+
+class Part:
+    def prepare(self, x):
+        self.t = x * 2

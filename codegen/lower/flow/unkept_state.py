@@ -1,0 +1,69 @@
+"""Calls that read object state the caller changes through a local holding its module's state: they stay at once.
+
+vllm-ascend's dual-batch overlap binds ``token_dispatchers = self.experts.token_dispatchers`` and calls
+``token_dispatchers[i].preprocess_and_permtute1(...)``: tensors made on the caller's stream are left only on
+the dispatcher, and the dispatch (given ``token_dispatchers[i]``) and the combine (whose body reads
+``self.experts.token_dispatchers[i]``) read them on the communication stream. Run apart, the side stream's read
+races with the caller's next allocation unless those tensors are kept alive for it, and no keep reaches them
+without naming them: a state attribute of the module is never walked, and walking the dispatcher (an object of
+the module's state, whose attributes appear on the first call) makes ``torch.compile`` guard on how many it has,
+so the second call compiles again. Such a call runs on its caller's stream, as written (NPD501 says so).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.index.walked import walked
+from codegen.lower.flow import schema
+from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.state_views import state_locals
+from codegen.lower.flow.view_roots import alias_root
+
+__all__ = ["changed_state", "reads_changed_state"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_STORES = (ast.AnnAssign, ast.AugAssign)
+
+
+def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[str]]:
+    """The locals of ``fn`` that hold state of ``receiver`` and whose object ``fn`` changes (a method called on
+    it or an item of it that is no tensor op, an attribute stored on it), with the attributes of ``receiver``
+    they hold."""
+    if receiver is None:
+        return {}
+    held = state_locals(fn, receiver)
+    candidates = changed_objects(fn, receiver) & held.keys()
+    return {name: held[name] for name in candidates if _changes(fn, name)}
+
+
+def _changes(fn: _Function, name: str) -> bool:
+    """``fn`` stores an attribute on (an item of) ``name``, or calls a method of it that the ATen table does not
+    hold (``ds[i].prepare(x)``; not ``x.relu()``: a tensor op leaves its object's attributes alone)."""
+    for node in walked(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _root(node.func.value) == name:
+            if schema.writes_self(node.func.attr) is None:
+                return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, _STORES) else []
+        if any(isinstance(t, ast.Attribute) and _root(t.value) == name for t in targets):
+            return True
+    return False
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute or item chain starts from."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def reads_changed_state(call: ast.Call, reads_state: frozenset[str], changed: dict[str, frozenset[str]]) -> bool:
+    """The call is given (an item or attribute of) such a local, or its body reads of its object an attribute one
+    of them holds (``reads_state``: the callee's, ``"*"`` any)."""
+    if not changed:
+        return False
+    values = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
+    if any(alias_root(v) in changed for v in [*values, *(k.value for k in call.keywords)]):
+        return True
+    attributes = frozenset().union(*changed.values())
+    return bool(reads_state & attributes) or ("*" in reads_state) or ("*" in attributes and bool(reads_state))
