@@ -35,12 +35,11 @@ def element_classes(cls: ast.ClassDef) -> dict[str, str]:
                     if is_self_attr(target):
                         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
                         found.setdefault(target.attr, set()).add(_element_class(value))
+    single = {attr: classes.pop() for attr, classes in found.items() if len(classes) == 1 and None not in classes}
+    if not single:
+        return {}  # most classes hold no layer list: their methods need no walk
     changed = _changed_in_place(cls)
-    return {
-        attr: next(iter(classes))  # type: ignore[misc]  # one class, not None
-        for attr, classes in found.items()
-        if len(classes) == 1 and None not in classes and attr not in changed
-    }
+    return {attr: cls_ for attr, cls_ in single.items() if cls_ is not None and attr not in changed}
 
 
 def _element_class(value: ast.expr | None) -> str | None:

@@ -39,7 +39,10 @@ _ITEMS: weakref.WeakKeyDictionary[ast.Subscript, str] = weakref.WeakKeyDictionar
 @per_node
 def containers(fn: _Function) -> frozenset[str]:
     """The names of ``fn`` that certainly hold a list or dict only ``fn`` reaches (registers its item stores)."""
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in walked(fn)):
+    nodes = walked(fn)
+    if not _may_hold(fn, nodes):
+        return frozenset()
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in nodes):
         return frozenset()
     made = _made_containers(fn)
     found = frozenset(name for name in made if _private(fn, name))
@@ -51,6 +54,15 @@ def containers(fn: _Function) -> frozenset[str]:
         if isinstance(node.value, ast.Name) and node.value.id in found:
             _ITEMS[node] = node.value.id
     return found
+
+
+def _may_hold(fn: _Function, nodes: tuple[ast.AST, ...]) -> bool:
+    """A cheap first look: ``fn`` makes a list or dict somewhere, or has a parameter annotated as one (most
+    functions do neither, and need no walk of their bindings)."""
+    params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    if any(_annotated(p.annotation) for p in params):
+        return True
+    return any(isinstance(n, ast.expr) and _container(n) for n in nodes)
 
 
 def container_item(node: ast.expr) -> bool:
