@@ -5,7 +5,9 @@ Most targets never ask what another file's functions return (GE's fork edges and
 cost a full parse on every target. Its source is kept instead and parsed on the first question, once per
 process; the files of the run that were parsed anyway keep their trees, read on the first question too
 (most targets ask about a few modules of a run). The facts are the same either way:
-:func:`codegen.index.returns.function_returns` of the file's tree.
+:func:`codegen.index.returns.function_returns` of the file's tree. The same files answer which parameters their
+functions write in place (``codegen/lower/flow/imported_writes.py``): :meth:`Returns.tree_of` parses one when a
+caller first passes a tensor to one of them, once.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Returns(Mapping[str, Mapping[str, str]]):
         self._known: dict[str, Mapping[str, str]] = {}
         self._trees = dict(trees)
         self._pending = {key: source for key, source in pending.items() if key not in trees}
+        self._held: dict[str, str | ast.Module | None] = {**self._pending, **trees}  # what ``tree_of`` reads
 
     def __getitem__(self, module: str) -> Mapping[str, str]:
         found = self._known.get(module)
@@ -35,6 +38,14 @@ class Returns(Mapping[str, Mapping[str, str]]):
             found = function_returns(tree) if tree is not None else _returns_of(self._pending.pop(module))
             self._known[module] = found
         return found
+
+    def tree_of(self, module: str) -> ast.Module | None:
+        """The tree of a module the run holds (``module``: its run key); None when it holds none, or it does not
+        parse."""
+        held = self._held.get(module)
+        if isinstance(held, str):
+            held = self._held[module] = _parsed(held)
+        return held
 
     def __iter__(self) -> Iterator[str]:
         return iter([*self._known, *self._trees, *self._pending])
@@ -48,7 +59,12 @@ class Returns(Mapping[str, Mapping[str, str]]):
 
 def _returns_of(source: str) -> dict[str, str]:
     """What the functions of ``source`` return; nothing when it does not parse (it was never indexed)."""
+    tree = _parsed(source)
+    return function_returns(tree) if tree is not None else {}
+
+
+def _parsed(source: str) -> ast.Module | None:
     try:
-        return function_returns(pyast.parse(pyast.without_bom(source)))
+        return pyast.parse(pyast.without_bom(source))
     except (SyntaxError, ValueError):
-        return {}
+        return None

@@ -4,7 +4,9 @@ The index knows what the run's functions return (``codegen/index/returns.py``) s
 a call makes. A module only asks that of the names it calls (``grouped_matmul(x)``, ``Linear(4, 4)``, whose
 ``forward`` it later calls as a submodule) and of its classes' bases (``class MLA(MLAWeights)``: the submodules
 their ``__init__`` assigns). A name is taken as called when the text names it beyond its import (a call always
-does; a mention in a comment only costs a read), decided without walking the tree.
+does; a mention in a comment only costs a read), decided without walking the tree. A name imported from a
+package may be a module of it (``from . import helpers``, then ``helpers.bump(x)``): that module is asked for too
+(what ``helpers.bump`` writes in place, ``codegen/lower/flow/imported_writes.py``), found only where the run has it.
 
 Reading every file that merely mentions a relatively imported name cost a parse and a call-site search per
 file, on every target; reading only the modules those names come from, once, and searching none of them for
@@ -51,8 +53,11 @@ def wanted(files: Iterable[File], *, called_only: bool = False) -> Wanted:
         bases = frozenset() if called_only else _bases(tree) & relative.keys()
         used = {local: origin for local, origin in relative.items() if local in bases or _called(local, source)}
         named = {local: resolve_spec(spec, package) for local, (spec, _) in used.items()}
+        submodules = {f"{named[local]}.{name}" for local, (_, name) in used.items()}  # ``from . import helpers``
         found |= Wanted(
-            frozenset(named.values()), frozenset(named[b] for b in bases), frozenset(n for _, n in used.values())
+            frozenset(named.values()) | submodules,
+            frozenset(named[b] for b in bases),
+            frozenset(n for _, n in used.values()),
         )
     return found
 

@@ -21,6 +21,7 @@ from codegen.lower.flow.imports import resolve_spec
 
 __all__ = [
     "function_returns",
+    "home_of",
     "imported_relatively",
     "imported_returns",
     "param_returned",
@@ -90,7 +91,7 @@ def submodule_returns(index: object, module: str, cls: ast.ClassDef, receiver: s
     """What calling each submodule of ``cls`` returns (``self.proj`` -> its class's ``forward`` annotation), for
     the submodules its ``__init__`` or a base class of the run assigns (``class MLA(MLAWeights)``, the weights in
     another file), where the submodule's class is in the run."""
-    owners = [(module, cls.name)] + [(_home(index, module, b.id), b.id) for b in cls.bases if isinstance(b, ast.Name)]
+    owners = [(module, cls.name)] + [(home_of(index, module, b.id), b.id) for b in cls.bases if isinstance(b, ast.Name)]
     assigned: dict[str, tuple[str, str]] = {}
     for home, name in reversed(owners):  # the class's own assignment wins over a base's
         attrs = index.submodules.get(f"{home}:{name}", {})  # type: ignore[attr-defined]
@@ -103,7 +104,7 @@ def submodule_returns(index: object, module: str, cls: ast.ClassDef, receiver: s
     return found
 
 
-def _home(index: object, module: str, name: str) -> str:
+def home_of(index: object, module: str, name: str) -> str:
     """The run key of the module that defines ``name`` as ``module`` sees it: itself, or where it imports it from."""
     imported = index.imports.get(module, {}).get(name)  # type: ignore[attr-defined]
     if imported is None:
@@ -116,4 +117,4 @@ def _defined(index: object, module: str, name: str, suffix: str) -> str | None:
     returns: Mapping[str, Mapping[str, str]] = index.returns  # type: ignore[attr-defined]
     imported = index.imports.get(module, {}).get(name)  # type: ignore[attr-defined]
     original = imported[1] if imported is not None else name
-    return returns.get(_home(index, module, name), {}).get(original + suffix)
+    return returns.get(home_of(index, module, name), {}).get(original + suffix)

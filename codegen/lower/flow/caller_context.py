@@ -74,7 +74,7 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
-        helper_writes=helper_writes(module.tree, qualname, fn, receiver),
+        helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
     )
 
 

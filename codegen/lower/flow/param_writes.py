@@ -19,7 +19,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.view_roots import alias_sources, view_roots
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["call_writes", "param_writes"]
+__all__ = ["call_writes", "callee_writes", "param_writes"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Functions = Mapping[str, _Function]
@@ -59,8 +59,19 @@ def _call_writes(
     callee = _resolved(call, functions, owner, receiver)
     if callee is None or callee[0] in seen:
         return set()
-    signature = signature_of(callee[0], method=callee[1] is not None)
-    written = _writes(callee[0], signature.names, functions, callee[1], seen | {callee[0]})
+    return _callee_writes(call, callee[0], functions, callee[1], seen)
+
+
+def callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None) -> set[str]:
+    """The caller's names whose memory ``call`` writes in place where it runs ``fn``, a function of a module whose
+    functions are ``functions`` (a method of its class ``owner``): another module's function
+    (``imported_writes.py``)."""
+    return _callee_writes(call, fn, functions, owner, frozenset())
+
+
+def _callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set:
+    signature = signature_of(fn, method=owner is not None)
+    written = _writes(fn, signature.names, functions, owner, seen | {fn})
     return set().union(*(alias_sources(a) for a in _arguments_to(call, signature.params, set(written))))
 
 
