@@ -3,7 +3,7 @@
 ``npudsl check`` asks which core limits may run at once (NPD302), and that is the planner's schedule: a call runs on
 its stream from its fork to its join. The planner keeps its state only where a call is made
 (:mod:`~codegen.lower.flow.analyze`), so this walks each caller once more from the planner's own round (the calls
-that run apart, their views and relations: ``planner._apart``, read here and nowhere else) and records the state
+that run apart, their views and relations: ``planner.apart_round``, read here and nowhere else) and records the state
 every statement starts in, and the state once the joins placed before it are done. A call forks at its own
 statement when the caller's plan records the event its stream waits for just before it; any other call (the next
 call of a stream, a call that reuses an earlier fork record) is ordered only after some earlier point.
@@ -65,7 +65,7 @@ def pending_points(ir: ModuleIR, tree: ast.Module, index: object, source: str) -
 def _points(module: CallerModule, qualname: str, fn: _Function, sites: list[Site]) -> CallerPoints:
     context = event_context(module, qualname, fn, receiver_of(qualname, fn), sites)
     stability = Stability(fn, changed=changed_objects(sites))
-    found = planner._apart(fn, sites, context, stability)  # the planner's own round, not a copy of it
+    found = planner.apart_round(fn, sites, context, stability)  # the planner's own round, not a copy of it
     if found is None:
         return CallerPoints(sites=(), before={}, during={}, self_forked=frozenset())
     ahead = early.Lookahead(

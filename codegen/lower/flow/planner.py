@@ -34,20 +34,20 @@ from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
-__all__ = ["plan_caller"]
+__all__ = ["Round", "apart_round", "plan_caller"]
 
 
 def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
     """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``)."""
     stability = Stability(fn, changed=changed_objects(sites))
-    found = _apart(fn, sites, context, stability)
+    found = apart_round(fn, sites, context, stability)
     if found is None:
         return CallerPlan(steps={})
     return lower_sites(fn, _planned(fn, found, context, stability), context)
 
 
 def _planned(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, found: _Round, context: CallerContext, stability: Stability
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, found: Round, context: CallerContext, stability: Stability
 ) -> Planned:
     """The decisions of the calls that run apart: the analysis under the guards, how each fork is read at its
     joins, the statements split before a wait, the caller as it runs where a call's guard holds."""
@@ -65,7 +65,7 @@ def _planned(
 
 
 @attrs.frozen(kw_only=True)
-class _Round:
+class Round:
     """One analysis of the caller with the calls still planned."""
 
     sites: list[Site]
@@ -76,9 +76,9 @@ class _Round:
     result: Analysis
 
 
-def _apart(
+def apart_round(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext, stability: Stability
-) -> _Round | None:
+) -> Round | None:
     """The analysis of the calls that run apart from the caller's stream (None: no call does). A call joined by
     the very next statement overlaps nothing: it stays on the caller's stream, as written, and the rest are
     analyzed again without it."""
@@ -103,7 +103,7 @@ def _round(
     stability: Stability,
     aliasing: tuple[dict[str, frozenset[str]], dict[ast.stmt, frozenset[str]]],
     following: dict[ast.stmt, Anchor],
-) -> _Round:
+) -> Round:
     """One analysis; ``aliasing``: the names that may share memory (``input_aliases.py``), and what the calls
     left on the caller's stream so far write."""
     groups, dropped = aliasing
@@ -114,7 +114,7 @@ def _round(
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
-    return _Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
+    return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 
 def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:
