@@ -13,6 +13,8 @@ given). Every case runs race-checked on two targets and equals the same arithmet
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 import torch
 from method_caller import caller_source
@@ -192,3 +194,25 @@ def test_an_alias_would_race(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(item_stores, "_private", lambda *_: True)
     with pytest.raises(StreamRaceError):
         _sync("aliased", "portable")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "xs = []\n    [(xs := t) for t in ys]",  # a comprehension's walrus binds in the function
+        "xs = []\n    del xs\n    xs = ys",
+        "xs = []\n    for xs in ys:\n        pass",
+        "xs = []\n    with ctx as xs:\n        pass",
+        "xs = []\n    xs, other = ys",
+    ],
+)
+def test_a_name_bound_otherwise_is_no_container(body: str) -> None:
+    fn = ast.parse(f"def f(ys, ctx):\n    {body}\n    xs[0] = 1\n    return xs[0]\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    assert item_stores.containers(fn) == frozenset()
+
+
+def test_a_list_bound_only_to_displays_is_a_container() -> None:
+    fn = ast.parse("def f(ys):\n    xs = []\n    xs = [0] * 2\n    xs[0] = 1\n    return xs[0]\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    assert item_stores.containers(fn) == frozenset({"xs"})

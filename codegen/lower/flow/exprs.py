@@ -21,6 +21,7 @@ __all__ = [
     "loaded_names",
     "only_metadata_calls",
     "runs_op",
+    "scope_nodes",
     "scoped_calls",
 ]
 
@@ -102,6 +103,20 @@ def bound_names(node: ast.AST) -> frozenset[str]:
         else:
             stack.extend(children(current))
     return frozenset(found)
+
+
+@per_node
+def scope_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
+    """``node`` and what is under it, parents before children, but not inside a nested definition or lambda (their
+    names stay there; a comprehension's walrus binds in the enclosing function, so comprehensions are entered)."""
+    found: list[ast.AST] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if current is node or not isinstance(current, _SCOPES):
+            stack.extend(children(current))
+    return tuple(found)
 
 
 def binding_name(node: ast.AST) -> str | None:

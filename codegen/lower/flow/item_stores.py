@@ -22,12 +22,11 @@ import ast
 import weakref
 
 from codegen.index.walked import per_node, walked, walked_of
-from codegen.lower.flow.exprs import binding_name, bound_names
+from codegen.lower.flow.exprs import binding_name, scope_nodes
 
 __all__ = ["container_item", "containers", "item_call", "item_names", "item_stored"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _MAKERS = frozenset({"list", "dict"})
 _ANNOTATIONS = frozenset({"list", "dict", "List", "Dict"})
 _PURE_INDEX = (ast.Name, ast.Constant, ast.Attribute, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Slice)
@@ -129,45 +128,23 @@ def _item_targets(stmt: ast.stmt, names: frozenset[str]) -> frozenset[str]:
 
 
 def _made_containers(fn: _Function) -> set[str]:
-    """The names every binding in ``fn`` (a parameter by its annotation) makes a list or dict."""
+    """The names every binding in ``fn`` (a parameter by its annotation) makes a list or dict: an assignment's
+    plain target whose value is one; any other binding (a tuple's element, a loop target, ``with ... as``, an
+    augmented target, a walrus, ``del``, a definition, an import, ``except ... as``, a capture) is not."""
     params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
     made = {p.arg: _annotated(p.annotation) for p in params}
-    for node in _own_nodes(fn):
+    plain: set[int] = set()  # the targets judged by their assignment's value
+    for node in scope_nodes(fn)[1:]:  # parents come before their children
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    made[target.id] = made.get(target.id, True) and _container(node.value)
-                else:
-                    made |= dict.fromkeys(bound_names(target), False)
-        else:
-            made |= dict.fromkeys(_other_bindings(node), False)
+            for target in (t for t in targets if isinstance(t, ast.Name)):
+                made[target.id] = made.get(target.id, True) and _container(node.value)
+                plain.add(id(target))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in plain:
+            made[node.id] = False
+        elif (name := binding_name(node)) is not None:
+            made[name] = False
     return {name for name, sure in made.items() if sure}
-
-
-def _other_bindings(node: ast.AST) -> frozenset[str]:
-    """Names ``node`` binds other than as an assignment's target: a loop target, ``with ... as``, an augmented
-    target, a walrus, a definition, an import, ``except ... as``, a ``match`` capture."""
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return bound_names(node.target)
-    if isinstance(node, ast.withitem):
-        return bound_names(node.optional_vars) if node.optional_vars is not None else frozenset()
-    if isinstance(node, (ast.AugAssign, ast.NamedExpr)):
-        return bound_names(node.target)
-    name = binding_name(node)
-    return frozenset({name}) if name else frozenset()
-
-
-def _own_nodes(fn: _Function) -> list[ast.AST]:
-    """The nodes of ``fn``'s own scope (not those of nested definitions, lambdas or comprehensions)."""
-    found: list[ast.AST] = []
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, (*_SCOPES, ast.comprehension)):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _container(value: ast.expr) -> bool:
@@ -196,9 +173,9 @@ def _private(fn: _Function, name: str) -> bool:
     held |= {id(a) for c in walked_of(fn, ast.Call) if _torch_function(c.func) for a in c.args}
     for ret in walked_of(fn, ast.Return):
         held |= {id(e) for e in _returned(ret.value)}
-    nested = {id(n) for s in walked(fn) if isinstance(s, _SCOPES) and s is not fn for n in walked(s)}
+    own = {id(n) for n in scope_nodes(fn)}  # a name inside a nested definition or lambda is not
     for node in walked_of(fn, ast.Name):
-        if node.id == name and (id(node) in nested or (isinstance(node.ctx, ast.Load) and id(node) not in held)):
+        if node.id == name and (id(node) not in own or (isinstance(node.ctx, ast.Load) and id(node) not in held)):
             return False
     return True
 

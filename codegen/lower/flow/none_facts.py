@@ -14,16 +14,14 @@ import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
 from codegen.index import scan
-from codegen.index.children import children
 from codegen.index.walked import per_node
-from codegen.lower.flow.exprs import binding_name, bound_names
+from codegen.lower.flow.exprs import binding_name, bound_names, scope_nodes
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.tensors import Returns, tuple_elements
 
 __all__ = ["never_none", "not_none", "rebound"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def never_none(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
@@ -60,24 +58,11 @@ def rebound(node: ast.AST) -> frozenset[str]:
     """Every name ``node`` may bind or unbind in its function: assignment targets and walruses, ``del``, the
     names of nested definitions, imports, ``except ... as`` and ``match`` captures."""
     found = set(bound_names(node))
-    for sub in _own_nodes(node):
+    for sub in scope_nodes(node):
         name = sub.id if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Del) else binding_name(sub)
         if name:
             found.add(name)
     return frozenset(found)
-
-
-@per_node
-def _own_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
-    """``node`` and what is under it, but not inside a nested definition or lambda (their names stay there)."""
-    found: list[ast.AST] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        if current is node or not isinstance(current, _SCOPES):
-            stack.extend(children(current))
-    return tuple(found)
 
 
 def _sure_value(annotation: ast.expr) -> bool:
@@ -92,7 +77,7 @@ def _sure_value(annotation: ast.expr) -> bool:
 def _always_returns(fn: _Function) -> bool:
     """Every ``return`` of ``fn``'s own body gives a value that is not a literal None, and its last statement
     returns or raises (no path runs off its end); a generator gives no fact."""
-    own = _own_nodes(fn)
+    own = scope_nodes(fn)
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own) or not fn.body:
         return False
     for node in own:
