@@ -91,6 +91,7 @@ NAMES = (
     "sglang_dsa_alt_stream",
     "cann_r1_microbatch",
     "vllm_dsv4_dsa_overlap",
+    "vllm_cp_chunked_prefill",
 )
 
 

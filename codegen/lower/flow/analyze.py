@@ -18,6 +18,7 @@ import attrs
 from codegen.lower.flow import early
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
+from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
 from codegen.lower.flow.loop_entry import first_reads
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
@@ -50,6 +51,7 @@ class Walk:
     loops: list[Loop] = attrs.Factory(list)
     raises: list[list[State]] = attrs.Factory(list)
     ahead: early.Lookahead = attrs.field(kw_only=True)  # what the statements after a point do first
+    fixed: FixedTests = attrs.field(kw_only=True, factory=FixedTests)  # tests read one value (``fixed_tests.py``)
 
     def place(self, anchor: Anchor, steps: list[Step]) -> None:
         """Record ``steps`` at ``anchor``; a step placed twice there (two analyses of one block) is *may*
@@ -123,8 +125,9 @@ class Walk:
             chain.append(chain[-1].orelse[0])
         state = self.join_reads(stmt, state, set().union(*(data_reads(link.test) for link in chain)))
         state = self.early_joins(stmt, self.ahead.due(stmt, state), state)
-        outs = [self.block(link.body, state) for link in chain]
-        return merge(*outs, self.block(chain[-1].orelse, state))
+        known = self.fixed.branches(chain)
+        outs = [self.block(link.body, self.fixed.narrowed(state, k)) for link, k in zip(chain, known)]
+        return merge(*outs, self.block(chain[-1].orelse, self.fixed.narrowed(state, known[-1])))
 
     def _With(self, stmt: ast.With | ast.AsyncWith, state: State) -> State | None:
         reads = set().union(*(data_reads(item.context_expr) for item in stmt.items))
@@ -189,7 +192,8 @@ def analyze(
     ``early.following(fn)``, when the caller has it."""
     after = after if after is not None else early.following(fn)
     ahead = early.Lookahead(sites=sites, relations=relations, barriers=barriers, methods=methods, after=after)
-    walk = Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, ahead=ahead)
+    fixed = fixed_tests(fn, {stmt: view.index for stmt, view in sites.items()})
+    walk = Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, ahead=ahead, fixed=fixed)
     out = walk.block(fn.body, EMPTY)
     if out:
         walk.place(("end", fn, "body"), [join_step(p, out) for p in pending(out)])
