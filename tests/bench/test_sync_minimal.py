@@ -36,6 +36,7 @@ FAST = [
     ("vllm_qwen3_dbo", "corpus"),
     ("sglang_dsa_alt_stream", "corpus"),
     ("vllm_dsv4_dsa_overlap", "corpus"),
+    ("vllm_cp_chunked_prefill", "corpus"),
 ]
 
 
