@@ -64,6 +64,35 @@ class Model(nn.Module):
         w = z * 3
         return w
 
+    def around_a_loop(self, x):
+        has = x.dim() == 2
+        z = x + 1
+        for i in range(2):
+            if has:
+                y = self.side(x)
+            z = z * 2
+            if has:
+                z = z + y
+        w = z * 3
+        return w
+
+    def elif_chain(self, x):
+        has = x.dim() == 2
+        other = x.dim() == 3
+        if has:
+            y = self.side(x)
+        elif other:
+            x = x * 5
+        z = x + 1
+        if not has:
+            z = z - 1
+        elif other:
+            z = z * 7 + y
+        else:
+            z = z + y
+        w = z * 3
+        return w
+
     def rebound(self, x):
         has = x.dim() == 2
         if has:
@@ -108,11 +137,13 @@ def _body(method: str) -> str:
 TOP_LEVEL_JOIN = f"\n        if side_forked:\n            {JOIN}"
 
 
-@pytest.mark.parametrize("method", ["taken", "not_taken", "negated"])
+@pytest.mark.parametrize("method", ["taken", "not_taken", "negated", "around_a_loop", "elif_chain"])
 def test_a_fixed_test_joins_once(method: str) -> None:
-    """One wait: where the later test reads the result (or just before that ``if``), none at the return."""
+    """One wait where the later test reads the result (or just before that ``if``; one per branch that reads it),
+    none at the return."""
     body = _body(method)
-    assert body.count(JOIN) == 1, body
+    assert body.count(JOIN) == (2 if method == "elif_chain" else 1), body
+    assert TOP_LEVEL_JOIN not in body.split("z = x + 1")[1] or method == "negated", body
     assert body.index(JOIN) > body.index("z = x + 1")
 
 
@@ -125,7 +156,9 @@ def test_a_test_that_may_read_another_value_joins_on_every_path(method: str) -> 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:
     if method == "escapes":
         return (x + 1 + x * 2) * 3 + 1
-    if method in ("taken", "negated"):
+    if method == "around_a_loop":
+        return (((x + 1) * 2 + x * 2) * 2 + x * 2) * 3
+    if method in ("taken", "negated", "elif_chain"):
         return (x + 1 + x * 2) * 3
     if method == "in_a_loop":
         return ((x + 1) * 2 + x * 2) * 2
@@ -133,7 +166,9 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
-@pytest.mark.parametrize("method", ["taken", "not_taken", "negated", "rebound", "in_a_loop", "escapes"])
+@pytest.mark.parametrize(
+    "method", ["taken", "not_taken", "negated", "around_a_loop", "elif_chain", "rebound", "in_a_loop", "escapes"]
+)
 def test_race_free_and_exact(method: str, target: str) -> None:
     code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(2, 3)
