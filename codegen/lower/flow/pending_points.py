@@ -25,6 +25,7 @@ from codegen.lower.flow.caller_groups import by_caller
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.caller_sites import caller_sites, receiver_of
 from codegen.lower.flow.callsites import find_calls
+from codegen.lower.flow.fixed_tests import fixed_tests
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.state import EMPTY, State, joined, merge
@@ -76,7 +77,12 @@ def _points(module: CallerModule, qualname: str, fn: _Function, sites: list[Site
         after=early.following(fn),
     )
     walk = _Recording(
-        sites=found.views, relations=found.relations, barriers=context.barriers, methods=context.methods, ahead=ahead
+        sites=found.views,
+        relations=found.relations,
+        barriers=context.barriers,
+        methods=context.methods,
+        ahead=ahead,
+        fixed=fixed_tests(fn, {stmt: view.index for stmt, view in found.views.items()}),
     )
     walk.block(fn.body, EMPTY)
     during = {stmt: _during(stmt, state, walk) for stmt, state in walk.seen.items()}
