@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from codegen.index.walked import walked_of
+from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.exprs import binding_name, scope_nodes
 from codegen.lower.flow.state import State
 
@@ -35,7 +35,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SURE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class FixedTests:
     """The fixed names of one caller, and the facts each planned call's statement forks under (by site)."""
 
@@ -95,6 +95,7 @@ def _tested(test: ast.expr, names: frozenset[str]) -> Fact | None:
     return None
 
 
+@per_node
 def _fixed_names(fn: _Function) -> frozenset[str]:
     stores: dict[str, int] = {}
     for node in walked_of(fn, ast.Name):
