@@ -45,6 +45,7 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.remotes = [Remote(), Remote()]
+        self.boxes = [Box(), Box()]
 
     @on_stream("side")
     def side(self, box: Box):
@@ -60,6 +61,22 @@ class Model(nn.Module):
         z = x * 3
         return y + z
 
+    @on_stream("side")
+    def double(self, x):
+        return x * 2
+
+    @on_stream("side")
+    def scaled(self, y, i: int):
+        return y * self.boxes[i].t
+
+    def ordered(self, x):
+        bs = self.boxes
+        y = self.double(x)
+        bs[0].load(x + 1)
+        z = self.scaled(y, 0)
+        w = x * 5
+        return z + w
+
     def remote(self, x):
         rs = self.remotes
         rs[0].load(x)
@@ -69,11 +86,13 @@ class Model(nn.Module):
 
 
 class Caller(nn.Module):
-    def __init__(self):
+    def __init__(self, method="passed"):
         super().__init__()
-        self.model, self.box = Model(), Box()  # no ``t`` until the first call fills it
+        self.model, self.box, self.method = Model(), Box(), method  # no ``t`` until the first call fills it
 
     def forward(self, x):
+        if self.method == "ordered":
+            return self.model.ordered(x * 1)
         return self.model.passed(x * 1, self.box)
 """
 
@@ -111,3 +130,18 @@ def test_a_class_the_run_cannot_read_keeps_the_call_at_once(tmp_path, capsys: py
     remote = code[code.index("    def remote(") :]
     assert "runtime.stream" not in remote[: remote.index("return")]
     assert re.search(r"record_stream\(box\.t, ", code)  # ``Box`` is in the run: ``passed`` still runs apart
+
+
+@pytest.mark.parametrize("target", ["portable", "aclgraph"])
+def test_the_fork_orders_a_read_of_state_the_caller_changed(target: str) -> None:
+    """``scaled`` reads only its own stream's result ``y`` as an argument, but its body reads ``self.boxes[0].t``,
+    which the caller's stream made after ``double`` forked (``bs[0].load(x + 1)``): the caller's name holding the
+    object is an input of the call, so it forks after that change (without the fork the side stream reads ``t``
+    before the caller's stream has made it: the checker reports the race)."""
+    code = _code(target)
+    ordered = code[code.index("    def ordered(") : code.index("    def remote(")]
+    assert ordered.count("wait(") >= 2 or ordered.count("tagged_event_wait(") >= 2, ordered  # both calls fork
+    x = torch.randn(2, 3)
+    trace = trace_graph(code, target, lambda m: m.Caller("ordered"), (x,), calls=2)
+    torch.testing.assert_close(trace.outputs, x * 2 * ((x + 1) * 2) + x * 5)
+    assert len(trace.dynamo) == 1
