@@ -145,3 +145,62 @@ def test_the_fork_orders_a_read_of_state_the_caller_changed(target: str) -> None
     trace = trace_graph(code, target, lambda m: m.Caller("ordered"), (x,), calls=2)
     torch.testing.assert_close(trace.outputs, x * 2 * ((x + 1) * 2) + x * 5)
     assert len(trace.dynamo) == 1
+
+
+AGAIN = """\
+import torch
+from torch import nn
+from npudsl import on_stream
+
+
+class Dispatcher:
+    def __init__(self):
+        self.k = 2
+
+    def prepare(self, x):
+        self.t = x * self.k
+
+    def send(self):
+        return self.t + 1
+
+    def bump(self):
+        self.t.mul_(3)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dispatchers = [Dispatcher(), Dispatcher()]
+
+    @on_stream("side")
+    def dispatch(self, d: Dispatcher):
+        return d.send()
+
+    def again(self, x):
+        ds = self.dispatchers
+        ds[0].prepare(x)
+        y = self.dispatch(ds[0])
+        CHANGE
+        z = x * 3
+        return y + z
+
+
+class Caller(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Model()
+
+    def forward(self, x):
+        return self.model.again(x * 1)
+"""
+
+
+@pytest.mark.parametrize("change", ["ds[0].t.add_(1)", "ds[0].bump()", "ds[0].prepare(x * 5)"])
+def test_the_callers_next_use_of_the_object_waits(change: str) -> None:
+    """The caller's stream writing in place what the call reads through the object (``ds[0].t.add_(1)``, or a method
+    that does, ``ds[0].bump()``) is ordered after the call: the object's holder is joined at its next use, as a
+    result is (named keeps alone let it race: the checker said so)."""
+    code = transform_source(AGAIN.replace("CHANGE", change), path="m.py", target="portable")
+    x = torch.randn(2, 3)
+    trace = trace_graph(code, "portable", lambda m: m.Caller(), (x,), calls=2)
+    torch.testing.assert_close(trace.outputs, x * 2 + 1 + x * 3)

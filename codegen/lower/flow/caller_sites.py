@@ -62,7 +62,10 @@ def _site(
     site = plan_site(
         count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed
     )
-    return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs) if named is not None else site
+    if named is None:
+        return site
+    names = site.names | named.inputs  # the caller's next use of such an object waits for the call (it may write
+    return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs, names=names)  # what it reads)
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:
