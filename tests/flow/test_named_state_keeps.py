@@ -195,12 +195,29 @@ class Caller(nn.Module):
 """
 
 
-@pytest.mark.parametrize("change", ["ds[0].t.add_(1)", "ds[0].bump()", "ds[0].prepare(x * 5)"])
-def test_the_callers_next_use_of_the_object_waits(change: str) -> None:
+_STATE_READ = (
+    (
+        "    def dispatch(self, d: Dispatcher):\n        return d.send()",
+        "    def dispatch(self, y, i: int):\n        return y * self.dispatchers[i].t + 1",
+    ),
+    ("y = self.dispatch(ds[0])", "y = self.dispatch(x * 0 + 1, 0)"),
+)
+
+
+@pytest.mark.parametrize("read", ["given", "state"])
+@pytest.mark.parametrize(
+    "change", ["ds[0].t.add_(1)", "ds[0].bump()", "ds[0].prepare(x * 5)", "self.dispatchers[0].t.add_(1)"]
+)
+def test_the_callers_next_use_of_the_object_waits(change: str, read: str) -> None:
     """The caller's stream writing in place what the call reads through the object (``ds[0].t.add_(1)``, or a method
     that does, ``ds[0].bump()``) is ordered after the call: the object's holder is joined at its next use, as a
-    result is (named keeps alone let it race: the checker said so)."""
-    code = transform_source(AGAIN.replace("CHANGE", change), path="m.py", target="portable")
+    result is; the same through the module's state (``self.dispatchers[0]``, read by the call's body as
+    ``self.dispatchers[i]``). Named keeps alone let both race (the checker said so)."""
+    source = AGAIN.replace("CHANGE", change)
+    for before, after in _STATE_READ if read == "state" else ():
+        source = source.replace(before, after)
+    code = transform_source(source, path="m.py", target="portable")
+    assert "def again" in code
     x = torch.randn(2, 3)
     trace = trace_graph(code, "portable", lambda m: m.Caller(), (x,), calls=2)
     torch.testing.assert_close(trace.outputs, x * 2 + 1 + x * 3)

@@ -64,8 +64,9 @@ def _site(
     )
     if named is None:
         return site
-    names = site.names | named.inputs  # the caller's next use of such an object waits for the call (it may write
-    return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs, names=names)  # what it reads)
+    held = named.inputs | named.held  # the caller's next use of such an object waits for the call (it may write
+    # what the call reads)
+    return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs, names=site.names | held)
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

@@ -26,6 +26,7 @@ from codegen.index.walked import walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.state_keeps import state_keeps
+from codegen.lower.flow.state_reach import reached_apart
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
 
@@ -85,6 +86,7 @@ class Named:
 
     keeps: tuple[str, ...]
     inputs: frozenset[str]
+    held: frozenset[str] = frozenset()  # the caller's own state it reads them through (``self.experts``)
 
 
 _NAMED: weakref.WeakKeyDictionary[ast.Call, tuple[object, Named | None]] = weakref.WeakKeyDictionary()
@@ -122,4 +124,7 @@ def _named(
         _root(a.value if isinstance(a, ast.Starred) else a) for a in [*call.args, *(k.value for k in call.keywords)]
     }
     inputs = {n for n in given if n in objects} | {n for n, held in changed.items() if held & reads}
-    return Named(keeps=keeps, inputs=frozenset(inputs - {receiver or ""}))
+    state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
+    apart = {a for a in state if receiver and reached_apart(index, here, fn, receiver, a)}
+    held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
+    return Named(keeps=keeps, inputs=frozenset(inputs - {receiver or ""}), held=held)
