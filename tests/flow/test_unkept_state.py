@@ -5,10 +5,11 @@
 reads ``self.dispatchers``, reads it on its side stream. Run apart, the side read races with the caller's next
 allocation unless the tensor is kept. Walking the dispatcher keeps it, but its attributes appear on the first
 call: ``torch.compile`` then guards on how many it has and compiles the second call again. So the tensors are
-named from the dispatcher's class (``state_keeps.py``: ``record_stream(ds[i].t)``,
-``record_stream(self.dispatchers[i].t)``) and the call runs apart, one graph for two calls; where they cannot be
-named the call runs on its caller's stream (``unkept_state.py``, ``test_named_state_keeps.py``). Both shapes,
-race-checked over two calls on two targets; with the names switched off the walked object compiles twice.
+named from the dispatcher's class (``state_keeps.py``: ``record_stream(ds[i].t)``, also for the body's
+``self.dispatchers[i].t``, spelled through the caller's ``ds``) and the call runs apart, one graph for two calls;
+where they cannot be named the call runs on its caller's stream (``unkept_state.py``,
+``test_named_state_keeps.py``). Both shapes, race-checked over two calls on two targets; with the names switched
+off the walked object compiles twice.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def _trace(method: str, target: str):
     return trace
 
 
-_NAMED = {"given": r"record_\w*stream\(ds\[i\]\.t, ", "state_read": r"record_\w*stream\(self\.dispatchers\[i\]\.t, "}
+_NAMED = {"given": r"record_\w*stream\(ds\[i\]\.t, ", "state_read": r"record_\w*stream\(ds\[i\]\.t, "}  # through ``ds``
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])

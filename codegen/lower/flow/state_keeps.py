@@ -24,7 +24,7 @@ from codegen.lower.flow.class_state import ClassState, Effect, sequence
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
 
-__all__ = ["state_keeps"]
+__all__ = ["state_keeps", "through_locals"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Holds = Callable[[ast.expr], bool | None]  # True: the object; None: a binding of it that does nothing; False: not
@@ -133,3 +133,35 @@ def _root(node: ast.expr) -> str:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else ""
+
+
+def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tuple[str, ...]:
+    """``keeps`` spelled through the caller's locals where one holds the start of a keep: ``token_dispatchers =
+    self.experts.token_dispatchers`` at the top of ``fn``, before the call, bound nowhere else, makes
+    ``self.experts.token_dispatchers[i].topk_weights`` read ``token_dispatchers[i].topk_weights`` (unless ``fn``
+    stores that chain itself, or a part of it)."""
+    stored = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    held: dict[str, str] = {}
+    for stmt in fn.body:
+        if stmt.lineno >= call.lineno or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and stored.count(target.id) == 1 and _attributes(stmt.value):
+            held[ast.unparse(stmt.value)] = target.id
+    targets = [ast.unparse(t) for t in ast.walk(fn) if isinstance(t, ast.Attribute) and not isinstance(t.ctx, ast.Load)]
+    held = {text: name for text, name in held.items() if not any(t.startswith(text) for t in targets)}
+    return tuple(_respelled(k, held) for k in keeps)
+
+
+def _respelled(keep: str, held: dict[str, str]) -> str:
+    for text, name in held.items():
+        if keep.startswith(f"{text}["):
+            return name + keep[len(text) :]
+    return keep
+
+
+def _attributes(node: ast.expr) -> bool:
+    """A chain of attributes of a name (``self.experts.token_dispatchers``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)

@@ -25,7 +25,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.index.walked import walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
-from codegen.lower.flow.state_keeps import state_keeps
+from codegen.lower.flow.state_keeps import state_keeps, through_locals
 from codegen.lower.flow.state_reach import reached_apart
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
@@ -127,4 +127,4 @@ def _named(
     state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
     apart = {a for a in state if receiver and reached_apart(index, here, fn, receiver, a)}
     held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
-    return Named(keeps=keeps, inputs=frozenset(inputs - {receiver or ""}), held=held)
+    return Named(keeps=through_locals(fn, call, keeps), inputs=frozenset(inputs - {receiver or ""}), held=held)
