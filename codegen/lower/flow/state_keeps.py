@@ -39,11 +39,12 @@ def state_keeps(
     objects: frozenset[str],
     attributes: frozenset[str],
     classed: frozenset[str],
-) -> tuple[str, ...] | None:
+) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """The caller's expressions to keep for its call ``call`` of ``key`` (``receiver``: the source of the callee's
     ``self``): the tensors the callee reads of the objects the caller changes (``objects``: names whose object it
     changes, given to a parameter of ``classed``, those annotated with a class; ``attributes``: its object's
-    attributes it changes through a local). None: one cannot be named."""
+    attributes it changes through a local), and the caller's names holding the objects it is given. None: one cannot
+    be named."""
     module, _, qualname = key.partition(":")
     tree = here[1] if module == here[0] else getattr(getattr(index, "returns", None), "tree_of", lambda _: None)(module)
     fn = scan.functions_by_qualname(tree).get(qualname) if tree is not None else None
@@ -52,18 +53,20 @@ def state_keeps(
         return None
     given = _given(call, fn)
     keeps: list[str] = []
+    holders: set[str] = set()
     for name, argument in given.items():
         if _root(argument) in objects and name in classed and not isinstance(argument, ast.Attribute):
             found = _param_keeps(index, here, module, fn, name, argument)
             if found is None:
                 return None
             keeps += found
+            holders.add(_root(argument))
     for chain in chains:
         found = _chain_keeps(index, here, module, qualname, fn, chain, given, receiver or "")
         if found is None:
             return None
         keeps += found
-    return tuple(dict.fromkeys(keeps))
+    return tuple(dict.fromkeys(keeps)), frozenset(holders)
 
 
 def _param_keeps(index: Any, here: Here, module: str, fn: _Function, name: str, argument: ast.expr) -> list[str] | None:

@@ -117,13 +117,11 @@ def _named(
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
     objects = changed_objects(fn, receiver)
-    keeps = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
-    if keeps is None:
+    found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
+    if found is None:
         return None
-    given = {
-        _root(a.value if isinstance(a, ast.Starred) else a) for a in [*call.args, *(k.value for k in call.keywords)]
-    }
-    inputs = {n for n in given if n in objects} | {n for n, held in changed.items() if held & reads}
+    keeps, given = found
+    inputs = set(given) | {n for n, held in changed.items() if held & reads}
     state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
     apart = {a for a in state if receiver and reached_apart(index, here, fn, receiver, a)}
     held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
