@@ -1,13 +1,15 @@
-"""A call reading state the caller changes through a local holding its module's state stays at once.
+"""A call reading state the caller changes through a local holding its module's state: kept by name, or at once.
 
 ``ds = self.dispatchers; ds[i].prepare(x)`` leaves a tensor the caller's stream made only on the dispatcher
 (vllm_qwen3_dbo's ``token_dispatchers[i].preprocess_and_permtute1(...)``). A call given ``ds[i]``, or whose body
 reads ``self.dispatchers``, reads it on its side stream. Run apart, the side read races with the caller's next
-allocation unless the tensor is kept, and the only keep that reaches it walks the dispatcher, whose attributes
-appear on the first call: ``torch.compile`` then guards on how many it has and compiles the second call again.
-So such a call runs on its caller's stream (``unkept_state.py``). Both shapes, race-checked over two calls on
-two targets; with the rule switched off the given object compiles twice. (The state read, switched off, is
-what races in vllm_qwen3_dbo's combine; this small model's checker run does not see it drop the tensor.)
+allocation unless the tensor is kept. Walking the dispatcher keeps it, but its attributes appear on the first
+call: ``torch.compile`` then guards on how many it has and compiles the second call again. So the tensors are
+named from the dispatcher's class (``state_keeps.py``: ``record_stream(ds[i].t)``, also for the body's
+``self.dispatchers[i].t``, spelled through the caller's ``ds``) and the call runs apart, one graph for two calls;
+where they cannot be named the call runs on its caller's stream (``unkept_state.py``,
+``test_named_state_keeps.py``). Both shapes, race-checked over two calls on two targets; with the names switched
+off the walked object compiles twice.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import torch
 from method_caller import caller_source
 
 from codegen.driver.api import transform_source
-from codegen.lower.flow import callsites
+from codegen.lower.flow import callsites, unkept_state
 from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
@@ -93,21 +95,27 @@ def _trace(method: str, target: str):
     return trace
 
 
+_NAMED = {"given": r"record_\w*stream\(ds\[i\]\.t, ", "state_read": r"record_\w*stream\(ds\[i\]\.t, "}  # through ``ds``
+
+
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
 @pytest.mark.parametrize("method", ["given", "state_read"])
-def test_stays_on_the_callers_stream(method: str, target: str) -> None:
-    trace = _trace(method, target)
-    assert len(trace.dynamo) == 1
+def test_runs_apart_keeping_the_named_tensors(method: str, target: str) -> None:
+    code = transform_source(SOURCE, path="m.py", target=target)
+    assert re.search(_NAMED[method], code)
+    assert not re.search(r"record_\w*stream\(d(s\[i\])?, ", code)  # no walk of a dispatcher
+    assert len(_trace(method, target).dynamo) == 1
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
 def test_an_object_the_function_makes_still_runs_apart(target: str) -> None:
-    """``d = Dispatcher()`` is no state of the module: kept by walking it, made anew in each graph."""
+    """``d = Dispatcher()`` is no state of the module: its tensor is named too, made anew in each graph."""
     code = transform_source(SOURCE, path="m.py", target=target)
-    assert re.search(r"record_\w*stream\(d,", code)
+    assert re.search(r"record_\w*stream\(d\.t,", code)
     assert len(_trace("fresh", target).dynamo) == 1
 
 
-def test_without_the_rule_the_given_object_recompiles(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_names_the_walked_object_recompiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(unkept_state, "state_keeps", lambda *_: None)
     monkeypatch.setattr(callsites, "reads_changed_state", lambda *_: False)
     assert len(_trace("given", "portable").dynamo) == 2

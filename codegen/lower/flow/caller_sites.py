@@ -3,7 +3,9 @@
 A call whose guard is statically off is never made, so it is left out. A call whose guard the caller cannot read
 (a local of the callee, an expression it cannot spell) is left to the callee, with a warning (NPD508): it runs on
 its caller's stream and overlaps nothing. A guard on a global of the callee's module is read through that module
-(always its current value), imported into the caller's module where it is not yet.
+(always its current value), imported into the caller's module where it is not yet. The tensors a call reads
+through objects the caller changes are named where their class says which (``state_keeps.py``): the site keeps
+those, and the object it is given is no longer walked.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site, plan_site
+from codegen.lower.flow.unkept_state import named_state
 from npudsl import codes
 
 __all__ = ["caller_sites", "receiver_of"]
@@ -33,7 +36,7 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     changed = changed_objects(fn, receiver)
     count = 0
     for call in calls:
-        site = _site(module, count, call, local, receiver, changed)
+        site = _site(module, count, call, fn, local, receiver, changed)
         if site.guard.static is False or _unreadable(module, call, site):
             continue
         count += 1
@@ -44,6 +47,7 @@ def _site(
     module: CallerModule,
     count: int,
     call: CallSite,
+    fn: _Function,
     local: frozenset[str],
     receiver: str | None,
     changed: frozenset[str],
@@ -53,9 +57,16 @@ def _site(
     callee = module.index.callees[call.key]  # type: ignore[attr-defined]
     assert call.stmt is not None
     same_module = callee.module == module.ir.module_name
-    return plan_site(
+    named = named_state(module.index, (module.ir.module_name, module.tree), fn, receiver, call.call, call.resolved)
+    changed = changed - named.inputs if named is not None else changed
+    site = plan_site(
         count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed
     )
+    if named is None:
+        return site
+    held = named.inputs | named.held  # the caller's next use of such an object waits for the call (it may write
+    # what the call reads)
+    return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs, names=site.names | held)
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

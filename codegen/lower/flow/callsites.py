@@ -22,7 +22,7 @@ from codegen.lower.flow.function_resolver import RunNames, function_resolver, mo
 from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.item_stores import containers, item_call
 from codegen.lower.flow.own_calls import aware_call, own_calls
-from codegen.lower.flow.unkept_state import changed_state, reads_changed_state
+from codegen.lower.flow.unkept_state import changed_state, named_state, reads_changed_state
 
 __all__ = ["CallSite", "find_calls"]
 
@@ -75,17 +75,24 @@ def _search(module: str, tree: ast.Module, index: RunNames) -> Iterator[CallSite
             named |= set(resolver.loop_lists)
         calls = _statement_calls(fn, wanted | named)
         if calls:
-            facts = _Facts(lists=containers(fn), changed=changed_state(fn, _receiver(owner, fn)))
+            receiver = _receiver(owner, fn)
+            facts = _Facts(
+                lists=containers(fn), changed=changed_state(fn, receiver), here=(module, tree), fn=fn, receiver=receiver
+            )
             yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls, facts, index)
 
 
 @attrs.frozen
 class _Facts:
     """What one caller's statements tell of its calls: its names that hold a list or dict only it reaches (a store
-    into an item of one binds the result too), its locals holding module state it changes (``unkept_state.py``)."""
+    into an item of one binds the result too), its locals holding module state it changes (``unkept_state.py``);
+    the caller itself, where the tensors it leaves on such state are named (``state_keeps.py``)."""
 
     lists: frozenset[str]
     changed: dict[str, frozenset[str]]
+    here: tuple[str, ast.Module]  # the caller's module: its run key, its tree
+    fn: _Function
+    receiver: str | None
 
 
 def _resolved(
@@ -97,7 +104,11 @@ def _resolved(
         if resolved is not None:
             bindable = aware_call(stmt) is call or item_call(stmt, facts.lists) is call
             reads_state = getattr(index.callees.get(resolved.key), "reads_state", frozenset({"*"}))
-            unkept = bindable and reads_changed_state(call, reads_state, facts.changed)
+            unkept = (
+                bindable
+                and reads_changed_state(call, reads_state, facts.changed)
+                and _unnamed(index, facts, call, resolved)
+            )
             spelled = f"{ast.unparse(call.func)}(...)"
             yield CallSite(
                 key=resolved.key,
@@ -109,6 +120,11 @@ def _resolved(
                 unkept=unkept,
                 stmt=stmt,
             )
+
+
+def _unnamed(index: RunNames, facts: _Facts, call: ast.Call, resolved: Resolved) -> bool:
+    """The tensors the call reads of objects its caller changes cannot be named (``unkept_state.py``)."""
+    return named_state(index, facts.here, facts.fn, facts.receiver, call, resolved) is None
 
 
 def _receiver(owner: str | None, fn: _Function) -> str | None:

@@ -6,7 +6,10 @@ for an object the caller only passes on, not for one whose state the caller chan
 an item of it: ``token_dispatchers[i].preprocess_and_permtute1(h, w, ids)``, vllm_qwen3_dbo) or an attribute stored
 on it (``box.t = x * 2``) may make a tensor on the caller's stream that the side body reads through the object and
 drops; the next allocation on the caller's stream may then reuse its memory while the side stream still reads it.
-Such an argument is kept like any value that may hold tensors (the record walks the object's attributes).
+Such an object's tensors are kept by name where its class is in the run (``state_keeps.py``:
+``record_stream(box.t)``); otherwise the argument is kept like any value that may hold tensors (the record walks
+the object's attributes, which makes ``torch.compile`` compile again where the first call adds attributes to an
+object the caller was given).
 """
 
 from __future__ import annotations

@@ -58,4 +58,5 @@ def _forks(facts: CallerFacts, site: Site, relayed: set[int], anchored: list[boo
 def call_inputs(facts: CallerFacts, site: Site) -> set[str]:
     """The caller's names whose values the call reads (its arguments, bare or inside expressions)."""
     hoisted = dict(facts.syncs[site.index].hoisted)
-    return {name for argument in site.args for name in argument_names(argument, facts.receiver, hoisted)}
+    names = {name for argument in site.args for name in argument_names(argument, facts.receiver, hoisted)}
+    return names | site.state_inputs  # the objects the caller changed, which the call reads (state_keeps.py)

@@ -41,7 +41,8 @@ def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork])
     stream of the call that recorded it (which waited for it in that call's block, on every path to this one:
     a call on that stream needs no wait at all)."""
     sync = facts.syncs[site.index]
-    if sync.hoisted or not recorded:  # a hoisted argument is made just before the call
+    if sync.hoisted or site.state_keeps or not recorded:  # a hoisted argument is made just before the call; an
+        # object the caller changes may have changed since (a method call on it): not followed here
         return None
     between: _Between = []
     for block, at, header in _enclosing(facts, site.stmt):

@@ -33,6 +33,8 @@ class Site:
     args: tuple[Argument, ...]
     names: frozenset[str]
     writes: frozenset[str] = frozenset()  # the caller's names whose memory the call writes in place
+    state_keeps: tuple[str, ...] = ()  # tensors it reads through objects the caller changes (state_keeps.py)
+    state_inputs: frozenset[str] = frozenset()  # the caller's names holding those objects (the fork orders them)
 
     @property
     def tag(self) -> str:

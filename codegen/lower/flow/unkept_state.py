@@ -1,4 +1,4 @@
-"""Calls that read object state the caller changes through a local holding its module's state: they stay at once.
+"""Calls that read object state the caller changes through a local holding its module's state, unless it is named.
 
 vllm-ascend's dual-batch overlap binds ``token_dispatchers = self.experts.token_dispatchers`` and calls
 ``token_dispatchers[i].preprocess_and_permtute1(...)``: tensors made on the caller's stream are left only on
@@ -7,20 +7,30 @@ the dispatcher, and the dispatch (given ``token_dispatchers[i]``) and the combin
 races with the caller's next allocation unless those tensors are kept alive for it, and no keep reaches them
 without naming them: a state attribute of the module is never walked, and walking the dispatcher (an object of
 the module's state, whose attributes appear on the first call) makes ``torch.compile`` guard on how many it has,
-so the second call compiles again. Such a call runs on its caller's stream, as written (NPD501 says so).
+so the second call compiles again. :func:`named_state` names them from the dispatcher's class
+(``state_keeps.py``): kept so, the call runs apart, and the caller's names holding the objects are inputs of the
+call (its fork comes after the caller's change). Where they cannot be named (the class is not in the run, the body
+passes the object on), the call runs on its caller's stream, as written (NPD501 says so).
 """
 
 from __future__ import annotations
 
 import ast
+import weakref
+from typing import Any
 
+import attrs
+
+from codegen.frontend.signature import Tensorness
 from codegen.index.walked import walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.state_keeps import state_keeps, through_locals
+from codegen.lower.flow.state_reach import reached_apart
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
 
-__all__ = ["changed_state", "reads_changed_state"]
+__all__ = ["Named", "changed_state", "named_state", "reads_changed_state"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _STORES = (ast.AnnAssign, ast.AugAssign)
@@ -67,3 +77,52 @@ def reads_changed_state(call: ast.Call, reads_state: frozenset[str], changed: di
         return True
     attributes = frozenset().union(*changed.values())
     return bool(reads_state & attributes) or ("*" in reads_state) or ("*" in attributes and bool(reads_state))
+
+
+@attrs.frozen
+class Named:
+    """A call's tensors read through objects the caller changes, in the caller's terms, and the caller's names
+    that hold those objects."""
+
+    keeps: tuple[str, ...]
+    inputs: frozenset[str]
+    held: frozenset[str] = frozenset()  # the caller's own state it reads them through (``self.experts``)
+
+
+_NAMED: weakref.WeakKeyDictionary[ast.Call, tuple[object, Named | None]] = weakref.WeakKeyDictionary()
+
+
+def named_state(
+    index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str | None, call: ast.Call, resolved: Any
+) -> Named | None:
+    """What ``call`` (resolved to ``resolved``) in ``fn`` reads of objects ``fn`` changes, named (None: not
+    nameable); asked by the index (which calls stay at once) and the planner (their keeps), once per call."""
+    known = _NAMED.get(call)
+    if known is None or known[0] is not index:  # the index's own search may see less of the run than the planner
+        known = _NAMED[call] = (index, _named(index, here, fn, receiver, call, resolved))
+    return known[1]
+
+
+def _named(
+    index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str | None, call: ast.Call, resolved: Any
+) -> Named | None:
+    callee = index.callees.get(resolved.key)
+    if callee is None:
+        return None
+    changed = changed_state(fn, receiver)
+    reads = callee.reads_state
+    own = resolved.receiver is not None and resolved.receiver == receiver
+    if not own and reads & frozenset().union(*changed.values(), frozenset()):
+        return None  # the body reads the caller's state from another object's side: not followed
+    attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
+    classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
+    objects = changed_objects(fn, receiver)
+    found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
+    if found is None:
+        return None
+    keeps, given = found
+    inputs = set(given) | {n for n, held in changed.items() if held & reads}
+    state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
+    apart = {a for a in state if receiver and reached_apart(index, here, fn, receiver, a)}
+    held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
+    return Named(keeps=through_locals(fn, call, keeps), inputs=frozenset(inputs - {receiver or ""}), held=held)

@@ -39,7 +39,7 @@ class Stored(nn.Module):
 
     @on_stream("side")
     def send(self, part: "Part"):
-        return part.t + 1
+        return getattr(part, "t") + 1  # the object passed on: which tensors it reads is not named
 
     def forward(self, x, buf):
         outs = [None, None]
