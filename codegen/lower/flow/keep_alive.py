@@ -1,8 +1,9 @@
 """Which values a call's stream, or the caller's stream after a join, keeps alive (``record_stream``).
 
 - an input kept alive for the side stream: only a tensor the side stream did not make whose last use may come
-  before the caller's stream joins (a name the caller reads again after the join needs none, nor does an input
-  the call returns as it came where the caller reads that result after the join, ``returned_inputs.py``; nor one
+  before the caller's stream joins (a name the caller reads again after the join needs none, nor a parameter that
+  every caller of the function reads again after the call, ``codegen/index/held_params.py``, nor an input the call
+  returns as it came where the caller reads that result after the join, ``returned_inputs.py``; nor one
   an earlier call made on another side stream that issues nothing more before that join, and one the caller made
   when it runs no op from the call to the join: :mod:`~codegen.lower.flow.quiet`);
 - a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
@@ -60,6 +61,7 @@ def inputs_to_keep(
                 or _kept_before(facts, kept, key, site.stmt)
                 or _held_past_join(facts, site, root or name, applied)
                 or _held_by_results(facts, site, name, applied)
+                or _held_by_callers(facts, site, name)
                 or (join is not None and maker_idle(facts, site, name, join, applied))
                 or maker_waits(facts, site, name)
                 or (quiet and name not in made_by_calls)  # made on the caller's stream
@@ -120,6 +122,14 @@ def _held_by_results(facts: CallerFacts, site: Site, name: str, applied: Mapping
     result holding it at or after every join of the call."""
     holders = facts.returned.get(site.call.call, {}).get(name, frozenset())
     return bool(holders) and all(_held_past_join(facts, site, r, applied, result=True) for r in holders)
+
+
+def _held_by_callers(facts: CallerFacts, site: Site, name: str) -> bool:
+    """Every caller of the function reads the parameter ``name`` again after the call (``held_params.py``), which
+    comes after this call's join; the function never rebinds it."""
+    if name not in facts.held_params or not site.callee.auto:  # type: ignore[attr-defined]
+        return False
+    return not any(name in bound_names(s) for s in facts.blocks)
 
 
 def _held_past_join(
