@@ -1,17 +1,17 @@
 """Which parameters of a function every caller surely reads again after the call, on the caller's stream.
 
 A side stream reading a parameter needs no ``record_stream`` for it when the caller's stream reads that tensor again
-after the side stream is joined: its memory lives (in a captured graph: up to its last use) until after the join,
-which orders the side read first. A function joins what it forked before it returns, so a read by its caller after
-the call comes after the join. This is a fact about callers, so it is made only where the run sees every one, in
-any grouping of files: the function's name is private to its module (one leading underscore) and every mention of
-it there is a direct call (``self._mla_prolog(...)`` in a method, ``_helper(...)`` in a function; no other use,
-no string spelling it, which ``getattr`` could take), and the function is no stream function of the run (its own
-stream would take the join). Each caller must pass the parameter a name (an annotated tensor, so an op on it reads
-its memory) and, from the call's statement on (its block, then past the end of an ``if`` branch into what follows
-the ``if``; never past a loop's end or the function's), surely read it in an op before rebinding it
-(``used_params.py``): vllm-ascend's DSV4 attention reads ``cos`` and ``-sin`` after ``self._mla_prolog(...)``,
-while cann_v4_compressor's ``sparse_attn`` reads them only in some layers, which is no read.
+after the side stream is joined: its memory lives (in a captured graph: up to its last use) until after the join, which
+orders the side read first. A function joins what it forked before it returns, so a read by its caller after the call
+comes after the join. This is a fact about callers, so it is made only where the run sees every one, in any grouping of
+files: the function's name is private to its module (one leading underscore) and every mention of it there is a direct
+call (``self._mla_prolog(...)`` in a method, ``_helper(...)`` in a function; no other use, no string spelling it, which
+``getattr`` could take), and the function is no stream function of the run (its own stream would take the join) and
+bears no decorator (a static method's arguments, a wrapper's). Each caller must pass the parameter a name (an annotated
+tensor, so an op on it reads its memory) and, from the call's statement on (its block, then past the end of an ``if``
+branch into what follows the ``if``; never past a loop's end or the function's), surely read it in an op before
+rebinding it (``used_params.py``): vllm-ascend's DSV4 attention reads ``cos`` and ``-sin`` after
+``self._mla_prolog(...)``, while cann_v4_compressor's ``sparse_attn`` reads them only in some layers, which is no read.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def held_by_callers(index: object, module: tuple[str, ast.Module], qualname: str
     scope = Scope(index=index, module=module[0], tree=module[1], owner=owner)
     private = fn.name.startswith("_") and not fn.name.startswith("__")
     key = f"{scope.module}:{scope.owner}.{fn.name}" if scope.owner else f"{scope.module}:{fn.name}"
-    if not private or key in scope.index.callees:  # type: ignore[attr-defined]
+    if not private or fn.decorator_list or key in scope.index.callees:  # type: ignore[attr-defined]
         return frozenset()
     calls = _calls(scope, fn)
     if not calls:

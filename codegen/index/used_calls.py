@@ -1,12 +1,13 @@
 """Whether one read of a name in an expression is an op on its memory (``used_params.py`` asks, name by name).
 
 The read is followed up through views (``x.unsqueeze(1)``, ``x[i]``, ``x.T``) to what takes it: an arithmetic or
-comparison operand, a tensor method that reads more than metadata, or an argument of a ``torch`` function (also
-inside a list or tuple display, ``torch.cat([a, b])``) is an op; an argument of a function of the user's package (of
-the module, or imported from the package where the run holds its module), of a method of the caller's class that no
-other class of its module defines, or of a submodule whose class the run holds, is one where that function surely
-uses its parameter (``follow``: ``used_params.surely_used``, at most ``_DEPTH`` calls deep). Anything else (a call
-the run cannot see, a value stored or returned) is no op here.
+comparison operand, a tensor method of ATen that reads more than metadata (not ``new_zeros``, ``size``), or an argument
+of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op; an argument of a function
+of the user's package (of the module, or imported from the package where the run holds its module), of a private method
+of the caller's class that no other class of its module defines (a subclass in another module overrides no private
+name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
+``used_params.surely_used``, at most ``_DEPTH`` calls deep). Anything else (a call the run cannot see, a value stored or
+returned) is no op here.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from codegen.index import scan
 from codegen.index.returned import bound_once
 from codegen.index.returns import home_of
 from codegen.index.walked import per_node, walked
-from codegen.lower.flow.schema import aliases_self
+from codegen.lower.flow.schema import aliases_self, writes_self
 
 __all__ = ["Scope", "Uses", "home_scope", "parents_of", "torch_names"]
 
-_META = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride", "is_contiguous"})
+_META = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride", "is_contiguous", "data_ptr"})
+_SHAPED = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "typename", "record_stream"})
 _VIEWS = frozenset({"T", "mT", "H", "mH"})
 _DEPTH = 4
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -39,6 +41,11 @@ class Scope:
     tree: ast.Module
     owner: str | None = None
     receiver: str | None = None
+
+
+def _shaped(name: str) -> bool:
+    """A method or ``torch`` function that reads a tensor's metadata only (``new_zeros``, ``empty_like``)."""
+    return name in _META or name in _SHAPED or name.startswith("new_") or name.endswith("_like")
 
 
 def parents_of(node: ast.AST) -> dict[int, ast.AST]:
@@ -78,13 +85,15 @@ class Uses:
         if isinstance(member, ast.Subscript) or member.attr in _VIEWS:
             return self.used(member)
         call = self.parents.get(id(member))
-        if member.attr in _META or not (isinstance(call, ast.Call) and call.func is member):
+        if _shaped(member.attr) or not (isinstance(call, ast.Call) and call.func is member):
             return False
-        return self.used(call) if aliases_self(member.attr) else True
+        if aliases_self(member.attr):
+            return self.used(call)
+        return writes_self(member.attr) is not None  # an ATen op (a name the table does not hold: unknown)
 
     def _argument(self, call: ast.Call, slot: int | str | None) -> bool:
         if self._torch(call.func):
-            return True
+            return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
         target = self._target(call.func)
         if target is None or slot is None or self.depth >= _DEPTH:
             return False
@@ -134,7 +143,10 @@ def torch_names(tree: ast.Module) -> frozenset[str]:
 
 
 def _method(tree: ast.Module, owner: str, name: str) -> _Function | None:
-    """``owner.name`` where no other class of the module defines ``name`` (an override the call may reach)."""
+    """``owner.name`` where the name is private to the module (a subclass elsewhere overrides no such method) and
+    no other class of the module defines it (an override the call may reach)."""
+    if not name.startswith("_") or name.startswith("__"):
+        return None
     functions = scan.functions_by_qualname(tree)
     others = [q for q in functions if q.endswith(f".{name}") and q != f"{owner}.{name}"]
     return None if others else functions.get(f"{owner}.{name}")
