@@ -22,8 +22,8 @@ import attrs
 
 from codegen.frontend.signature import Tensorness, signature_of
 from codegen.index.used_calls import Scope
-from codegen.index.used_params import READ, block_reads
-from codegen.index.walked import walked
+from codegen.index.used_params import READ, block_reads, element
+from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.exprs import bound_names
 
 __all__ = ["held_by_callers"]
@@ -44,50 +44,87 @@ def held_by_callers(index: object, module: tuple[str, ast.Module], qualname: str
     if not calls:
         return frozenset()
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1 if scope.owner else 0 :]
-    tensors = {p.name for p in signature_of(fn, method=scope.owner is not None).params if p.tensor is Tensorness.TENSOR}
-    held = tensors & set(params)
+    held = _candidates(fn, params, method=scope.owner is not None)
     for caller, stmt, call in calls:
-        held &= {p for p in held if _read_after(scope, caller, stmt, _argument(call, params, p))}
+        held = {k: v for k, v in held.items() if _read_after(scope, caller, stmt, _passed(call, params, v))}
     return frozenset(held)
 
 
+def _candidates(fn: _Function, params: list[str], *, method: bool) -> dict[str, tuple[str, int | None]]:
+    """The keys a caller may hold, each with its parameter and element: a parameter annotated as a tensor, and
+    each element that ``fn`` unpacks by name from a parameter annotated as a tuple of tensors (``_, k_cache, _ =
+    kv_cache``: ``"kv_cache[1]"``)."""
+    found: dict[str, tuple[str, int | None]] = {}
+    for p in signature_of(fn, method=method).params:
+        if p.name in params and p.tensor is Tensorness.TENSOR:
+            found[p.name] = (p.name, None)
+    tuples = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args) if _tensor_tuple(a.annotation)} & set(params)
+    for stmt in walked_of(fn, ast.Assign):
+        target, value = stmt.targets[0], stmt.value
+        if len(stmt.targets) == 1 and isinstance(target, ast.Tuple) and isinstance(value, ast.Name):
+            if value.id in tuples and not any(isinstance(e, ast.Starred) for e in target.elts):
+                found |= {element(value.id, k): (value.id, k) for k in range(len(target.elts))}
+    return found
+
+
+def _tensor_tuple(annotation: ast.expr | None) -> bool:
+    """``tuple[torch.Tensor, ...]`` or ``tuple[Tensor, Tensor]``: every element a tensor."""
+    if not (isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "Tuple")):
+        return False
+    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    return all(ast.unparse(p) in ("torch.Tensor", "Tensor", "...") for p in parts)
+
+
+def _passed(call: ast.Call, params: list[str], held: tuple[str, int | None]) -> str | None:
+    """The caller's key for ``held``: the name passed to its parameter, or that element of the tuple it names."""
+    name = _argument(call, params, held[0])
+    return name if name is None or held[1] is None else element(name, held[1])
+
+
 def _calls(scope: Scope, fn: _Function) -> list[tuple[_Function, ast.stmt, ast.Call]] | None:
-    """Each call of ``fn`` in its module, with its calling function and statement; None where ``fn``'s name is
-    mentioned otherwise."""
-    found: list[tuple[_Function, ast.stmt, ast.Call]] = []
-    for caller in (n for n in walked(scope.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        for stmt in (s for s in walked(caller) if isinstance(s, ast.stmt) and not hasattr(s, "body")):
-            found += [(caller, stmt, c) for c in _own_calls(scope, caller, stmt, fn.name)]
-    mentions = [n for n in walked(scope.tree) if _spells(n, fn.name)]
-    return found if len(mentions) == len(found) else None
-
-
-def _own_calls(scope: Scope, caller: _Function, stmt: ast.stmt, name: str) -> list[ast.Call]:
-    """The direct calls of ``name`` in ``stmt`` (``self.name(...)`` in a method, ``name(...)`` elsewhere)."""
-    receiver = caller.args.args[0].arg if scope.owner and caller.args.args else None
-    return [
-        node
-        for node in walked(stmt)
-        if isinstance(node, ast.Call)
-        and (
-            (scope.owner is None and isinstance(node.func, ast.Name) and node.func.id == name)
-            or (
-                scope.owner is not None
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == name
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == receiver
-            )
-        )
+    """Each call of ``fn`` in its module, with its calling function and statement (``self.name(...)`` in a method,
+    ``name(...)`` elsewhere); None where ``fn``'s name is mentioned otherwise."""
+    spelled = _spellings(scope.tree)
+    found = [
+        (caller, stmt, call)
+        for caller, stmt, call in spelled.calls.get(fn.name, ())
+        if (scope.owner is None) is isinstance(call.func, ast.Name) and _direct(scope, caller, call)
     ]
+    return found if spelled.mentions.get(fn.name, 0) == len(found) else None
 
 
-def _spells(node: ast.AST, name: str) -> bool:
-    return (
-        (isinstance(node, ast.Name) and node.id == name)
-        or (isinstance(node, ast.Attribute) and node.attr == name)
-        or (isinstance(node, ast.Constant) and node.value == name)
-    )
+def _direct(scope: Scope, caller: _Function, call: ast.Call) -> bool:
+    """A method's call goes through the caller's own ``self``."""
+    if scope.owner is None:
+        return True
+    receiver = caller.args.args[0].arg if caller.args.args else None
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver
+
+
+@attrs.frozen
+class _Spelled:
+    calls: dict[str, list[tuple[_Function, ast.stmt, ast.Call]]]  # name -> the calls spelling it in a statement
+    mentions: dict[str, int]  # name -> how many names, attributes and strings spell it
+
+
+@per_node
+def _spellings(tree: ast.Module) -> _Spelled:
+    """Every call by a name or an attribute in the simple statements of the module's functions, and every mention
+    of a name (made once per tree: each caller of the module asks)."""
+    calls: dict[str, list[tuple[_Function, ast.stmt, ast.Call]]] = {}
+    for caller in (n for n in walked(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for stmt in (s for s in walked(caller) if isinstance(s, ast.stmt) and not hasattr(s, "body")):
+            for call in (c for c in walked(stmt) if isinstance(c, ast.Call)):
+                name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
+                if name:
+                    calls.setdefault(name, []).append((caller, stmt, call))
+    mentions: dict[str, int] = {}
+    for node in walked(tree):
+        name = getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "value", None)
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Constant)) and isinstance(name, str):
+            mentions[name] = mentions.get(name, 0) + 1
+    return _Spelled(calls=calls, mentions=mentions)
 
 
 def _argument(call: ast.Call, params: list[str], param: str) -> str | None:
@@ -101,8 +138,9 @@ def _argument(call: ast.Call, params: list[str], param: str) -> str | None:
 
 
 def _read_after(scope: Scope, caller: _Function, stmt: ast.stmt, name: str | None) -> bool:
-    """``caller`` surely reads ``name`` in an op after ``stmt`` (which must not rebind it)."""
-    if name is None or name in bound_names(stmt) or isinstance(stmt, ast.Return):
+    """``caller`` surely reads ``name`` (a name, or an element of the tuple one holds) in an op after ``stmt``
+    (which must not rebind it)."""
+    if name is None or name.partition("[")[0] in bound_names(stmt) or isinstance(stmt, ast.Return):
         return False
     receiver = caller.args.args[0].arg if scope.owner and caller.args.args else None
     here = attrs.evolve(scope, owner=_owner(scope, caller), receiver=receiver)

@@ -6,8 +6,9 @@ of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b]
 of the user's package (of the module, or imported from the package where the run holds its module), of a private method
 of the caller's class that no other class of its module defines (a subclass in another module overrides no private
 name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
-``used_params.surely_used``, at most ``_DEPTH`` calls deep). Anything else (a call the run cannot see, a value stored or
-returned) is no op here.
+``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A tuple passed whole counts for one of its elements where
+the function surely reads that element. Anything else (a call the run cannot see, a value stored or returned) is no op
+here.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Uses:
     scope: Scope
     parents: dict[int, ast.AST]
     depth: int
-    follow: Callable[[Scope, _Function, int], frozenset[str]]
+    follow: Callable[[Scope, _Function, str, int], bool]  # the function surely reads that key (``used_params``)
 
     def used(self, node: ast.expr) -> bool:
         """The value of ``node`` (a name, or a view of one) is read by an op."""
@@ -80,6 +81,16 @@ class Uses:
             return isinstance(call, ast.Call) and parent in call.args and self._torch(call.func)
         return False
 
+    def passed(self, node: ast.Name, index: int) -> bool:
+        """The tuple ``node`` is passed whole to a call that surely reads its element ``index``."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.keyword):
+            call = self.parents.get(id(parent))
+            return isinstance(call, ast.Call) and self._argument(call, parent.arg, index)
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return self._argument(parent, parent.args.index(node), index)
+        return False
+
     def _member(self, member: ast.Subscript | ast.Attribute) -> bool:
         """``x[i]`` or ``x.attr``: a view followed on, a method that reads data, or metadata (no read)."""
         if isinstance(member, ast.Subscript) or member.attr in _VIEWS:
@@ -91,7 +102,8 @@ class Uses:
             return self.used(call)
         return writes_self(member.attr) is not None  # an ATen op (a name the table does not hold: unknown)
 
-    def _argument(self, call: ast.Call, slot: int | str | None) -> bool:
+    def _argument(self, call: ast.Call, slot: int | str | None, index: int | None = None) -> bool:
+        """``call`` surely reads its argument ``slot`` (``index``: that element of the tuple passed there)."""
         if self._torch(call.func):
             return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
         target = self._target(call.func)
@@ -103,7 +115,9 @@ class Uses:
         if isinstance(slot, int) and any(isinstance(a, ast.Starred) for a in call.args[: slot + 1]):
             return False
         param = slot if isinstance(slot, str) else (params[slot] if slot < len(params) else None)
-        return param is not None and param in self.follow(scope, fn, self.depth + 1)
+        if param is None:
+            return False
+        return self.follow(scope, fn, param if index is None else f"{param}[{index}]", self.depth + 1)
 
     def _torch(self, func: ast.expr) -> bool:
         """``torch.cat``, ``F.rms_norm``: a function of an imported ``torch`` module."""

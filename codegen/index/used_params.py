@@ -23,7 +23,7 @@ from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["READ", "block_reads", "surely_used"]
+__all__ = ["READ", "block_reads", "element", "surely_reads", "surely_used"]
 
 READ, THROUGH, FAIL = "read", "through", "fail"  # every path reads; some path goes on without; some path ends
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -32,7 +32,18 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def surely_used(scope: Scope, fn: _Function, depth: int = 0) -> frozenset[str]:
     """The parameters of ``fn`` (in ``scope``) that its body surely reads in an op on every path."""
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
-    return frozenset(p for p in params if p != scope.receiver and block_reads(scope, fn.body, {p}, depth) == READ)
+    return frozenset(p for p in params if p != scope.receiver and surely_reads(scope, fn, p, depth))
+
+
+def surely_reads(scope: Scope, fn: _Function, key: str, depth: int = 0) -> bool:
+    """``fn``'s body surely reads, in an op on every path, the memory of ``key``: a parameter, or an element of a
+    tuple parameter (``"kv_cache[4]"``, read as ``kv_cache[4]`` or through ``..., k_cache, _ = kv_cache``)."""
+    return block_reads(scope, fn.body, {key}, depth) == READ
+
+
+def element(name: str, index: int) -> str:
+    """The key of element ``index`` of the tuple ``name`` holds."""
+    return f"{name}[{index}]"
 
 
 def block_reads(scope: Scope, block: list[ast.stmt], names: set[str], depth: int = 0) -> str:
@@ -89,18 +100,34 @@ def _leaves(stmt: ast.stmt) -> bool:
 
 
 def _rebind(stmt: ast.stmt, names: set[str]) -> None:
-    """The names holding the memory after ``stmt``: those it rebinds go, a name it binds to a view comes."""
-    viewed = isinstance(stmt, ast.Assign) and _view_of(stmt.value, names)
-    names -= bound_names(stmt)
-    if viewed and isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and len(stmt.targets) == 1:
-        names.add(stmt.targets[0].id)
+    """The names holding the memory after ``stmt``: those it rebinds go (and the elements of tuples they held), a
+    name it binds to a view, or to the element held (``a, k, b = held``, ``k = held[1]``), comes."""
+    comes = _bound_to(stmt, names)
+    bound = bound_names(stmt)
+    names -= {n for n in names if n.partition("[")[0] in bound}
+    names |= comes
+
+
+def _bound_to(stmt: ast.stmt, names: set[str]) -> set[str]:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return set()
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name):
+        return {target.id} if _view_of(value, names) else set()
+    elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
+    if not isinstance(value, ast.Name) or any(isinstance(e, ast.Starred) for e in elts):
+        return set()
+    return {e.id for k, e in enumerate(elts) if isinstance(e, ast.Name) and element(value.id, k) in names}
 
 
 def _view_of(node: ast.expr, names: set[str]) -> bool:
-    """``node`` is a name of ``names`` or a chain of views of one (``x.view(...)``, ``x[0]``, ``x.T``)."""
+    """``node`` is a name of ``names``, an element held (``held[1]``), or a chain of views of one (``x.view(...)``,
+    ``x[0]``, ``x.T``)."""
     while True:
         if isinstance(node, ast.Name):
             return node.id in names
+        if isinstance(node, ast.Subscript) and _element_key(node) in names:
+            return True
         if isinstance(node, ast.Subscript):
             node = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
@@ -111,6 +138,14 @@ def _view_of(node: ast.expr, names: set[str]) -> bool:
             return False
 
 
+def _element_key(node: ast.Subscript) -> str | None:
+    """``held[1]`` -> ``"held[1]"``; None for any other subscript."""
+    index = node.slice
+    if not (isinstance(node.value, ast.Name) and isinstance(index, ast.Constant) and type(index.value) is int):
+        return None
+    return element(node.value.id, index.value)
+
+
 def _aside(scope: Scope, stmt: ast.stmt) -> bool:
     """``stmt`` calls a stream function of the run: what it reads, it may read on another stream."""
     calls = {id(s.call) for s in find_calls(scope.module, scope.tree, scope.index)}  # type: ignore[arg-type]
@@ -118,8 +153,18 @@ def _aside(scope: Scope, stmt: ast.stmt) -> bool:
 
 
 def _reads(scope: Scope, node: ast.AST, names: set[str], depth: int) -> bool:
-    """``node`` surely reads, in an op, the memory of one of ``names``."""
+    """``node`` surely reads, in an op, the memory of one of ``names`` (an element held: read as ``held[1]``, or
+    passed in its tuple to a function that reads that element)."""
     later = {id(n) for lam in walked(node) if isinstance(lam, ast.Lambda) for n in walked(lam)}  # run later
-    uses = Uses(scope=scope, parents=parents_of(node), depth=depth, follow=surely_used)
-    loads = (n for n in walked(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
-    return any(n.id in names and id(n) not in later and uses.used(n) for n in loads)
+    uses = Uses(scope=scope, parents=parents_of(node), depth=depth, follow=surely_reads)
+    held = {n.partition("[")[0]: int(n[n.index("[") + 1 : -1]) for n in names if "[" in n}
+    for n in walked(node):
+        if id(n) in later:
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names and uses.used(n):
+            return True
+        if isinstance(n, ast.Subscript) and _element_key(n) in names and uses.used(n):
+            return True
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in held and uses.passed(n, held[n.id]):
+            return True
+    return False

@@ -1,12 +1,14 @@
 """A private function's parameter needs no keep where every caller surely reads it again after the call.
 
-``_held(x, c)`` reads ``c`` on "side", reads it on the caller's stream and allocates before the join, which comes
-before it returns (vllm-ascend's DSV4 ``_mla_prolog``, whose ``forward`` reads ``cos`` and ``-sin`` after it). Its
-callers read ``c`` again after the call, each on its own stream: through a function of the module that surely reads
-it, through a view, in an operand. ``c``'s memory lives past that read, which comes after the join: no
-``record_stream``. Near-identical shapes keep it: a private function whose caller reads ``c`` only in some runs (a
-helper reading it under a flag: a captured graph frees ``c`` after its last use, inside the function, before the
-join), and a public function (a caller outside the run may drop ``c``).
+``_held(x, c)`` reads ``c`` on "side", reads it on the caller's stream and allocates before the join, which comes before
+it returns (vllm-ascend's DSV4 ``_mla_prolog``, whose ``forward`` reads ``cos`` and ``-sin`` after it). Its callers read
+``c`` again after the call, each on its own stream: through a function of the module that surely reads it, through a
+view, in an operand. ``c``'s memory lives past that read, which comes after the join: no ``record_stream``; so for an
+element of a tuple parameter that the function unpacks (vllm-ascend's indexer caches, ``_, ..., k_cache, _ = kv_cache``)
+where every caller reads that element after. Near-identical shapes keep it: a private function whose caller reads ``c``
+only in some runs (a helper reading it under a flag: a captured graph frees ``c`` after its last use, inside the
+function, before the join), a caller reading another element of the tuple, and a public function (a caller outside the
+run may drop ``c``).
 """
 
 from __future__ import annotations
@@ -85,6 +87,30 @@ class Model(nn.Module):
         c = x * 1
         out = self.public(x, c)
         return out * c
+
+    def _cached(self, x: torch.Tensor, caches: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        _, c = caches
+        y = self.side(c)
+        z = c + x
+        w = z * 3
+        return y + w
+
+    def _other_cached(self, x: torch.Tensor, caches: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        _, c = caches
+        y = self.side(c)
+        z = c + x
+        w = z * 3
+        return y + w
+
+    def by_element(self, x):
+        caches = (x * 1, x * 1)
+        out = self._cached(x, caches)
+        return rotate(out, caches[1])
+
+    def by_other_element(self, x):
+        caches = (x * 1, x * 1)
+        out = self._other_cached(x, caches)
+        return rotate(out, caches[0])
 """ + caller_source()
 
 _KEEP = 'runtime.record_stream(c, "side")'
@@ -97,30 +123,39 @@ def _code(target: str = "portable") -> str:
 
 def _want(method: str, x: torch.Tensor, again: bool) -> torch.Tensor:
     out = x * 2 + (x + x) * 3
-    if method == "by_helper":
+    if method in ("by_helper", "by_element", "by_other_element"):
         return out * x
     if method == "by_view":
         return (out + 1 if again else out) - x
     return out * x if again or method == "by_public" else out
 
 
-def test_no_keep_where_every_caller_reads_it_again() -> None:
-    assert _KEEP not in method_source(_code(), "_held")
+@pytest.mark.parametrize("method", ["_held", "_cached"])
+def test_no_keep_where_every_caller_reads_it_again(method: str) -> None:
+    assert _KEEP not in method_source(_code(), method)
 
 
-@pytest.mark.parametrize("method", ["_maybe", "public"])
+@pytest.mark.parametrize("method", ["_maybe", "public", "_other_cached"])
 def test_the_keep_stays_where_a_caller_may_not_read_it_or_is_unseen(method: str) -> None:
     assert method_source(_code(), method).count(_KEEP) == 1
 
 
 @pytest.mark.parametrize("again", [True, False])
 @pytest.mark.parametrize("target", _TARGETS)
-@pytest.mark.parametrize("method", ["by_helper", "by_view", "by_flag", "by_public"])
+@pytest.mark.parametrize("method", ["by_helper", "by_view", "by_flag", "by_public", "by_element", "by_other_element"])
 def test_race_free_and_exact(method: str, target: str, again: bool) -> None:
     x = torch.randn(2, 3)
     native = target in ("cuda", "npugraph_ex")  # a native stream is made outside the graph: run once eagerly
     trace = trace_graph(_code(target), target, lambda m: m.Caller(method, again), (x,), eager_first=native)
     torch.testing.assert_close(trace.outputs, _want(method, x, again))
+
+
+def test_without_the_keep_a_caller_reading_another_element_races() -> None:
+    code = _code()
+    body = method_source(code, "_other_cached")
+    without = code.replace(body, body.replace(_KEEP, "pass"))
+    with pytest.raises(StreamRaceError, match="record_stream"):
+        run_checked(without, "portable", lambda m: m.Caller("by_other_element", True), (torch.randn(2, 3),))
 
 
 def test_without_the_keep_a_caller_reading_it_under_a_flag_races() -> None:
