@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
+from codegen.index.held_params import held_by_callers
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
@@ -51,6 +52,7 @@ class CallerContext:
     returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
+    held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
 
 
 def event_context(
@@ -75,6 +77,7 @@ def event_context(
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
+        held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
     )
 
 

@@ -69,6 +69,7 @@ class CallerFacts:
     looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
     guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # returned_inputs.py, by call
+    held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (held_params.py)
 
     @property
     def sites(self) -> list[Site]:

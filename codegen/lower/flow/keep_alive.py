@@ -1,8 +1,9 @@
 """Which values a call's stream, or the caller's stream after a join, keeps alive (``record_stream``).
 
 - an input kept alive for the side stream: only a tensor the side stream did not make whose last use may come
-  before the caller's stream joins (a name the caller reads again after the join needs none, nor does an input
-  the call returns as it came where the caller reads that result after the join, ``returned_inputs.py``; nor one
+  before the caller's stream joins (a name the caller reads again after the join needs none, nor a parameter that
+  every caller of the function reads again after the call, ``codegen/index/held_params.py``, nor an input the call
+  returns as it came where the caller reads that result after the join, ``returned_inputs.py``; nor one
   an earlier call made on another side stream that issues nothing more before that join, and one the caller made
   when it runs no op from the call to the join: :mod:`~codegen.lower.flow.quiet`);
 - a result kept alive for the caller's stream: only when a later call on the same stream skips its fork, so the
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 import attrs
 
 from codegen.frontend.signature import Tensorness
+from codegen.index.used_params import element
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.fork import same_stream
@@ -60,6 +62,7 @@ def inputs_to_keep(
                 or _kept_before(facts, kept, key, site.stmt)
                 or _held_past_join(facts, site, root or name, applied)
                 or _held_by_results(facts, site, name, applied)
+                or _held_by_callers(facts, site, name)
                 or (join is not None and maker_idle(facts, site, name, join, applied))
                 or maker_waits(facts, site, name)
                 or (quiet and name not in made_by_calls)  # made on the caller's stream
@@ -120,6 +123,38 @@ def _held_by_results(facts: CallerFacts, site: Site, name: str, applied: Mapping
     result holding it at or after every join of the call."""
     holders = facts.returned.get(site.call.call, {}).get(name, frozenset())
     return bool(holders) and all(_held_past_join(facts, site, r, applied, result=True) for r in holders)
+
+
+def _held_by_callers(facts: CallerFacts, site: Site, name: str) -> bool:
+    """Every caller of the function reads again after the call (``held_params.py``), which comes after this call's
+    join, the parameter ``name`` or the element of a tuple parameter that ``name`` is unpacked from; the function
+    binds neither otherwise."""
+    if not facts.held_params or not site.callee.auto:  # type: ignore[attr-defined]
+        return False
+    binders = [s for s in facts.blocks if name in bound_names(s) and not isinstance(s, COMPOUND)]
+    key = name if not binders else _unpacked(binders, name)
+    if key is None or key not in facts.held_params:
+        return False
+    tuple_name = key.partition("[")[0]
+    headers = [s for s in facts.blocks if isinstance(s, COMPOUND) and {name, tuple_name} & _header_binds(s)]
+    return not headers and not any(tuple_name in bound_names(s) for s in facts.simple if tuple_name != name)
+
+
+def _unpacked(binders: list[ast.stmt], name: str) -> str | None:
+    """``"kv_cache[4]"`` where the one statement binding ``name`` is ``_, ..., name, ... = kv_cache``."""
+    stmt = binders[0] if len(binders) == 1 else None
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name)):
+        return None
+    target = stmt.targets[0]
+    elts = target.elts if isinstance(target, ast.Tuple) else []
+    found = [k for k, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name]
+    return element(stmt.value.id, found[0]) if len(found) == 1 else None
+
+
+def _header_binds(stmt: ast.stmt) -> frozenset[str]:
+    """What a compound statement binds itself (a loop's target, ``with ... as``), not its body."""
+    inner = [c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.stmt)]
+    return bound_names(stmt) - frozenset().union(*(bound_names(c) for c in inner))
 
 
 def _held_past_join(

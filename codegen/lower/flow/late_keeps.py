@@ -12,8 +12,9 @@ has one, it goes. Statements wrapped on a stream whose guard holds wherever the 
 caller's stream.
 
 The paths are followed by :mod:`~codegen.lower.flow.alloc_paths`. The keep stays at the fork where it cannot follow
-one, where the first statement after the call allocates, or where another call on the stream reads the name (its
-own keep may have been left to this one: ``keep_alive._kept_before``).
+one, where the first statement after the call allocates, where another call on the stream reads the name (its
+own keep may have been left to this one: ``keep_alive._kept_before``), and where the call's fork is read into a
+flag that the caller does not clear as it starts (``alloc_paths.flagged``: no place outside its block could read it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import ast
 
 import attrs
 
-from codegen.lower.flow.alloc_paths import first_allocations
+from codegen.lower.flow.alloc_paths import first_allocations, flagged
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.keep_alive import split_of
@@ -39,7 +40,7 @@ def late_keeps(wraps: dict[ast.stmt, Wrap], facts: CallerFacts, steps: Steps, ap
     join (``wraps`` and ``steps`` changed in place; ``applied``: the split statements)."""
     for site in facts.sites:
         keep, where = _keep_of(site, wraps, steps)
-        if keep is None or site.stmt in facts.looped or facts.syncs[site.index].flag:
+        if keep is None or site.stmt in facts.looped or (facts.syncs[site.index].flag and not flagged(facts, site)):
             continue
         stay = tuple(v for v in keep.values if not _moved(facts, site, v, wraps, steps, applied))
         _replace(site, keep, stay, where, wraps, steps)

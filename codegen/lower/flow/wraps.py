@@ -178,5 +178,6 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         looped=in_loops(fn),
         guard_aliases=guard_aliases(fn),
         returned=context.returned,
+        held_params=context.held_params,
     )
     return _Lowering(facts=facts, context=context).run()

@@ -1,0 +1,189 @@
+"""Whether one read of a name in an expression is an op on its memory (``used_params.py`` asks, name by name).
+
+The read is followed up through views (``x.unsqueeze(1)``, ``x[i]``, ``x.T``) to what takes it: an arithmetic or
+comparison operand, a tensor method of ATen that reads more than metadata (not ``new_zeros``, ``size``), or an argument
+of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op; an argument of a function
+of the user's package (of the module, or imported from the package where the run holds its module), of a private method
+of the caller's class that no other class of its module defines (a subclass in another module overrides no private
+name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
+``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A tuple passed whole counts for one of its elements where
+the function surely reads that element. Anything else (a call the run cannot see, a value stored or returned) is no op
+here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import attrs
+
+from codegen.index import scan
+from codegen.index.returned import bound_once
+from codegen.index.returns import home_of
+from codegen.index.walked import per_node, walked
+from codegen.lower.flow.schema import aliases_self, writes_self
+
+__all__ = ["Scope", "Uses", "home_scope", "parents_of", "torch_names"]
+
+_META = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride", "is_contiguous", "data_ptr"})
+_SHAPED = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "typename", "record_stream"})
+_VIEWS = frozenset({"T", "mT", "H", "mH"})
+_DEPTH = 4
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen(kw_only=True)
+class Scope:
+    """Where a function lives: the run's index, its module (run key and tree), its class and ``self``."""
+
+    index: object
+    module: str
+    tree: ast.Module
+    owner: str | None = None
+    receiver: str | None = None
+
+
+def _shaped(name: str) -> bool:
+    """A method or ``torch`` function that reads a tensor's metadata only (``new_zeros``, ``empty_like``)."""
+    return name in _META or name in _SHAPED or name.startswith("new_") or name.endswith("_like")
+
+
+def parents_of(node: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): parent for parent in walked(node) for child in ast.iter_child_nodes(parent)}
+
+
+@attrs.frozen(kw_only=True)
+class Uses:
+    scope: Scope
+    parents: dict[int, ast.AST]
+    depth: int
+    follow: Callable[[Scope, _Function, str, int], bool]  # the function surely reads that key (``used_params``)
+
+    def used(self, node: ast.expr) -> bool:
+        """The value of ``node`` (a name, or a view of one) is read by an op."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is node:
+            return self._member(parent)
+        if isinstance(parent, (ast.BinOp, ast.AugAssign)) or (
+            isinstance(parent, ast.UnaryOp) and not isinstance(parent.op, ast.Not)
+        ):
+            return True
+        if isinstance(parent, ast.Compare):
+            return not all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in parent.ops)
+        if isinstance(parent, ast.keyword):
+            call = self.parents.get(id(parent))
+            return isinstance(call, ast.Call) and self._argument(call, parent.arg)
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return self._argument(parent, parent.args.index(node))
+        if isinstance(parent, (ast.List, ast.Tuple)):
+            call = self.parents.get(id(parent))
+            return isinstance(call, ast.Call) and parent in call.args and self._torch(call.func)
+        return False
+
+    def passed(self, node: ast.Name, index: int) -> bool:
+        """The tuple ``node`` is passed whole to a call that surely reads its element ``index``."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.keyword):
+            call = self.parents.get(id(parent))
+            return isinstance(call, ast.Call) and self._argument(call, parent.arg, index)
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return self._argument(parent, parent.args.index(node), index)
+        return False
+
+    def _member(self, member: ast.Subscript | ast.Attribute) -> bool:
+        """``x[i]`` or ``x.attr``: a view followed on, a method that reads data, or metadata (no read)."""
+        if isinstance(member, ast.Subscript) or member.attr in _VIEWS:
+            return self.used(member)
+        call = self.parents.get(id(member))
+        if _shaped(member.attr) or not (isinstance(call, ast.Call) and call.func is member):
+            return False
+        if aliases_self(member.attr):
+            return self.used(call)
+        return writes_self(member.attr) is not None  # an ATen op (a name the table does not hold: unknown)
+
+    def _argument(self, call: ast.Call, slot: int | str | None, index: int | None = None) -> bool:
+        """``call`` surely reads its argument ``slot`` (``index``: that element of the tuple passed there)."""
+        if self._torch(call.func):
+            return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
+        target = self._target(call.func)
+        if target is None or slot is None or self.depth >= _DEPTH:
+            return False
+        scope, fn = target
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        params = params[1:] if scope.receiver is not None else params
+        if isinstance(slot, int) and any(isinstance(a, ast.Starred) for a in call.args[: slot + 1]):
+            return False
+        param = slot if isinstance(slot, str) else (params[slot] if slot < len(params) else None)
+        if param is None:
+            return False
+        return self.follow(scope, fn, param if index is None else f"{param}[{index}]", self.depth + 1)
+
+    def _torch(self, func: ast.expr) -> bool:
+        """``torch.cat``, ``F.rms_norm``: a function of an imported ``torch`` module."""
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        return isinstance(func, ast.Name) and func.id in torch_names(self.scope.tree)
+
+    def _target(self, func: ast.expr) -> tuple[Scope, _Function] | None:
+        """The function a call goes to: a module-level one, a method of the caller's class, a submodule's forward."""
+        if isinstance(func, ast.Name):
+            return home_scope(self.scope, func.id)
+        scope = self.scope
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or scope.owner is None:
+            return None
+        if func.value.id != scope.receiver:
+            return None
+        method = _method(scope.tree, scope.owner, func.attr)
+        if method is not None:
+            own = method.args.args[0].arg if method.args.args else None
+            return (attrs.evolve(scope, receiver=own), method) if not method.decorator_list and own else None
+        made = scope.index.submodules.get(f"{scope.module}:{scope.owner}", {}).get(func.attr)  # type: ignore[attr-defined]
+        found = home_scope(scope, made, "forward") if made is not None else None
+        return found if found is not None and not found[1].decorator_list else None
+
+
+@per_node
+def torch_names(tree: ast.Module) -> frozenset[str]:
+    """The names the module binds once, at its top, to ``torch`` or a module of it (``import torch``, ``from torch.nn
+    import functional as F``)."""
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found |= {a.asname or a.name.partition(".")[0] for a in node.names if a.name.partition(".")[0] == "torch"}
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").partition(".")[0] == "torch":
+            found |= {a.asname or a.name for a in node.names}
+    return frozenset(found & bound_once(tree))
+
+
+def _method(tree: ast.Module, owner: str, name: str) -> _Function | None:
+    """``owner.name`` where the name is private to the module (a subclass elsewhere overrides no such method) and
+    no other class of the module defines it (an override the call may reach)."""
+    if not name.startswith("_") or name.startswith("__"):
+        return None
+    functions = scan.functions_by_qualname(tree)
+    others = [q for q in functions if q.endswith(f".{name}") and q != f"{owner}.{name}"]
+    return None if others else functions.get(f"{owner}.{name}")
+
+
+def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scope, _Function] | None:
+    """The module-level function ``name`` (or ``method`` of the class ``name``), bound once, as ``scope``'s module
+    sees it: its own, or one it imports from its package where the run holds that module."""
+    imported = scope.index.imports.get(scope.module, {}).get(name)  # type: ignore[attr-defined]
+    if imported is not None and not imported[0].startswith("."):
+        return None
+    home = home_of(scope.index, scope.module, name)
+    tree = scope.tree if home == scope.module else _held(scope.index, home)
+    target = imported[1] if imported is not None else name
+    if tree is None or target not in bound_once(tree):
+        return None
+    fn = scan.functions_by_qualname(tree).get(f"{target}.{method}" if method else target)
+    if fn is None or (method is None and fn.decorator_list):
+        return None
+    receiver = fn.args.args[0].arg if method and fn.args.args else None
+    return Scope(index=scope.index, module=home, tree=tree, owner=target if method else None, receiver=receiver), fn
+
+
+def _held(index: object, home: str) -> ast.Module | None:
+    tree_of = getattr(getattr(index, "returns", None), "tree_of", None)
+    return tree_of(home) if tree_of is not None else None
