@@ -21,6 +21,7 @@ from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
+from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
@@ -51,6 +52,7 @@ class CallerContext:
     returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
+    object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
 
 
 def event_context(
@@ -75,7 +77,15 @@ def event_context(
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
+        object_state=_object_state(module, qualname, receiver),
     )
+
+
+def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:
+    owner = qualname.rpartition(".")[0]
+    if receiver is None or not owner:
+        return None
+    return object_state(module.index, module.ir.module_name, module.tree, owner, receiver)
 
 
 def _current(module: CallerModule, qualname: str) -> CurrentStream:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.lower.flow.analyze import Analysis
+from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.transfer import Relations
 from codegen.lower.plan import Cond, EventRef
@@ -69,6 +70,7 @@ class CallerFacts:
     looped: set[ast.stmt] = attrs.Factory(set)  # the statements inside a loop of the function
     guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # returned_inputs.py, by call
+    object_state: ObjectState | None = None  # what calls through the caller's object change (object_state.py)
 
     @property
     def sites(self) -> list[Site]:

@@ -176,5 +176,6 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         looped=in_loops(fn),
         guard_aliases=guard_aliases(fn),
         returned=context.returned,
+        object_state=context.object_state,
     )
     return _Lowering(facts=facts, context=context).run()
