@@ -94,21 +94,36 @@ def object_state(index: object, module: str, tree: ast.Module, owner: str, recei
 
 def _chain(index: object, module: str, tree: ast.Module, owner: str) -> _Chain | None:
     """The class and its bases the run holds; None where a base of the package is not held."""
-    found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
-    if not found:
+    local = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    if owner not in local:
         return None
-    chain: _Chain = [found[-1]]
-    todo = [(module, found[-1])]
+    chain: _Chain = [local[owner]]
+    todo = [(module, local[owner])]
     while todo:
         home, cls = todo.pop()
-        for base in bases_of(index, home, cls):
+        for base in _bases(index, home, cls, module, local):
             if base is None:
                 return None
-            held = class_of(index, *base)
-            if held is not None and held not in chain:
-                chain.append(held)
-                todo.append((base[0], held))
+            if base[1] not in chain:
+                chain.append(base[1])
+                todo.append(base)
     return chain
+
+
+def _bases(
+    index: object, home: str, cls: ast.ClassDef, module: str, local: dict[str, ast.ClassDef]
+) -> Iterator[tuple[str, ast.ClassDef] | None]:
+    """The bases of ``cls`` (of the module ``home``) the run holds, a base in the caller's module read in its tree
+    (``local``: its classes); None for a base of the package the run does not hold."""
+    if home == module:
+        yield from ((home, local[b.id]) for b in cls.bases if isinstance(b, ast.Name) and b.id in local)
+    for base in bases_of(index, home, cls):
+        if base is None:
+            yield None
+        elif base[0] == module and base[1] in local:
+            yield module, local[base[1]]
+        elif (held := class_of(index, *base)) is not None:
+            yield base[0], held
 
 
 def _stores(cls: ast.ClassDef) -> Iterator[tuple[str, _Built | None]]:
