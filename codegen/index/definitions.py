@@ -4,7 +4,7 @@ The collector reads the decorators (so the index and the collector never disagre
 a caller needs to know without reading the callee's file: its fork and join events (fresh names in its
 module), its signature, what it writes or reads of its arguments and its object, whether it runs compiled
 apart, whether it flips its own guard. A class's submodules are recorded for every module indexed; once all are,
-a stream method of a class derived from another module's class reads that class's submodules too (:meth:`settle`).
+what other modules say of each stream function is added (:meth:`settle`, ``across_files.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from codegen.driver import pyast
 from codegen.frontend.collect import collect
 from codegen.frontend.ir import StreamFunction
 from codegen.frontend.signature import is_static, signature_of
-from codegen.index import class_chain, scan
+from codegen.index import scan
+from codegen.index.across_files import settled
 from codegen.index.elements import element_classes
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
@@ -56,19 +57,11 @@ class Definitions:
             self.shared.update(_add_streams(self, module, tree, source))
 
     def settle(self, index: object) -> None:
-        """Once every module is added (``index``: the run's index so far): a stream method of a class whose bases
-        come from other modules of the run reads their submodules as its own class's (``class_chain.py``)."""
+        """Once every module is added (``index``: the run's index so far): what other modules say of each stream
+        function (``across_files.py``: submodules of bases there, parameters written through their functions)."""
         for key, info in list(self.callees.items()):
             owner = info.qualname.rpartition(".")[0]
-            if not owner or "*" not in info.reads_state:
-                continue
-            owned = {**self.submodules.get(f"{info.module}:{owner}", {})}
-            found = class_chain.origins(index, info.module, owner)
-            tree = index.returns.tree_of(info.module) if found.keys() - owned.keys() else None  # type: ignore[attr-defined]
-            if tree is not None:
-                node = scan.functions_by_qualname(tree)[info.qualname]
-                state = reads_state(node, info.signature.receiver, [*owned, *found])
-                self.callees[key] = attrs.evolve(info, reads_state=state)
+            self.callees[key] = settled(index, info, self.submodules.get(f"{info.module}:{owner}", {}))
 
 
 def _add_submodules(module: str, tree: ast.Module, submodules: dict[str, dict[str, str]]) -> None:

@@ -11,7 +11,8 @@ call:
   reads only what the caller's stream made, or what its own stream made on every path to it (``fork.same_stream``:
   its stream runs that first; a side call's result reaches it through a join or a relay of its own), and an
   earlier call on its stream under its guard may bind such a name in between (vllm-ascend's DSA prolog: the
-  scatter reads ``kv`` of the ``wkv`` matmul);
+  scatter reads ``kv`` of the ``wkv`` matmul); an input it writes in place (the scatter's window cache) is one
+  the caller's stream neither reads nor writes in between (below);
 - the caller's stream stores no attribute, enters no ``with`` of its own, and calls nothing through its object
   that may change what the call reads or writes of it (``object_state.py``: a method of the object may change
   anything; a submodule's call, ``self.q_norm(x)`` or ``self.cv_wq_a.matmul(x)``, only that submodule and what it
@@ -84,8 +85,8 @@ def _quiet(facts: CallerFacts, site: Site, between: _Between) -> bool:
     """Nothing in ``between`` that the call's wait for an earlier record would not order it after."""
     reads = call_inputs(facts, site)
     own = frozenset(same_stream(facts.result.states.get(site.stmt, ()), site, facts.relations))
-    made = frozenset().union(*(s.names for s in facts.sites))
-    if (reads - own) & made:
+    made = frozenset().union(*(s.names for s in facts.sites if s is not site), site.names - site.writes)
+    if (reads - own) & made:  # what it writes in place of its own inputs: unless read or written in between
         return False
     guard = facts.syncs[site.index].guard_text
     held = reads | ({guard.split(".")[0]} if guard else set())
