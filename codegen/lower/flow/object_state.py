@@ -25,20 +25,12 @@ import attrs
 from codegen.index import scan
 from codegen.index.class_chain import bases_of, class_of
 from codegen.index.walked import walked_of
+from codegen.lower.flow.init_builds import Built, arguments, bare, stores
 
 __all__ = ["ObjectState", "object_state"]
 
 _ANY = frozenset({"*"})
 _Chain = list[ast.ClassDef]
-
-
-@attrs.frozen
-class _Built:
-    """How ``__init__`` builds an attribute: the call, the name of its object there, its locals made by calls."""
-
-    call: ast.Call
-    receiver: str
-    made: frozenset[str]
 
 
 @attrs.frozen
@@ -64,7 +56,7 @@ class ObjectState:
         return frozenset(found)
 
     def _call_changes(self, call: ast.Call) -> frozenset[str]:
-        if any(_is(n, self.receiver) for a in _arguments(call) for n in _bare(a)):
+        if any(_is(n, self.receiver) for a in arguments(call) for n in bare(a)):
             return _ANY  # the object handed on whole
         if _on_super(call.func):
             return _ANY  # a method of a base
@@ -79,16 +71,16 @@ def object_state(index: object, module: str, tree: ast.Module, owner: str, recei
     chain = _chain(index, module, tree, owner)
     if chain is None:
         return ObjectState(receiver=receiver)
-    stores: dict[str, int] = {}
-    built: dict[str, _Built] = {}
+    counts: dict[str, int] = {}
+    built: dict[str, Built] = {}
     for cls in chain:
-        for attr, value in _stores(cls):
-            stores[attr] = stores.get(attr, 0) + 1
+        for attr, value in stores(cls):
+            counts[attr] = counts.get(attr, 0) + 1
             if value is not None:
                 built[attr] = value
-    if "*" in stores:
+    if "*" in counts:
         return ObjectState(receiver=receiver)
-    clean = {attr: value for attr, value in built.items() if stores[attr] == 1}
+    clean = {attr: value for attr, value in built.items() if counts[attr] == 1}
     return ObjectState(receiver=receiver, groups=_groups(clean), submodules=frozenset(clean))
 
 
@@ -126,56 +118,12 @@ def _bases(
             yield base[0], held
 
 
-def _stores(cls: ast.ClassDef) -> Iterator[tuple[str, _Built | None]]:
-    """(attribute, how ``__init__`` builds it where that makes a submodule) for each store to the object;
-    ``("*", None)`` for a ``setattr`` on it."""
-    for fn in scan.functions_of(cls):
-        receiver = fn.args.args[0].arg if fn.args.args else None
-        made = _call_locals(fn)
-        for node in walked_of(fn, ast.Attribute):
-            if not isinstance(node.ctx, ast.Load) and _is(node.value, receiver):
-                value = _value_of(fn, node) if fn.name == "__init__" and receiver else None
-                built = _Built(value, receiver, made) if value is not None else None  # type: ignore[arg-type]
-                yield node.attr, built if built is not None and _class_call(fn, built) else None
-        for call in walked_of(fn, ast.Call):
-            if scan.dotted_name(call.func) == "setattr" and call.args and _is(call.args[0], receiver):
-                yield "*", None
-
-
-def _value_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.Attribute) -> ast.Call | None:
-    """The call stored to ``target`` by a plain ``self.x = Class(...)`` (one target, or one element of a tuple
-    assigned a tuple of as many values); None for anything else."""
-    for stmt in walked_of(fn, ast.Assign):
-        if len(stmt.targets) != 1:
-            continue
-        pairs = [(stmt.targets[0], stmt.value)]
-        if isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple):
-            pairs = list(zip(stmt.targets[0].elts, stmt.value.elts, strict=False))
-        for stored, value in pairs:
-            if stored is target and isinstance(value, ast.Call):
-                return value
-    return None
-
-
-def _class_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, built: _Built) -> bool:
-    """``Class(...)`` or ``nn.Linear(...)`` of a name ``__init__`` does not bind itself (not a factory it is given),
-    its arguments handing on no part of the object but its attributes."""
-    dotted = scan.dotted_name(built.call.func)
-    bound = {*scan.params_of(fn), *(n.id for n in walked_of(fn, ast.Name) if isinstance(n.ctx, ast.Store))}
-    if dotted is None or dotted.split(".")[0] in bound:
-        return False
-    arguments = _arguments(built.call)
-    nested = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-    whole = any(_is(n, built.receiver) for a in arguments for n in _bare(a))
-    return not whole and not any(isinstance(n, nested) for a in arguments for n in ast.walk(a))
-
-
-def _groups(clean: dict[str, _Built]) -> dict[str, frozenset[str]]:
+def _groups(clean: dict[str, Built]) -> dict[str, frozenset[str]]:
     """Each attribute -> the attributes it is one group with: a submodule and the attributes (and the locals of
     ``__init__`` made by a call) its arguments hand on (``_handed``)."""
     edges: dict[str, set[str]] = {}
     for attr, built in clean.items():
-        for node in (n for a in _arguments(built.call) for n in _handed(a)):
+        for node in (n for a in arguments(built.call) for n in _handed(a)):
             other = _attribute_chain(node, built.receiver) if isinstance(node, ast.Attribute) else None
             other = other or (f"local:{node.id}" if isinstance(node, ast.Name) and node.id in built.made else None)
             if other is not None and other != attr:
@@ -197,10 +145,6 @@ def _handed(node: ast.expr) -> Iterator[ast.expr]:
             yield from _handed(child)
 
 
-def _arguments(call: ast.Call) -> list[ast.expr]:
-    return [*call.args, *(k.value for k in call.keywords)]
-
-
 def _closure(start: str, edges: dict[str, set[str]]) -> frozenset[str]:
     seen, todo = {start}, [start]
     while todo:
@@ -210,32 +154,12 @@ def _closure(start: str, edges: dict[str, set[str]]) -> frozenset[str]:
     return frozenset(seen)
 
 
-def _call_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The locals ``fn`` binds to what a call returns (``w = nn.Parameter(...)``)."""
-    return frozenset(
-        {
-            t.id
-            for stmt in walked_of(fn, ast.Assign)
-            if isinstance(stmt.value, ast.Call)
-            for t in stmt.targets
-            if isinstance(t, ast.Name)
-        }
-    )
-
-
 def _attribute_chain(node: ast.expr, receiver: str) -> str | None:
     """The first attribute of a chain rooted at ``receiver`` (``self.a.b.c`` -> ``a``); None for any other."""
     first = None
     while isinstance(node, ast.Attribute):
         first, node = node.attr, node.value
     return first if _is(node, receiver) else None
-
-
-def _bare(node: ast.expr) -> Iterator[ast.Name]:
-    """The names ``node`` reads other than as the object of an attribute (``self`` in ``f(self)``, not in
-    ``self.x``)."""
-    objects = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-    yield from (n for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in objects)
 
 
 def _on_super(func: ast.expr) -> bool:
