@@ -3,7 +3,8 @@
 The collector reads the decorators (so the index and the collector never disagree); this module adds what
 a caller needs to know without reading the callee's file: its fork and join events (fresh names in its
 module), its signature, what it writes or reads of its arguments and its object, whether it runs compiled
-apart, whether it flips its own guard. A class's submodules are recorded for every module indexed.
+apart, whether it flips its own guard. A class's submodules are recorded for every module indexed; once all are,
+what other modules say of each stream function is added (:meth:`settle`, ``across_files.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from codegen.frontend.collect import collect
 from codegen.frontend.ir import StreamFunction
 from codegen.frontend.signature import is_static, signature_of
 from codegen.index import scan
+from codegen.index.across_files import settled
 from codegen.index.elements import element_classes
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
@@ -53,6 +55,13 @@ class Definitions:
         )
         if pyast.mentions_npudsl(source):
             self.shared.update(_add_streams(self, module, tree, source))
+
+    def settle(self, index: object) -> None:
+        """Once every module is added (``index``: the run's index so far): what other modules say of each stream
+        function (``across_files.py``: submodules of bases there, parameters written through their functions)."""
+        for key, info in list(self.callees.items()):
+            owner = info.qualname.rpartition(".")[0]
+            self.callees[key] = settled(index, info, self.submodules.get(f"{info.module}:{owner}", {}))
 
 
 def _add_submodules(module: str, tree: ast.Module, submodules: dict[str, dict[str, str]]) -> None:

@@ -76,6 +76,7 @@ def _indexed(
         imports=imports or {module: scan.imported_names(tree) for module, tree, _ in trees},
         returns=returns,
     )
+    found.settle(partial)  # bases in other modules: their submodules
     return _with_calls(partial, trees)
 
 

@@ -22,6 +22,7 @@ from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
+from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
@@ -53,6 +54,7 @@ class CallerContext:
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
+    object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
 
 
 def event_context(
@@ -78,7 +80,15 @@ def event_context(
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
+        object_state=_object_state(module, qualname, receiver),
     )
+
+
+def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:
+    owner = qualname.rpartition(".")[0]
+    if receiver is None or not owner:
+        return None
+    return object_state(module.index, module.ir.module_name, module.tree, owner, receiver)
 
 
 def _current(module: CallerModule, qualname: str) -> CurrentStream:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.lower.flow.analyze import Analysis
+from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.transfer import Relations
 from codegen.lower.plan import Cond, EventRef
@@ -70,6 +71,7 @@ class CallerFacts:
     guard_aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # returned_inputs.py, by call
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (held_params.py)
+    object_state: ObjectState | None = None  # what calls through the caller's object change (object_state.py)
 
     @property
     def sites(self) -> list[Site]:

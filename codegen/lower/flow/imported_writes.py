@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
+from codegen.index.class_chain import forward_of
 from codegen.index.returns import home_of
 from codegen.lower.flow.imports import resolve_spec
 from codegen.lower.flow.param_writes import callee_writes
@@ -72,8 +73,10 @@ def _target(
     if owner is None or func.value.id != receiver:
         return None
     made = index.submodules.get(f"{module}:{owner}", {}).get(func.attr)  # type: ignore[attr-defined]
-    if made is None or (made in index.imports.get(module, {}) and made not in imports):  # type: ignore[attr-defined]
-        return None  # no submodule, or its class comes from outside the package
+    if made is None:  # assigned by a base in another module, or by one the run does not hold
+        return forward_of(index, module, owner, func.attr)
+    if made in index.imports.get(module, {}) and made not in imports:  # type: ignore[attr-defined]
+        return None  # its class comes from outside the package
     return home_of(index, module, made), f"{imports.get(made, made)}.forward"
 
 

@@ -107,7 +107,7 @@ def _needed(
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)
-        if touches(p.names, reads) or p.inputs & written or _state_crosses(p, site, relations)
+        if touches(p.names, reads) or _writes_inputs(p, written, site, relations) or _state_crosses(p, site, relations)
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
@@ -120,6 +120,11 @@ def _forked(state: State, site: SiteView, steps: list[Step], relations: Relation
     relayed = [s.site for s in steps if isinstance(s, Relay)]
     covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
     return fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
+
+
+def _writes_inputs(entry: Pending, written: set[str] | frozenset[str], site: SiteView | None, rel: Relations) -> bool:
+    """``stmt`` writes in place what ``entry`` reads: on another stream (its own stream runs it after the read)."""
+    return bool(entry.inputs & written) and (site is None or rel.consume(entry.site, site.index) != "none")
 
 
 def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:

@@ -179,5 +179,6 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         guard_aliases=guard_aliases(fn),
         returned=context.returned,
         held_params=context.held_params,
+        object_state=context.object_state,
     )
     return _Lowering(facts=facts, context=context).run()
