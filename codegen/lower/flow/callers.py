@@ -66,7 +66,8 @@ def _plan(module: CallerModule, qualname: str, fn: _Function, sites: list[Site],
     manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
     receiver = receiver_of(qualname, fn)
     if event_sync:
-        plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto))
+        fixed = frozenset(s.stmt for s in manual)
+        plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto), fixed)
         split_chains(fn, plan, module.warn)
     else:
         plan = _ge_plan(module, qualname, fn, receiver, auto)
