@@ -2,6 +2,8 @@
 
 Only a call that forks (:mod:`~codegen.lower.flow.fork`) gets any of this; the first case that holds decides:
 
+- it is given a result only earlier calls on its stream bind, whose fork ordered it too
+  (:mod:`~codegen.lower.flow.bound_fork`): nothing at all;
 - an earlier record of the caller serves (:func:`~codegen.lower.flow.reuse.earlier_fork`), and no call is forked
   at this very point: the side stream waits for that record, unless it already did; nothing is recorded here
   (so the next call shares no fork at this point);
@@ -20,6 +22,7 @@ import ast
 import attrs
 
 from codegen.lower.flow import fold
+from codegen.lower.flow.bound_fork import bound_fork
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
@@ -52,6 +55,10 @@ class Forks:
         if not self.forks[site.index]:
             return []
         shared = fold.same_point(self.facts, site, before, steps, self.forked_at) or self._chained(site, before, steps)
+        bound = bound_fork(self.facts, site, self.forked_at) if shared is None else None
+        if bound is not None:
+            self.forked_at[site.stmt] = bound
+            return []
         earlier = earlier_fork(self.facts, site, self.recorded)
         if shared is None and earlier is not None:
             return [Wait(event=earlier[0], when=guard)] if site.tag not in earlier[2] else []
