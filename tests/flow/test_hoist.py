@@ -176,9 +176,9 @@ def test_three_calls_one_block() -> None:
 
 
 def test_the_native_targets_move_the_same_calls() -> None:
-    for target in ("cuda", "npugraph_ex", "aclgraph"):
+    for target in ("cuda", "npugraph_ex", "aclgraph", "ge"):
         body = _body("parts", target)
-        assert body.index("self.third(b, x, cache)") < body.index("m = x * 2")
+        assert body.index("self.third(b, x, cache)") < body.index("n = m + 1")  # GE: the first call needs no edge
 
 
 @pytest.mark.parametrize("method", ["reads_written", "writes_read", "rebinds", "returns_between", "other_stream"])
@@ -200,10 +200,11 @@ def test_not_above_a_wait_for_its_callee() -> None:
     assert body.index('runtime.wait("m.Model.first.join")') < body.index("h = a * 2")
 
 
+@pytest.mark.parametrize("target", ["portable", "ge"])
 @pytest.mark.parametrize("on", [True, False])
 @pytest.mark.parametrize("method", sorted(_EXPECTED))
-def test_race_free_and_exact(method: str, on: bool) -> None:
-    code = transform_source(SOURCE, path="m.py", target="portable")
+def test_race_free_and_exact(method: str, on: bool, target: str) -> None:
+    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(2, 3)
-    got = run_checked(code, "portable", lambda m: m.Caller(method, on), (x,))
+    got = run_checked(code, target, lambda m: m.Caller(method, on), (x,))
     torch.testing.assert_close(got, _EXPECTED[method](x))

@@ -33,7 +33,7 @@ from codegen.lower.flow.hoist_above import alone, may_move
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.flow.transfer import Relations, Step
-from codegen.lower.plan import Anchor, CallerPlan, KeepAlive, Record, Wait
+from codegen.lower.plan import Anchor, Assign, CallerPlan, KeepAlive
 
 __all__ = ["Apart", "Trial", "hoisted"]
 
@@ -136,11 +136,11 @@ def _kept_apart(found: Trial, apart: Apart, site: Site, between: list[ast.stmt])
 
 
 def _cost(plan: CallerPlan, fn: _Function) -> int:
-    """The sync calls ``plan`` issues, as written: records, waits, kept tensors, and one switch per ``with``
-    (consecutive wraps on one stream with nothing between share one)."""
+    """The sync calls ``plan`` issues, as written: records, waits, GE's tokens and edges, kept tensors, and one
+    switch per ``with`` (consecutive wraps on one stream with nothing between share one); flags are free."""
     steps = [s for found in plan.steps.values() for s in found]
     steps += [s for w in plan.wraps.values() for s in (*w.enter, *w.leave)]
-    calls = sum(len(s.values) if isinstance(s, KeepAlive) else isinstance(s, (Record, Wait)) for s in steps)
+    calls = sum(len(s.values) if isinstance(s, KeepAlive) else not isinstance(s, Assign) for s in steps)
     return calls + _switches(plan, fn)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -34,7 +35,7 @@ from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
-__all__ = ["Round", "apart_round", "plan_caller"]
+__all__ = ["Round", "apart_round", "hoisted_plan", "plan_caller"]
 
 
 def plan_caller(
@@ -53,12 +54,40 @@ def plan_caller(
     taken = set(context.flags.taken)
     plan = lower_sites(fn, _planned(fn, found, context, stability), context)
     apart = hoist.Apart(sites=found.sites, keys=found.keys, relations=found.relations)
-    trial = functools.partial(_trial, sites=sites, context=context, taken=taken)
-    return hoist.hoisted(fn, apart, plan, trial, context.barriers | fixed)
+    lowered = functools.partial(lower_sites, context=context)
+    trial = functools.partial(_trial, sites=sites, context=context, taken=taken, plan_of=lowered)
+    return hoist.hoisted(fn, apart, plan, trial, context.barriers | fixed | {s.stmt for s in sites})
+
+
+def hoisted_plan(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    context: CallerContext,
+    plan_of: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], CallerPlan],
+    fixed: frozenset[ast.stmt] = frozenset(),
+) -> CallerPlan:
+    """The plan ``plan_of`` makes of ``fn`` (GE's: ``ge.py``), with calls moved up where this planner's analysis
+    says they may (``hoist.py``)."""
+    plan = plan_of(fn)
+    found = apart_round(fn, sites, context, Stability(fn, changed=changed_objects(sites)))
+    if found is None:
+        return plan
+    apart = hoist.Apart(sites=found.sites, keys=found.keys, relations=found.relations)
+
+    def made(moved: ast.FunctionDef | ast.AsyncFunctionDef, _: Planned) -> CallerPlan:
+        return plan_of(moved)
+
+    trial = functools.partial(_trial, sites=sites, context=context, taken=set(context.flags.taken), plan_of=made)
+    return hoist.hoisted(fn, apart, plan, trial, context.barriers | fixed | {s.stmt for s in sites})
 
 
 def _trial(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, *, sites: list[Site], context: CallerContext, taken: set[str]
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    sites: list[Site],
+    context: CallerContext,
+    taken: set[str],
+    plan_of: Callable[[ast.FunctionDef | ast.AsyncFunctionDef, Planned], CallerPlan],
 ) -> hoist.Trial | None:
     """The round and plan of ``fn`` with some calls moved, its generated names as fresh as the first plan's."""
     stability = Stability(fn, changed=changed_objects(sites))
@@ -67,7 +96,7 @@ def _trial(
         return None
     context.flags.taken = set(taken)
     planned = _planned(fn, found, context, stability)
-    return hoist.Trial(sites=found.sites, steps=planned.result.steps, plan=lower_sites(fn, planned, context))
+    return hoist.Trial(sites=found.sites, steps=planned.result.steps, plan=plan_of(fn, planned))
 
 
 def _planned(
