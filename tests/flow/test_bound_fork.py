@@ -6,7 +6,9 @@ scale cache under ``if k is not None and s is not None:``, both on the overlap s
 the scale update reads, so it runs after the key update's fork with no record or wait of its own. Where the main
 stream writes in place what it reads (``written``, also through a view: ``view_written``) or rebinds it
 (``rebound``), it records its own fork. Each case runs under the race checker, with the stream on and off and the
-key update skipped or not, and equals the same arithmetic on one stream.
+key update skipped or not, and equals the same arithmetic on one stream. Joined where the key update is, the scale
+update records the key update's join event, and one wait joins both (``shared_join.py``); joined apart
+(``joined_apart``), it records its own.
 """
 
 from __future__ import annotations
@@ -51,6 +53,19 @@ class Model(nn.Module):
             self.scales(s, cache2, slots)
         h = q * 7
         return h + cache + cache2
+
+    def joined_apart(self, x):
+        cache, cache2, slots = self.cache * 0, self.cache * 0, x + 2
+        k = None if self.empty else x * 1
+        if k is not None:
+            k, s = self.quant(k, cache)
+        q = x * 5
+        q.mul_(2)
+        if k is not None and s is not None:
+            self.scales(s, cache2, slots)
+        g = q * 7
+        h = g + cache2
+        return h + cache
 
     def written(self, x):
         cache, cache2, slots = self.cache * 0, self.cache * 0, x + 2
@@ -97,9 +112,24 @@ def _body(method: str) -> str:
 
 def test_no_fork_after_the_binders_fork() -> None:
     body = _body("sibling")
-    assert body.count("runtime.record(") == 3  # the key update's fork; both joins
     assert "m.Model.scales.fork" not in body
     assert body.count('runtime.wait("m.Model.quant.fork")') == 1
+
+
+def test_one_join_event_for_both() -> None:
+    """The scale update records the key update's join event; the one wait, under the key update's flag, joins
+    both (``shared_join.py``)."""
+    body = _body("sibling")
+    assert "m.Model.scales.join" not in body
+    assert body.count('runtime.record("m.Model.quant.join")') == 2
+    assert body.count('runtime.wait("m.Model.quant.join")') == 1
+    assert body.index('runtime.record("m.Model.quant.join")', body.index("self.scales(")) < body.index("h = q * 7")
+
+
+def test_own_join_event_where_joined_apart() -> None:
+    body = _body("joined_apart")
+    assert 'runtime.record("m.Model.scales.join")' in body
+    assert body.index('runtime.wait("m.Model.scales.join")') < body.index("h = g + cache2")
 
 
 @pytest.mark.parametrize("method", ["written", "view_written", "rebound"])
@@ -111,7 +141,7 @@ def test_own_fork_after_its_inputs_changed(method: str) -> None:
 
 @pytest.mark.parametrize("empty", [False, True])
 @pytest.mark.parametrize("on", [True, False])
-@pytest.mark.parametrize("method", ["sibling", "written", "view_written", "rebound"])
+@pytest.mark.parametrize("method", ["sibling", "joined_apart", "written", "view_written", "rebound"])
 def test_race_free_and_exact(method: str, on: bool, empty: bool) -> None:
     code = transform_source(SOURCE, path="m.py", target="portable")
     x = torch.randn(2, 3)
