@@ -56,7 +56,9 @@ def _binder_fork(facts: CallerFacts, site: Site, binder: Site, forked_at: dict[a
     before = (binder.stmt.end_lineno or binder.stmt.lineno) < site.stmt.lineno
     if found is None or site.tag not in found[2] or not before or binder.stmt in facts.looped:
         return None
-    same = facts.same_guard(facts.syncs[binder.index].guard_text, facts.syncs[site.index].guard_text)
+    relations, syncs = facts.relations, facts.syncs  # one guard, read once: each forks wherever the other does
+    same = relations.covers(binder.index, site.index) and relations.covers(site.index, binder.index)
+    same = same and facts.same_guard(syncs[binder.index].guard_text, syncs[site.index].guard_text)
     return found if same and binder.tag == site.tag else None
 
 

@@ -36,14 +36,18 @@ def shared_joins(facts: CallerFacts) -> dict[int, int]:
 
 
 def _shares(facts: CallerFacts, earlier: Site, later: Site) -> bool:
-    same = facts.same_guard(facts.syncs[earlier.index].guard_text, facts.syncs[later.index].guard_text)
+    """One stream and one guard read once (each forks wherever the other does), in no loop, no other call of
+    either callee, joined at the same places only."""
+    relations, syncs = facts.relations, facts.syncs
+    same = relations.covers(earlier.index, later.index) and relations.covers(later.index, earlier.index)
+    same = same and facts.same_guard(syncs[earlier.index].guard_text, syncs[later.index].guard_text)
     keys = [s.callee.key for s in facts.sites]  # type: ignore[attr-defined]
     alone = keys.count(earlier.callee.key) == 1 and keys.count(later.callee.key) == 1  # type: ignore[attr-defined]
     looped = earlier.stmt in facts.looped or later.stmt in facts.looped
-    if not same or not alone or looped or earlier.tag != later.tag or earlier.index >= later.index:
+    if not same or not alone or looped or earlier.index >= later.index:
         return False
     anchors = _joined_at(facts, earlier.index)
-    return anchors is not None and bool(anchors) and anchors == _joined_at(facts, later.index)
+    return bool(anchors) and anchors == _joined_at(facts, later.index)
 
 
 def _joined_at(facts: CallerFacts, index: int) -> set[Anchor] | None:
