@@ -120,6 +120,7 @@ def _callee(
         reads_state=reads_state(node, signature.receiver, owned),
         class_level=fn.class_level,
         static=fn.owner is not None and is_static(node),
+        user_events=bool(fn.waits or fn.records),
     )
 
 

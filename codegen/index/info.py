@@ -39,6 +39,7 @@ class CalleeInfo:
     flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once
     class_level: bool = False  # a decorated class: the key names its forward
     static: bool = False  # a staticmethod
+    user_events: bool = False  # it waits for or records an event of the user's (``@after``, ``@records``)
 
     @property
     def module(self) -> str:

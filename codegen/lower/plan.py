@@ -97,6 +97,7 @@ class CallerPlan:
     calls: dict[ast.Call, CallEdit] = attrs.Factory(dict)
     wraps: dict[ast.stmt, Wrap] = attrs.Factory(dict)
     splits: dict[ast.stmt, str] = attrs.Factory(dict)  # a statement whose first operand a step bound to this name
+    moves: dict[ast.stmt, ast.stmt] = attrs.Factory(dict)  # a side call issued right after another (``hoist.py``)
 
 
 @attrs.frozen(kw_only=True)

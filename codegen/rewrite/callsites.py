@@ -19,6 +19,7 @@ from codegen.lower.plan import CallerPlan
 from codegen.rewrite.build import guarded_statements
 from codegen.rewrite.callsite_edits import edited_statement
 from codegen.rewrite.callsite_wraps import Wraps
+from codegen.rewrite.moved import Pair, moved_order
 from codegen.targets.base import Spelling
 
 __all__ = ["apply_caller_plan"]
@@ -53,10 +54,12 @@ class _Placer:
         """Each libcst statement of an indented block with the ``ast`` statements it holds."""
         out: list[cst.BaseStatement] = []
         at = 0
+        pairs: list[Pair] = []
         for stmt in body:
             count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-            parts = stmts[at : at + count]
+            pairs.append((stmt, stmts[at : at + count]))
             at += count
+        for stmt, parts in moved_order(pairs, self.plan.moves):
             out += (
                 self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else self.compound(stmt, parts[0])  # type: ignore[arg-type]
             )

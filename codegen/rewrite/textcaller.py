@@ -42,6 +42,8 @@ class CallerText:
 
         The target is asked for each text in the order ``callsites`` asks (it remembers what the code
         needs in that order: its helpers, its streams)."""
+        if any(stmt in self.plan.moves for stmt in stmts):
+            raise Unsupported("a call moved up (libcst's ``moved.py`` reorders the statements)")
         items, changed, first_items, first_touched = self._items(stmts)
         end = self.spelled("end", owner, field)
         items += [Gen(tuple(end))] if end else []

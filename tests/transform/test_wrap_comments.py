@@ -4,7 +4,8 @@ Real engine code comments its steps: ``y = self.a(x)``, a blank line, ``# then b
 "side". The plan runs the two in one block (one fork, one join); the rewriters used to keep a statement with
 lines above it out of the ``with`` before it, which spelled the block as two switches. The lines now move inside
 the one ``with``, above the statement they were above, on the text path and on libcst's alike; a statement
-between still keeps two blocks. Every case runs under the race checker and equals the undecorated arithmetic.
+between that the second call may not be issued above (``hoist.py``: it writes in place what that call reads) still
+keeps two blocks. Every case runs under the race checker and equals the undecorated arithmetic.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Model(nn.Module):
         y = self.a(x)
         # the caller's own work
         v = x * 4
+        y.mul_(1)
         z = self.b(y)
         w = x - 1
         return z + w + (v - v)

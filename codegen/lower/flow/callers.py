@@ -28,7 +28,7 @@ from codegen.lower.flow.ge_layers import submodules
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.manual import with_manual_sites
-from codegen.lower.flow.planner import plan_caller
+from codegen.lower.flow.planner import hoisted_plan, plan_caller
 from codegen.lower.flow.reorder_hints import split_chains
 from codegen.lower.flow.sites import Site
 from codegen.lower.hygiene import ModuleNames
@@ -66,10 +66,11 @@ def _plan(module: CallerModule, qualname: str, fn: _Function, sites: list[Site],
     manual = [s for s in sites if not s.callee.auto]  # type: ignore[attr-defined]
     receiver = receiver_of(qualname, fn)
     if event_sync:
-        plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto))
+        fixed = frozenset(s.stmt for s in manual)
+        plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto), fixed)
         split_chains(fn, plan, module.warn)
     else:
-        plan = _ge_plan(module, qualname, fn, receiver, auto)
+        plan = _ge_plan(module, qualname, fn, receiver, auto, frozenset(s.stmt for s in manual))
     owner = qualname.rpartition(".")[0] or None
     events = EventFacts.of(module.ir.functions, module.tree) if manual else None
     return with_manual_sites(
@@ -77,12 +78,27 @@ def _plan(module: CallerModule, qualname: str, fn: _Function, sites: list[Site],
     )
 
 
-def _ge_plan(module: CallerModule, qualname: str, fn: _Function, receiver: str | None, auto: list[Site]) -> CallerPlan:
-    """GE: what functions of other files of the run return makes single fork edges."""
+def _ge_plan(
+    module: CallerModule,
+    qualname: str,
+    fn: _Function,
+    receiver: str | None,
+    auto: list[Site],
+    fixed: frozenset[ast.stmt],
+) -> CallerPlan:
+    """GE: what functions of other files of the run return makes single fork edges; a call moves up into the block
+    of the call before it on its stream as with events (``hoist.py``)."""
     run = run_returns(module.index, module.ir.module_name, module.tree, qualname.rpartition(".")[0], receiver)
     returns = local_returns(module.tree, qualname, receiver, run)
     layers = submodules(module.tree, qualname, receiver)
-    return fork_waits(fn, auto, method="." in qualname, returns=returns, flags=module.flags(), submodules=layers)
+    method = "." in qualname
+
+    def plan_of(body: _Function) -> CallerPlan:
+        return fork_waits(body, auto, method=method, returns=returns, flags=module.flags(), submodules=layers)
+
+    if len(auto) < 2:
+        return plan_of(fn)
+    return hoisted_plan(fn, auto, event_context(module, qualname, fn, receiver, auto), plan_of, fixed)
 
 
 def _numbered(sites: Iterable[Site]) -> list[Site]:

@@ -16,7 +16,7 @@ from codegen.lower.flow.aliasing import aliasing
 __all__ = ["alias_groups", "widened"]
 
 
-def alias_groups(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, frozenset[str]]:
+def alias_groups(fn: ast.AST) -> dict[str, frozenset[str]]:
     """{name: every name that may share its memory} for the names the caller binds as views of others."""
     parent: dict[str, str] = {}
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow import early, split
+from codegen.lower.flow import early, hoist, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.call_bound import call_bound
@@ -34,16 +35,68 @@ from codegen.lower.flow.transfer import Join, SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
-__all__ = ["Round", "apart_round", "plan_caller"]
+__all__ = ["Round", "apart_round", "hoisted_plan", "plan_caller"]
 
 
-def plan_caller(fn: ast.FunctionDef | ast.AsyncFunctionDef, sites: list[Site], context: CallerContext) -> CallerPlan:
-    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``)."""
+def plan_caller(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    context: CallerContext,
+    fixed: frozenset[ast.stmt] = frozenset(),
+) -> CallerPlan:
+    """The steps of one caller with planned ``sites`` (their ``index`` is their position in ``sites``); a call on a
+    side stream may be issued in the block of the call before it on its stream (``hoist.py``), across no statement
+    of ``fixed`` (the ``sync="manual"`` calls)."""
     stability = Stability(fn, changed=changed_objects(sites))
     found = apart_round(fn, sites, context, stability)
     if found is None:
         return CallerPlan(steps={})
-    return lower_sites(fn, _planned(fn, found, context, stability), context)
+    taken = set(context.flags.taken)
+    plan = lower_sites(fn, _planned(fn, found, context, stability), context)
+    apart = hoist.Apart(sites=found.sites, keys=found.keys, relations=found.relations)
+    lowered = functools.partial(lower_sites, context=context)
+    trial = functools.partial(_trial, sites=sites, context=context, taken=taken, plan_of=lowered)
+    return hoist.hoisted(fn, apart, plan, trial, context.barriers | fixed | {s.stmt for s in sites})
+
+
+def hoisted_plan(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[Site],
+    context: CallerContext,
+    plan_of: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], CallerPlan],
+    fixed: frozenset[ast.stmt] = frozenset(),
+) -> CallerPlan:
+    """The plan ``plan_of`` makes of ``fn`` (GE's: ``ge.py``), with calls moved up where this planner's analysis
+    says they may (``hoist.py``)."""
+    plan = plan_of(fn)
+    found = apart_round(fn, sites, context, Stability(fn, changed=changed_objects(sites)))
+    if found is None:
+        return plan
+    apart = hoist.Apart(sites=found.sites, keys=found.keys, relations=found.relations)
+
+    def made(moved: ast.FunctionDef | ast.AsyncFunctionDef, _: Planned) -> CallerPlan:
+        return plan_of(moved)
+
+    trial = functools.partial(_trial, sites=sites, context=context, taken=set(context.flags.taken), plan_of=made)
+    return hoist.hoisted(fn, apart, plan, trial, context.barriers | fixed | {s.stmt for s in sites})
+
+
+def _trial(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    sites: list[Site],
+    context: CallerContext,
+    taken: set[str],
+    plan_of: Callable[[ast.FunctionDef | ast.AsyncFunctionDef, Planned], CallerPlan],
+) -> hoist.Trial | None:
+    """The round and plan of ``fn`` with some calls moved, its generated names as fresh as the first plan's."""
+    stability = Stability(fn, changed=changed_objects(sites))
+    found = apart_round(fn, sites, context, stability)
+    if found is None:
+        return None
+    context.flags.taken = set(taken)
+    planned = _planned(fn, found, context, stability)
+    return hoist.Trial(sites=found.sites, steps=planned.result.steps, plan=plan_of(fn, planned))
 
 
 def _planned(

@@ -9,7 +9,7 @@ where one already does the work.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from codegen.lower.flow.aliasing import views_of
 from codegen.lower.flow.exprs import bound_names
@@ -27,18 +27,21 @@ def waited_with(
     joins: list[tuple[Anchor, Join]],
     event_of: Callable[[int], EventRef],
     relations: Relations,
+    joined_as: Mapping[int, int] = {},
 ) -> bool:
     """Another join at ``anchor`` waits for the same event whenever this one would: a call of the same callee,
-    on the same stream under the same guard, forked on every path (this one only on some)."""
+    on the same stream under the same guard, forked on every path (this one only on some); or the call whose
+    join event this one records, which ran wherever this one did (``shared_join.py``)."""
     if not join.may:
         return False
     event = event_of(join.site)
     return any(
         where == anchor
-        and not other.may
         and event_of(other.site) == event
-        and relations.covers(join.site, other.site)
-        and relations.covers(other.site, join.site)
+        and (
+            joined_as.get(join.site) == other.site
+            or (not other.may and relations.covers(join.site, other.site) and relations.covers(other.site, join.site))
+        )
         for where, other in joins
     )
 

@@ -25,6 +25,7 @@ from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
+from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
@@ -59,12 +60,14 @@ class _Lowering:
     ahead: Ahead = attrs.Factory(dict)  # tensors kept alive before a loop over their views
     kept_ahead: set[tuple[ast.stmt, str]] = attrs.Factory(set)  # ... whose step is placed
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
+    joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
+        self.joined_as = shared_joins(self.facts)
         relays, joins = self._placed()
         for anchor, join in joins:
-            waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations)
+            waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
@@ -112,7 +115,7 @@ class _Lowering:
         return Wait(event=self._join_event(site), when=self._when(site, may))
 
     def _join_event(self, site: int) -> EventRef:
-        return self.context.events(self.facts.sites[site]).join
+        return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
     def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
@@ -136,7 +139,8 @@ class _Lowering:
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
         waited = {self._join_event(i).var for i in self.waited}
-        leave = (Record(event=events.join, when=guard),) if events.join.var in waited else ()
+        join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
+        leave = (Record(event=join, when=guard),) if join.var in waited else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 

@@ -1,0 +1,168 @@
+"""A later call on a side stream issued in an earlier call's block, above main-stream work that does not touch it.
+
+vllm-ascend's DeepSeek-V4 MLA prolog runs its KV half as three calls on the overlap stream with main-stream work
+between them (the query's quantization, its matmuls, its norm): three ``with`` blocks, the third forked again.
+A careful engineer issues the three as one block at the first fork: the side stream has all its work at once,
+and the main stream's statements keep their order. A call moves up to right after the call before it on its
+stream when both stand in the function's body, on one stream and priority, under one guard read once (the
+planner's keys), and:
+
+- the statements between may be run after it as the source reads (``hoist_above.py``: no jump, nothing bound
+  that it reads or binds, no planned or manual call, no graph break);
+- the planner's analysis of the function with the call moved joins it nowhere among them: nothing there reads
+  what it makes or writes, nor writes what it reads (the test the planner makes for any work that runs while
+  the call is pending: the two may run in either order); nor joins an earlier call of its callee there (the
+  wait for that call's join event would wait for the moved call too);
+- the plan made so issues fewer sync calls (switches, records, waits, kept tensors) than without the move.
+
+The moves are tried one at a time in source order, each on the order the earlier ones left; a call keeps its
+place where any test fails. The plan says which statement now follows which (``CallerPlan.moves``); the rewriter
+moves the lines (``codegen/rewrite/moved.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable, Collection
+
+import attrs
+
+from codegen.index.walked import walked
+from codegen.lower.flow.hoist_above import alone, may_move
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.statements import statement_blocks
+from codegen.lower.flow.transfer import Relations, Step
+from codegen.lower.plan import Anchor, Assign, CallerPlan, KeepAlive
+
+__all__ = ["Apart", "Trial", "hoisted"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen(kw_only=True)
+class Apart:
+    """The planner's round of the function as written: its calls, their guard keys and relations."""
+
+    sites: list[Site]
+    keys: list[str | None]
+    relations: Relations
+
+
+@attrs.frozen(kw_only=True)
+class Trial:
+    """The planner's round and plan of the function with some calls moved."""
+
+    sites: list[Site]
+    steps: dict[Anchor, list[Step]]
+    plan: CallerPlan
+
+
+def hoisted(
+    fn: _Function,
+    apart: Apart,
+    plan: CallerPlan,
+    trial: Callable[[_Function], Trial | None],
+    fixed: Collection[ast.stmt],
+) -> CallerPlan:
+    """``plan``, or the plan of ``fn`` with calls moved up where every test holds (``trial``: plans a reordered
+    copy; ``fixed``: statements no call moves across)."""
+    order, moves, best, cost = list(fn.body), dict[ast.stmt, ast.stmt](), plan, _cost(plan, fn)
+    planned = {s.stmt: s for s in apart.sites}
+    for site in [s for s in apart.sites if s.stmt in fn.body]:
+        earlier = _earlier(site, order, planned)
+        if earlier is None or not _pair(earlier, site, apart, fn.body):
+            continue
+        at, to = order.index(site.stmt), order.index(earlier.stmt)
+        between = order[to + 1 : at]
+        if not may_move(site, between, {*fixed, *planned}):
+            continue
+        moved = [*order[: to + 1], site.stmt, *between, *order[at + 1 :]]
+        copied = _copied(fn, moved)
+        found = trial(copied)
+        if found is None or not _kept_apart(found, apart, site, between) or _cost(found.plan, copied) >= cost:
+            continue
+        order, moves[site.stmt], cost = moved, earlier.stmt, _cost(found.plan, copied)
+        best = _restored(found.plan, copied, fn)
+    return attrs.evolve(best, moves=moves) if moves else plan
+
+
+def _earlier(site: Site, order: list[ast.stmt], planned: dict[ast.stmt, Site]) -> Site | None:
+    """The planned call of the function's body nearest before ``site`` in ``order`` (None: none, or a planned call
+    nested in a statement between)."""
+    at = order.index(site.stmt)
+    for stmt in reversed(order[:at]):
+        if stmt in planned:
+            return planned[stmt]
+        if any(node in planned for node in walked(stmt)):
+            return None
+    return None
+
+
+def _pair(earlier: Site, site: Site, apart: Apart, body: list[ast.stmt]) -> bool:
+    """One stream and priority, one guard read once, each alone on its lines."""
+    key = apart.keys[site.index]
+    return (
+        earlier.tag == site.tag
+        and earlier.callee.priority == site.callee.priority  # type: ignore[attr-defined]
+        and apart.keys[earlier.index] == key
+        and not (key or "").startswith("<call")
+        and apart.relations.covers(earlier.index, site.index)
+        and alone(site.stmt, body)
+        and alone(earlier.stmt, body)
+    )
+
+
+def _copied(fn: _Function, order: list[ast.stmt]) -> _Function:
+    """``fn`` with its body in ``order`` (the same statements: the plan's anchors stay theirs)."""
+    found = copy.copy(fn)
+    found.body = order
+    return found
+
+
+def _kept_apart(found: Trial, apart: Apart, site: Site, between: list[ast.stmt]) -> bool:
+    """The same calls are planned, and no join or relay among ``between`` reads the moved call's event: none of
+    its own, nor one of an earlier call of its callee (that wait would wait for the moved call too)."""
+    if [s.stmt for s in found.sites] != [s.stmt for s in apart.sites]:
+        return False
+    key = site.callee.key  # type: ignore[attr-defined]
+    inside = {id(node) for stmt in between for node in walked(stmt)}
+    return not any(
+        found.sites[step.site].callee.key == key  # type: ignore[attr-defined]
+        for anchor, steps in found.steps.items()
+        if id(anchor[1]) in inside
+        for step in steps
+    )
+
+
+def _cost(plan: CallerPlan, fn: _Function) -> int:
+    """The sync calls ``plan`` issues, as written: records, waits, GE's tokens and edges, kept tensors, and one
+    switch per ``with`` (consecutive wraps on one stream with nothing between share one); flags are free."""
+    steps = [s for found in plan.steps.values() for s in found]
+    steps += [s for w in plan.wraps.values() for s in (*w.enter, *w.leave)]
+    calls = sum(len(s.values) if isinstance(s, KeepAlive) else not isinstance(s, Assign) for s in steps)
+    return calls + _switches(plan, fn)
+
+
+def _switches(plan: CallerPlan, fn: _Function) -> int:
+    blocks = statement_blocks(fn)
+    found = 0
+    for stmt, wrap in plan.wraps.items():
+        block = blocks.get(stmt, [stmt])
+        at = block.index(stmt)
+        before = block[at - 1] if at else None
+        shared = (
+            before is not None
+            and before in plan.wraps
+            and plan.wraps[before].switch == wrap.switch
+            and not plan.steps.get(("after", before, ""))
+            and not plan.steps.get(("before", stmt, ""))
+        )
+        found += not shared
+    return found
+
+
+def _restored(plan: CallerPlan, copied: _Function, fn: _Function) -> CallerPlan:
+    """``plan`` of the reordered copy, its anchors at the end of the copy's body put on ``fn``'s."""
+    steps = {(kind, fn if node is copied else node, field): found for (kind, node, field), found in plan.steps.items()}
+    return attrs.evolve(plan, steps=steps)
