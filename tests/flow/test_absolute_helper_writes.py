@@ -103,6 +103,11 @@ class Model(nn.Module):
     def side(self, x):
         return x * 2
 
+    @on_stream("side")
+    def side_bumps(self, x):
+        bump(x)
+        return x * 2
+
     def absolute_writes(self, x):
         y = self.side(x)
         bump(x)
@@ -148,6 +153,17 @@ class Model(nn.Module):
         z = bumped(x) * x
         return y + z
 
+    def written_on_the_side_stream(self, x):
+        y = self.side_bumps(x)
+        z = x * 3
+        return y + z
+
+    def written_after_a_read_on_one_stream(self, x):
+        y = self.side(x)
+        z = self.side_bumps(x)
+        h = torch.ones_like(y) * 5
+        return y + z + h
+
     def absolute_reads(self, x):
         y = self.side(x)
         z = total(x) * x
@@ -183,6 +199,7 @@ WRITERS = [
     "torch_function_writes",
     "written_by_the_first_operand",
 ]
+SIDE_WRITERS = ["written_on_the_side_stream", "written_after_a_read_on_one_stream"]  # the side call writes
 READERS = ["absolute_reads", "through_a_third_module_reads", "method_of_an_attribute_reads"]
 
 _COUNT = itertools.count()
@@ -231,6 +248,25 @@ def test_a_reader_of_a_module_the_run_holds_keeps_the_overlap(tmp_path: Path, me
     assert body.rindex("runtime.wait(") > body.index(helper)
 
 
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_side_call_writing_through_a_helper_is_joined_before_the_caller_reads(tmp_path: Path, alone: bool) -> None:
+    """``side_bumps``'s body writes ``x`` through ``helpers.bump``: the index reads the callee's module alone, so
+    the site learns it from the run (``caller_sites.py``); ``x * 3`` then waits (here: the call stays on the
+    caller's stream, joined by the very next statement). Before, ``x * 3`` read ``x`` while the side stream wrote
+    it."""
+    body = method_source(_generated(tmp_path, "portable", alone=alone)[1], "written_on_the_side_stream")
+    joins = [line for line in body.splitlines() if "runtime.wait(" in line and '.join")' in line]
+    assert all(body.index(line) < body.index("z = x * 3") for line in joins)
+
+
+def test_a_write_after_a_read_on_one_stream_waits_for_nothing(tmp_path: Path) -> None:
+    """``side_bumps`` writes ``x`` that ``side`` read before it, on the same stream: the stream orders them, so the
+    caller's stream does not wait between the two calls (it would cost a join and the overlap)."""
+    body = method_source(_generated(tmp_path, "portable", alone=False)[1], "written_after_a_read_on_one_stream")
+    between = body[body.index("y = self.side(x)") : body.index("z = self.side_bumps(x)")]
+    assert "runtime.wait(" not in between and body.count("runtime.wait(") == 3
+
+
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:
     if method == "through_a_third_module_a_view":
         bumped = x.clone()
@@ -238,6 +274,10 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
         return x * 2 + bumped
     if method == "torch_function_writes":
         return x * 2 + x.relu()
+    if method == "written_after_a_read_on_one_stream":
+        return x * 2 + (x + 1) * 2 + 5
+    if method == "written_on_the_side_stream":
+        return (x + 1) * 2 + (x + 1) * 3
     if method == "written_by_the_first_operand":
         return x * 2 + (x + 1) * (x + 1)
     if method in WRITERS:
@@ -247,7 +287,7 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
 
 @pytest.mark.parametrize("alone", [False, True])
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
-@pytest.mark.parametrize("method", WRITERS + READERS)
+@pytest.mark.parametrize("method", WRITERS + SIDE_WRITERS + READERS)
 def test_race_free_and_exact(tmp_path: Path, method: str, target: str, alone: bool) -> None:
     name, _ = _generated(tmp_path, target, alone=alone)
     x = torch.randn(2, 3)

@@ -17,7 +17,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import call_writes
 
-__all__ = ["helper_writes"]
+__all__ = ["helper_writes", "stream_call_writes"]
 
 
 def helper_writes(
@@ -41,3 +41,14 @@ def helper_writes(
         if names:
             found[stmt] = names
     return found
+
+
+def stream_call_writes(
+    functions: ModuleFunctions, qualname: str, receiver: str | None, call: ast.Call
+) -> frozenset[str]:
+    """The caller's names a call of a stream function in ``qualname`` (of the module whose functions are
+    ``functions``) writes in place, read through every module of the run its body reaches (``bump(x)`` imported
+    from ``helpers.py``, or from a module the run cannot read): the index's own fact (``CalleeInfo.writes``)
+    reads the callee's module alone, before the run is indexed."""
+    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
+    return frozenset(call_writes(call, functions, owner, receiver))
