@@ -348,3 +348,40 @@ def test_a_top_level_module_reads_its_sibling(tmp_path: Path, alone: bool) -> No
     for method, want in (("sibling_writes", x * 2 + (x + 1)), ("sibling_reads", x * 2 + x.sum() * x)):
         got = run_generated(name, tmp_path / "out", "portable", lambda: (x.clone(),), method=method)
         torch.testing.assert_close(got, want)
+
+
+CYCLE = {
+    "__init__.py": "",
+    "ping.py": "from . import pong\n\n\ndef ping(t, n):\n    return pong.pong(t, n - 1) if n else t.sum()\n",
+    "pong.py": "from .ping import ping\n\n\ndef pong(t, n):\n    return ping(t, n)\n",
+    "model.py": """\
+from torch import nn
+from npudsl import on_stream
+
+from .ping import ping
+
+
+class Model(nn.Module):
+    @on_stream("side")
+    def side(self, x):
+        return x * 2
+
+    def through_a_cycle(self, x):
+        y = self.side(x)
+        z = ping(x, 3) * x
+        return y + z
+""",
+}
+
+
+def test_a_cycle_of_modules_is_read_once(tmp_path: Path) -> None:
+    """``ping`` and ``pong`` call each other across two modules: read once each, they write nothing, and the
+    reader keeps the overlap (the walk ends)."""
+    folder = tmp_path / "cycle"
+    folder.mkdir()
+    for file, source in CYCLE.items():
+        (folder / file).write_text(source, encoding="utf-8")
+    files = read_sources((str(folder / f), str(folder)) for f in ("ping.py", "pong.py", "model.py"))
+    code = next(r.code for r in run(files, target="portable", jobs=1) if r.file.path.endswith("model.py"))
+    body = method_source(code or "", "through_a_cycle")
+    assert body.rindex("runtime.wait(") > body.index("ping(x, 3)")
