@@ -167,7 +167,9 @@ def test_a_helper_of_another_file_not_in_the_run_is_unknown() -> None:
         "from npudsl import on_stream\n", "from npudsl import on_stream\nfrom .layers import write_slots\n"
     )
     body = _method(transform_source(source, path="pkg/m.py", target="portable"), "both")
-    assert 'runtime.record_stream(caches, "side")' in body
+    # unknown, it may also write any argument (``imported_writes.py``): ``slots * 5`` joins first, the call overlaps
+    # nothing and no keep is dropped for it
+    assert "runtime." not in body
 
 
 @pytest.mark.parametrize(
