@@ -164,6 +164,11 @@ class Model(nn.Module):
         h = torch.ones_like(y) * 5
         return y + z + h
 
+    def metadata_to_a_factory(self, x):
+        y = self.side(x)
+        z = torch.ones(x.shape[0], x.shape[1], dtype=x.dtype) * 3
+        return y + z
+
     def absolute_reads(self, x):
         y = self.side(x)
         z = total(x) * x
@@ -200,7 +205,12 @@ WRITERS = [
     "written_by_the_first_operand",
 ]
 SIDE_WRITERS = ["written_on_the_side_stream", "written_after_a_read_on_one_stream"]  # the side call writes
-READERS = ["absolute_reads", "through_a_third_module_reads", "method_of_an_attribute_reads"]
+READERS = [
+    "absolute_reads",
+    "through_a_third_module_reads",
+    "method_of_an_attribute_reads",
+    "metadata_to_a_factory",
+]
 
 _COUNT = itertools.count()
 
@@ -239,6 +249,7 @@ def test_a_write_the_caller_reaches_elsewhere_joins_first(tmp_path: Path, method
         ("absolute_reads", "total(x)"),
         ("through_a_third_module_reads", "total_through(x)"),
         ("method_of_an_attribute_reads", "self.cache.peek(x)"),
+        ("metadata_to_a_factory", "torch.ones(x.shape[0]"),
     ],
 )
 def test_a_reader_of_a_module_the_run_holds_keeps_the_overlap(tmp_path: Path, method: str, helper: str) -> None:
@@ -282,6 +293,8 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
         return x * 2 + (x + 1) * (x + 1)
     if method in WRITERS:
         return x * 2 + (x + 1)
+    if method == "metadata_to_a_factory":
+        return x * 2 + 3
     return x * 2 + x.sum() * x
 
 

@@ -15,6 +15,7 @@ import ast
 from collections.abc import Sequence
 
 from codegen.lower.flow import schema
+from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["every_argument", "foreign_writes"]
@@ -33,6 +34,7 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
 
 
 def every_argument(call: ast.Call) -> frozenset[str]:
-    """The names whose memory any argument of ``call`` may be or hold: what an unknown function may write."""
+    """The names whose memory any argument of ``call`` may be or hold: what an unknown function may write. Only
+    metadata read of a tensor (``x.shape[0]``, ``dtype=x.dtype``: ``torch.ones(...)``) passes none of its memory."""
     values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-    return frozenset().union(*(alias_sources(v) for v in values))
+    return frozenset().union(*(alias_sources(v) & data_reads(v) for v in values))
