@@ -50,11 +50,12 @@ def build_index(files: Files, callers: Ask | None = None, modules: Ask | None = 
     trees = decorated + _added(_parsed(callers(_defined(found.callees)), identities), found)
     imports = {module: scan.imported_names(tree) for module, tree, _ in trees}
     read, pending = _Reader(identities, found, imports, modules, callers).return_files(decorated, trees)
-    return _indexed(found, identities, trees, imports, _returns(trees, read, pending))
+    return _indexed(found, identities, trees, imports, _returns(trees, read, pending, modules))
 
 
-def _returns(trees: _Parsed, read: _Parsed, pending: dict[str, str]) -> Returns:
-    return Returns({module: tree for module, tree, _ in trees + read}, pending)
+def _returns(trees: _Parsed, read: _Parsed, pending: dict[str, str], more: Ask | None = None) -> Returns:
+    """The return facts; ``more`` reads a module of the run no relative import named, when a lowering asks."""
+    return Returns({module: tree for module, tree, _ in trees + read}, pending, more)
 
 
 def _indexed(

@@ -59,7 +59,7 @@ class Block(nn.Module):
     def unseen_call(self, x: torch.Tensor) -> torch.Tensor:
         y = self.make(x)
         z = self.read(x, y)
-        w = opaque(x)
+        w = opaque(x + 1)  # not ``x``: an unseen function given ``x`` may write it, and is joined before
         return z + w
 
     def quiet(self, x: torch.Tensor) -> torch.Tensor:

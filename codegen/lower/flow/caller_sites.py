@@ -20,6 +20,8 @@ from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.helper_writes import stream_call_writes
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.unkept_state import named_state
 from npudsl import codes
@@ -34,9 +36,10 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     local = frozenset({a.arg for a in walked_of(fn.args, ast.arg)} | {n for stmt in fn.body for n in bound_names(stmt)})
     receiver = receiver_of(qualname, fn)
     changed = changed_objects(fn, receiver)
+    functions = ModuleFunctions(module.index, module.ir.module_name, module.tree)
     count = 0
     for call in calls:
-        site = _site(module, count, call, fn, local, receiver, changed)
+        site = _reached(_site(module, count, call, fn, local, receiver, changed), functions, qualname, receiver)
         if site.guard.static is False or _unreadable(module, call, site):
             continue
         count += 1
@@ -67,6 +70,12 @@ def _site(
     held = named.inputs | named.held  # the caller's next use of such an object waits for the call (it may write
     # what the call reads)
     return attrs.evolve(site, state_keeps=named.keeps, state_inputs=named.inputs, names=site.names | held)
+
+
+def _reached(site: Site, functions: ModuleFunctions, qualname: str, receiver: str | None) -> Site:
+    """The site, with what its callee's body writes through the run's other modules too (``helper_writes.py``)."""
+    more = stream_call_writes(functions, qualname, receiver, site.call.call) - site.writes
+    return attrs.evolve(site, names=site.names | more, writes=site.writes | more) if more else site
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

@@ -89,6 +89,8 @@ class Lookahead:
         return [p for p in pending(state) if self._records_again(view, p) and self._read_after(stmt, view, state, p)]
 
     def first_operand(self, stmt: ast.stmt, state: State) -> ast.expr | None:
+        if self.relations.dropped.get(stmt):
+            return None  # a helper it calls writes in place (``helper_writes.py``): the operand alone cannot say
         return split.first_operand(stmt, state, lambda s, st: transfer(s, st, None, self.relations, self.methods)[0])
 
     def joins(self, stmt: ast.stmt, state: State, entry: Pending, names: frozenset[str]) -> bool:

@@ -4,9 +4,8 @@
 ``x.add_(1)`` does: a call on another stream still reading ``x`` must be joined before it, and a later call
 that reads ``x`` cannot wait for a record made before it. The statement's own spelling says nothing of that
 (``writes.inplace_writes``); the helper's body does (``param_writes.py``: a function of the module, or a method of
-the caller's object, one call after another). A function or a submodule of another module of the package is read
-in that module (``imported_writes.py``); one from outside the package is taken to write nothing, as everywhere
-in the planner.
+the caller's object, one call after another). A function, a submodule or an attribute's method of another module
+of the run is read in that module, and a call the run cannot read may write its arguments (``imported_writes.py``).
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ import ast
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.imported_writes import imported_writes
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import call_writes
 
-__all__ = ["helper_writes"]
+__all__ = ["helper_writes", "stream_call_writes"]
 
 
 def helper_writes(
@@ -30,18 +29,26 @@ def helper_writes(
 ) -> dict[ast.stmt, frozenset[str]]:
     """Each statement of ``fn`` (the function ``qualname`` of ``tree``) that is not compound -> the names its
     calls of the module's helpers write in place, and, given ``run`` (the run's index and the module's run key),
-    those of the package's other modules and of its submodules (``imported_writes.py``); statements that write
-    none are left out."""
-    functions = scan.functions_by_qualname(tree)
+    those of the run's other modules, of its objects' attributes, and of what the run cannot read
+    (``imported_writes.py``); statements that write none are left out."""
+    functions = scan.functions_by_qualname(tree) if run is None else ModuleFunctions(run[0], run[1], tree)
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
     found: dict[ast.stmt, frozenset[str]] = {}
     for stmt in walked_of(fn, ast.stmt):
         if hasattr(stmt, "body"):
             continue  # a compound statement: its simple statements are judged one by one
         names = frozenset().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(stmt, ast.Call)))
-        if run is not None:
-            imported = (imported_writes(c, run[0], (run[1], tree), owner, receiver) for c in walked_of(stmt, ast.Call))
-            names = names.union(*imported)
         if names:
             found[stmt] = names
     return found
+
+
+def stream_call_writes(
+    functions: ModuleFunctions, qualname: str, receiver: str | None, call: ast.Call
+) -> frozenset[str]:
+    """The caller's names a call of a stream function in ``qualname`` (of the module whose functions are
+    ``functions``) writes in place, read through every module of the run its body reaches (``bump(x)`` imported
+    from ``helpers.py``, or from a module the run cannot read): the index's own fact (``CalleeInfo.writes``)
+    reads the callee's module alone, before the run is indexed."""
+    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
+    return frozenset(call_writes(call, functions, owner, receiver))

@@ -1,98 +1,191 @@
-"""Which of a caller's names a call of a function or submodule of another module of its package writes in place.
+"""Which function a call of a module reaches in another module of the run, or what it may write where the run
+cannot read it.
 
-``from .helpers import bump`` then ``bump(x)`` (or ``from . import helpers`` then ``helpers.bump(x)``), where
-``helpers.py`` holds ``def bump(t): t.add_(1)``, writes ``x`` as surely as a helper of the caller's own module
-(``helper_writes.py``); so does ``self.norm(x)`` where ``__init__`` makes ``self.norm`` of a class whose
-``forward`` writes its input, defined in the module or imported from the package. The other module's tree is the
-one the run's index holds for what its functions return (``codegen/index/pending.py``: parsed on the first
-question), read with the same rule (``param_writes.py``).
+``from .helpers import bump`` (or ``from pkg.helpers import bump``, ``from . import helpers`` then
+``helpers.bump(x)``, ``import pkg.helpers as helpers``), where ``helpers.py`` holds ``def bump(t): t.add_(1)``,
+writes ``x`` as surely as a helper of the caller's own module (``param_writes.py``); so does ``self.norm(x)``
+where ``__init__`` makes ``self.norm`` of a class whose ``forward`` writes its input, and ``self.cache.update(x)``
+where it makes ``self.cache`` of a class whose ``update`` does, the class defined in the module or imported
+from the run. A helper read there is read with the same rule, its own calls into a third module too (a name an
+``__init__`` re-exports is followed to where it is defined). The other module's tree is the one the run's index
+holds (``codegen/index/pending.py``: parsed on the first question, asked of the run where no file imported it
+relatively).
 
-Safety never depends on which files a run sees: where a call goes into a module of the package the run does not
-hold (a file transformed alone), the call is taken to write every argument. A function imported from outside the
-package (an absolute import: ``torch``, a third-party library) is taken to write none, as everywhere in the
-planner: only what the user's package spells is read.
+Safety never depends on which files a run sees: a call into a module of the caller's own package the run does
+not hold (a file transformed alone) is taken to write every argument; a function of a module outside the run
+and the package writes what ``foreign_writes.py`` says (its ATen schema for torch, every argument otherwise). A
+class from outside the run is not read: calling it or one of its methods writes nothing of the caller's, as
+everywhere in the planner (``nn.Linear``'s ``forward`` writes nothing of its input).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Mapping
+
+import attrs
 
 from codegen.index import scan
 from codegen.index.class_chain import forward_of
-from codegen.index.returns import home_of
-from codegen.lower.flow.imports import resolve_spec
-from codegen.lower.flow.param_writes import callee_writes
-from codegen.lower.flow.view_roots import alias_sources
+from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
+from codegen.lower.flow.imports import module_bindings
 
-__all__ = ["imported_writes"]
+__all__ = ["ModuleFunctions", "Reached"]
 
-_UNKNOWN = ""  # a module of the package the run does not hold
-
-
-def imported_writes(
-    call: ast.Call, index: object, module: tuple[str, ast.Module], owner: str | None, receiver: str | None
-) -> set[str]:
-    """The caller's names whose memory ``call`` (in ``module``: its run key and tree; in a method of ``owner``
-    called on ``receiver``) writes through another module's function, or a submodule's ``forward`` (see above)."""
-    target = _target(call.func, index, module[0], owner, receiver)
-    if target is None:
-        return set()
-    tree = module[1] if target[0] == module[0] else _held(index, target[0])
-    if tree is None:
-        return set().union(*(alias_sources(a.value if isinstance(a, ast.Starred) else a) for a in _arguments(call)))
-    functions = scan.functions_by_qualname(tree)
-    fn = functions.get(target[1])
-    if fn is None:
-        return set()  # a class made (``Bump(x)``), or a name the module does not define as a function
-    return callee_writes(call, fn, functions, target[1].rpartition(".")[0] or None)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEPTH = 8  # modules followed through re-exports at most; past it a call may write every argument
 
 
-def _arguments(call: ast.Call) -> list[ast.expr]:
-    return [*call.args, *(k.value for k in call.keywords)]
+@attrs.frozen(eq=False)
+class Reached:
+    """The function a call runs, in the module that defines it (a method of ``owner`` there)."""
+
+    fn: _Function
+    functions: ModuleFunctions
+    owner: str | None
 
 
-def _held(index: object, home: str) -> ast.Module | None:
-    """The tree of the module ``home`` (a run key) where the run holds it."""
-    tree_of = getattr(index.returns, "tree_of", None)  # type: ignore[attr-defined]
-    return tree_of(home) if tree_of is not None else None
+class ModuleFunctions(Mapping[str, _Function]):
+    """The functions of one module of the run by qualname (``Class.method``), and where its calls of names it
+    imports, or of its objects' attributes, go (:meth:`reached`)."""
+
+    def __init__(self, index: object, key: str, tree: ast.Module, held: dict | None = None) -> None:
+        self.index, self.key, self.tree = index, key, tree
+        self._held: dict[str, ModuleFunctions | None] = {} if held is None else held  # the run's, read so far
+        self._functions = scan.functions_by_qualname(tree)
+        self._classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        self._bindings: dict[str, tuple[str, ...] | None] | None = None
+
+    def __getitem__(self, qualname: str) -> _Function:
+        return self._functions[qualname]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._functions)
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
+    def reached(self, call: ast.Call, owner: str | None, receiver: str | None) -> Reached | frozenset[str] | None:
+        """Where ``call`` (in a method of ``owner`` called on ``receiver``) goes outside the module's own
+        functions: a function of the run, or the caller's names it may write where the run cannot read it (see
+        above); None for a call of nothing the module imports or made (a local, a builtin, a tensor method)."""
+        chain = _chain(call.func)
+        if chain is None:
+            return None
+        if owner is not None and chain[0] == receiver and len(chain) in (2, 3):
+            return self._of_object(call, owner, chain[1:])
+        if chain[0] in self._classes:
+            return self._inside(call, chain, 0)
+        return self._imported(call, chain, 0)
+
+    def _of_object(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
+        """``self.norm(x)`` (its class's ``forward``) or ``self.cache.update(x)``, for an attribute ``__init__``
+        makes of one class (``codegen/index/definitions.py``)."""
+        made = self.index.submodules.get(f"{self.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
+        if made is None:  # assigned by a base class in another module, or by one the run does not hold
+            return self._inherited(call, owner, rest)
+        if made not in self._classes and self._import_of(made) is None:
+            return None  # no such attribute, or a class the module does not name itself
+        method = (made, rest[1] if len(rest) > 1 else "forward")
+        return self._inside(call, method, 0) if made in self._classes else self._imported(call, method, 0, True)
+
+    def _inherited(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
+        """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute a base class in another module assigns
+        (``class_chain.py``); a base of the package the run does not hold may assign anything: every argument."""
+        found = forward_of(self.index, self.key, owner, rest[0])
+        if found is None:
+            return None
+        home, qualname = found
+        held = self._by_key(home) if home else None
+        if held is None:
+            return every_argument(call)
+        return held._inside(call, (qualname.rpartition(".")[0], rest[1] if len(rest) > 1 else "forward"), 0)
+
+    def _imported(
+        self, call: ast.Call, chain: tuple[str, ...], depth: int, a_class: bool = False
+    ) -> Reached | frozenset[str] | None:
+        if chain[0] in self._functions or chain[0] in self._classes:
+            return None  # the module's own (``param_writes.py`` reads it)
+        bound = self._import_of(chain[0])
+        if bound is None:
+            return every_argument(call) if chain[0] in self._bindings_read() else None
+        return self._dotted(call, (*bound, *chain[1:]), depth, a_class)
+
+    def _dotted(
+        self, call: ast.Call, dotted: tuple[str, ...], depth: int, a_class: bool
+    ) -> Reached | frozenset[str] | None:
+        """``dotted`` (``pkg.helpers.bump``) in the longest module of it the run holds; in no module of it: a
+        module of the caller's package the run lacks writes every argument, any other what torch's schema or
+        nothing known says (``foreign_writes.py``); a class from outside the run is not read."""
+        for cut in range(len(dotted) - 1, 0, -1):
+            held = self._module_functions(".".join(dotted[:cut]))
+            if held is not None:
+                return held._inside(call, dotted[cut:], depth)
+        own = _package(self.index, self.key).partition(".")[0]
+        if own and dotted[0] == own:
+            return every_argument(call)
+        return None if a_class else foreign_writes(call, dotted)
+
+    def _inside(self, call: ast.Call, rest: tuple[str, ...], depth: int) -> Reached | frozenset[str] | None:
+        """``rest`` (``bump``, ``Ops.scale``, ``Bump.forward``) as this module defines it, or imports it from
+        another (a re-export)."""
+        fn = self._functions.get(".".join(rest))
+        if fn is not None:
+            return Reached(fn, self, rest[0] if len(rest) == 2 else None)
+        if rest[0] in self._classes:
+            return None  # a class made (``Bump(x)``), or an attribute of a class that is no function of it
+        if depth >= _DEPTH or rest[0] not in self._bindings_read():
+            return every_argument(call)  # a submodule the run lacks, a name bound otherwise, a long chain
+        return self._imported(call, rest, depth + 1)
+
+    def _module_functions(self, dotted: str) -> ModuleFunctions | None:
+        """The functions of the module ``dotted`` where the run holds it (each read once per caller's module)."""
+        if dotted not in self._held:
+            key = self.index.key_of(dotted)  # type: ignore[attr-defined]
+            tree_of = getattr(self.index.returns, "tree_of", None)  # type: ignore[attr-defined]
+            tree = tree_of(key) if tree_of is not None else None
+            self._held[dotted] = ModuleFunctions(self.index, key, tree, self._held) if tree is not None else None
+        return self._held[dotted]
+
+    def _by_key(self, key: str) -> ModuleFunctions | None:
+        """The functions of the module whose run key is ``key``, where the run holds it."""
+        tree_of = getattr(self.index.returns, "tree_of", None)  # type: ignore[attr-defined]
+        tree = tree_of(key) if tree_of is not None else None
+        return ModuleFunctions(self.index, key, tree, self._held) if tree is not None else None
+
+    def _import_of(self, local: str) -> tuple[str, ...] | None:
+        """What the import that binds ``local`` names, absolute (``("pkg", "helpers", "bump")``); None where no
+        import binds it, or more than one, or another statement too."""
+        return self._bindings_read().get(local)
+
+    def _bindings_read(self) -> dict[str, tuple[str, ...] | None]:
+        if self._bindings is None:
+            self._bindings = _bindings(self.tree, _package(self.index, self.key))
+        return self._bindings
 
 
-def _target(
-    func: ast.expr, index: object, module: str, owner: str | None, receiver: str | None
-) -> tuple[str, str] | None:
-    """(the run key of the module the call goes to, the function's qualname there), for a call of a function
-    imported from the package (or of a module of the package, ``helpers.bump``) or of a submodule of the
-    caller's object; None for any other call."""
-    imports = _relative(index, module)
-    if isinstance(func, ast.Name):
-        return (home_of(index, module, func.id), imports[func.id]) if func.id in imports else None
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
-        return None
-    if func.value.id in imports:
-        return _attribute_of(index, module, func.value.id, func.attr)
-    if owner is None or func.value.id != receiver:
-        return None
-    made = index.submodules.get(f"{module}:{owner}", {}).get(func.attr)  # type: ignore[attr-defined]
-    if made is None:  # assigned by a base in another module, or by one the run does not hold
-        return forward_of(index, module, owner, func.attr)
-    if made in index.imports.get(module, {}) and made not in imports:  # type: ignore[attr-defined]
-        return None  # its class comes from outside the package
-    return home_of(index, module, made), f"{imports.get(made, made)}.forward"
+def _bindings(tree: ast.Module, package: str) -> dict[str, tuple[str, ...] | None]:
+    """The module's imports (local name -> what it names); a ``from`` import bound otherwise too -> None."""
+    certain = scan.imported_names(tree)
+    found: dict[str, tuple[str, ...] | None] = {}
+    for local, binding in module_bindings(tree, package).items():
+        named = (*binding.module.split("."), *([binding.name] if binding.name else []))
+        found[local] = None if binding.name is not None and local not in certain else named
+    return found
 
 
-def _relative(index: object, module: str) -> dict[str, str]:
-    """The names ``module`` imports from its package -> the names they are imported as."""
-    imports = index.imports.get(module, {})  # type: ignore[attr-defined]
-    return {local: name for local, (spec, name) in imports.items() if spec.startswith(".")}
+def _package(index: object, key: str) -> str:
+    """The package ``key``'s relative imports resolve against, for a module the run read only when asked too."""
+    asked = index.returns.asked(key) if hasattr(index.returns, "asked") else None  # type: ignore[attr-defined]
+    if asked is not None:
+        return asked.dotted if asked.package else asked.dotted.rpartition(".")[0]
+    return index.package_of(key)  # type: ignore[attr-defined]
 
 
-def _attribute_of(index: object, module: str, local: str, attr: str) -> tuple[str, str]:
-    """``local.attr`` for a name imported from the package: ``attr`` of the class ``local`` names where the run
-    holds it (``Ops.scale``); else a function of the module it names (``from . import helpers``)."""
-    spec, name = index.imports[module][local]  # type: ignore[attr-defined]
-    home = home_of(index, module, local)
-    tree = _held(index, home)
-    if tree is not None and any(isinstance(n, ast.ClassDef) and n.name == name for n in tree.body):
-        return home, f"{name}.{attr}"
-    package = resolve_spec(spec, index.package_of(module))  # type: ignore[attr-defined]
-    return index.key_of(f"{package}.{name}" if package else name), attr  # type: ignore[attr-defined]
+def _chain(func: ast.expr) -> tuple[str, ...] | None:
+    """``a.b.c`` -> ``("a", "b", "c")``; None for anything but a name and its attributes."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    return (func.id, *reversed(parts)) if isinstance(func, ast.Name) else None

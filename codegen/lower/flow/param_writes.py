@@ -5,8 +5,11 @@ A caller that runs the function on another stream reads its arguments on its own
 function does not write them; so a write counts however it is spelled: in place on the parameter, on a view
 of it (``a, b = x.chunk(2); a.mul_(2)``, ``v = x.view(-1); v.add_(1)``, ``x.transpose(0, 1).copy_(y)``:
 ``view_roots.py``), or by a function of the same module (or a method of the same object) the parameter, or a
-view of it, is passed to and whose own body writes that parameter (``helper(x[0])``), one call after another. A
-function the module does not hold is not read (as everywhere in the planner: only what the source spells is).
+view of it, is passed to and whose own body writes that parameter (``helper(x[0])``), one call after another.
+Given the functions of a module of the run (``imported_writes.ModuleFunctions``), the calls it makes into other
+modules of the run are read there the same way, module after module (a cycle is read once; past a depth a
+call may write every argument); a call the run cannot read may write what ``imported_writes.py`` says. Given a
+plain mapping, a function the module does not hold is not read.
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ from collections.abc import Iterable, Mapping
 
 from codegen.frontend.signature import ParamKind, signature_of
 from codegen.index.walked import walked_of
+from codegen.lower.flow.foreign_writes import every_argument
+from codegen.lower.flow.imported_writes import ModuleFunctions, Reached
 from codegen.lower.flow.view_roots import alias_sources, view_roots
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["call_writes", "callee_writes", "param_writes"]
+__all__ = ["call_writes", "param_writes"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Functions = Mapping[str, _Function]
+_Callee = tuple[_Function, _Functions, str | None] | frozenset[str]
+_DEPTH = 16  # calls followed one inside another at most; a call deeper may write every argument
 
 
 def param_writes(
@@ -57,16 +64,13 @@ def _call_writes(
     call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None, seen: frozenset
 ) -> set[str]:
     callee = _resolved(call, functions, owner, receiver)
+    if isinstance(callee, frozenset):
+        return set(callee)  # a call the run cannot read
     if callee is None or callee[0] in seen:
         return set()
-    return _callee_writes(call, callee[0], functions, callee[1], seen)
-
-
-def callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None) -> set[str]:
-    """The caller's names whose memory ``call`` writes in place where it runs ``fn``, a function of a module whose
-    functions are ``functions`` (a method of its class ``owner``): another module's function
-    (``imported_writes.py``)."""
-    return _callee_writes(call, fn, functions, owner, frozenset())
+    if len(seen) >= _DEPTH:
+        return set(every_argument(call))
+    return _callee_writes(call, callee[0], callee[1], callee[2], seen)
 
 
 def _callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set:
@@ -75,14 +79,13 @@ def _callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: 
     return set().union(*(alias_sources(a) for a in _arguments_to(call, signature.params, set(written))))
 
 
-def _resolved(
-    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None
-) -> tuple[_Function, str | None] | None:
+def _resolved(call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None) -> _Callee | None:
     """The module's function a call runs (``helper(x)``), or its object's method (``self.helper(x)``), with the
-    class it is defined in."""
+    functions of its module and the class it is defined in; given a module of the run (``imported_writes.py``),
+    another module's function, or the names a call the run cannot read may write."""
     func = call.func
     if isinstance(func, ast.Name) and func.id in functions:
-        return functions[func.id], None
+        return functions[func.id], functions, None
     if (
         owner is not None
         and isinstance(func, ast.Attribute)
@@ -90,8 +93,11 @@ def _resolved(
         and func.value.id == receiver
         and f"{owner}.{func.attr}" in functions
     ):
-        return functions[f"{owner}.{func.attr}"], owner
-    return None
+        return functions[f"{owner}.{func.attr}"], functions, owner
+    if not isinstance(functions, ModuleFunctions):
+        return None
+    reached = functions.reached(call, owner, receiver)
+    return (reached.fn, reached.functions, reached.owner) if isinstance(reached, Reached) else reached
 
 
 def _arguments_to(call: ast.Call, params: tuple, written: set[str]) -> list[ast.expr]:

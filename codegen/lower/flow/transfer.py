@@ -103,11 +103,14 @@ def _needed(
     reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
     passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
-    written = inplace_writes(stmt) | (site.writes if site else relations.dropped.get(stmt, frozenset()))
+    written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)
-        if touches(p.names, reads) or _writes_inputs(p, written, site, relations) or _state_crosses(p, site, relations)
+        if touches(p.names, reads)
+        or p.inputs & written
+        or _writes_apart(p, site, relations)
+        or _state_crosses(p, site, relations)
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
@@ -122,9 +125,11 @@ def _forked(state: State, site: SiteView, steps: list[Step], relations: Relation
     return fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
 
 
-def _writes_inputs(entry: Pending, written: set[str] | frozenset[str], site: SiteView | None, rel: Relations) -> bool:
-    """``stmt`` writes in place what ``entry`` reads: on another stream (its own stream runs it after the read)."""
-    return bool(entry.inputs & written) and (site is None or rel.consume(entry.site, site.index) != "none")
+def _writes_apart(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
+    """The call writes in place what ``entry`` reads, on another stream (after it on its own stream, it waits)."""
+    if site is None or not entry.inputs & site.writes:
+        return False
+    return relations.consume(entry.site, site.index) != "none"
 
 
 def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
