@@ -13,6 +13,7 @@ from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
+    "META_ATTRS",
     "binding_name",
     "bound_names",
     "data_reads",
@@ -25,7 +26,7 @@ __all__ = [
     "scoped_calls",
 ]
 
-_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
+META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "names"})
 _META_METHODS = frozenset(
     {"size", "dim", "numel", "stride", "element_size", "is_contiguous", "get_device", "is_floating_point", "is_complex"}
 )
@@ -35,7 +36,7 @@ _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def _metadata_name(node: ast.AST) -> ast.Name | None:
     """The name whose metadata ``node`` reads (``x.shape``, ``x.size(0)``, ``x is None``...), if it is one."""
-    if isinstance(node, ast.Attribute) and node.attr in _META_ATTRS and isinstance(node.value, ast.Name):
+    if isinstance(node, ast.Attribute) and node.attr in META_ATTRS and isinstance(node.value, ast.Name):
         return node.value
     if (
         isinstance(node, ast.Call)

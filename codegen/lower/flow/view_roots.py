@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from codegen.index.walked import walked_of
+from codegen.lower.flow.exprs import META_ATTRS
 from codegen.lower.flow.schema import aliases_self
 
 __all__ = ["alias_parts", "alias_root", "alias_sources", "Holders", "flows", "spread", "view_roots", "view_base"]
@@ -35,8 +36,11 @@ def view_base(node: ast.expr) -> ast.expr | None:
 
 
 def alias_root(node: ast.expr) -> str | None:
-    """The name at the root of a chain of views (``kv[0]``, ``x.transpose(0, 1)``, ``self.buf``), if a name."""
+    """The name at the root of a chain of views (``kv[0]``, ``x.transpose(0, 1)``, ``self.buf``), if a name; none
+    through a tensor's metadata (``x.device.type``, ``x.shape[0]``: no memory of ``x``)."""
     while (below := view_base(node)) is not None:
+        if isinstance(node, ast.Attribute) and node.attr in META_ATTRS:
+            return None
         node = below
     return node.id if isinstance(node, ast.Name) else None
 
