@@ -59,6 +59,17 @@ class Model(nn.Module):
             z = x - 1
         m = self.scales[f"r{self.ratio}"]
         return out + z + m
+
+    def after_if(self, x):
+        h = x + 1
+        out = torch.zeros_like(x)
+        z = x
+        if self.ratio > 1:
+            self.fill(h, out)
+        if self.ratio == 4:
+            z = x * 3
+        w = x - 2
+        return out + z + w
 """ + caller_source()
 
 _KEEP = 'runtime.record_stream(h, "side")'
@@ -76,6 +87,8 @@ def _lines(method: str) -> list[str]:
 def _want(method: str, x: torch.Tensor, ratio: int) -> torch.Tensor:
     out = (x + 1) * 2 if ratio > 1 else torch.zeros_like(x)
     z = x * 3 if ratio == 4 else (x - 1 if method == "allocates" else x)
+    if method == "after_if":
+        return out + z + (x - 2)
     return out + z + float(ratio)
 
 
@@ -93,7 +106,18 @@ def test_both_branches_keep_where_both_allocate() -> None:
     assert lines[lines.index("z = x - 1") - 1] == _KEEP
 
 
-@pytest.mark.parametrize(("method", "ratio", "keeps"), [("flagged", 4, 1), ("flagged", 128, 0), ("allocates", 128, 1)])
+def test_no_path_keeps_twice() -> None:
+    """A keep inside ``if self.ratio == 4:`` and another after that ``if`` would both run on a layer of ratio 4 (the
+    paths from the call meet there): the keep stays at the fork, once (vllm_cp_chunked_prefill)."""
+    lines = _lines("after_if")
+    assert lines.count(_KEEP) == 1
+    assert lines.index(_KEEP) < lines.index("self.fill(h, out)")
+
+
+@pytest.mark.parametrize(
+    ("method", "ratio", "keeps"),
+    [("flagged", 4, 1), ("flagged", 128, 0), ("allocates", 128, 1), ("after_if", 4, 1), ("after_if", 128, 1)],
+)
 def test_the_keeps_that_run(method: str, ratio: int, keeps: int) -> None:
     trace = trace_graph(_code(), "portable", lambda m: m.Caller(method, ratio, True), (torch.randn(2, 3),))
     assert [runtime_op(n) for n in trace.dynamo[0].graph.nodes].count("record_stream") == keeps
@@ -102,7 +126,7 @@ def test_the_keeps_that_run(method: str, ratio: int, keeps: int) -> None:
 @pytest.mark.parametrize("on", [True, False])
 @pytest.mark.parametrize("ratio", [1, 4, 128])
 @pytest.mark.parametrize("target", _TARGETS)
-@pytest.mark.parametrize("method", ["flagged", "allocates"])
+@pytest.mark.parametrize("method", ["flagged", "allocates", "after_if"])
 def test_race_free_and_exact(method: str, target: str, ratio: int, on: bool) -> None:
     x = torch.randn(2, 3)
     native = target in ("cuda", "npugraph_ex")  # a native stream is made outside the graph: run once eagerly

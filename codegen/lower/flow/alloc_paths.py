@@ -48,7 +48,23 @@ def first_allocations(
     if found is None or (len(found) == 1 and found[0][0] is walk.first()):
         return None
     unique = {id(stmt): (stmt, when) for stmt, when in found}
-    return list(unique.values())
+    places = list(unique.values())
+    return None if _one_path_meets_two(facts, [stmt for stmt, _ in places]) else places
+
+
+def _one_path_meets_two(facts: CallerFacts, stmts: list[ast.stmt]) -> bool:
+    """Some path runs two of ``stmts``: one stands after a compound statement holding another (a keep under ``if a:``
+    and one after that ``if``): the keep there would run twice, so it stays at the fork."""
+    for first in stmts:
+        chain, at = [], first
+        while at is not None:
+            chain.append(at)
+            at = facts.owner(at)
+        for later in stmts:
+            block = facts.block(later)
+            if later is not first and any(a in block and block.index(a) < block.index(later) for a in chain):
+                return True
+    return False
 
 
 @attrs.frozen(kw_only=True)
