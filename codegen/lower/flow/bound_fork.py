@@ -23,13 +23,12 @@ import ast
 
 import attrs
 
-from codegen.index import scan
-from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs
 from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.object_calls import calls_receiver, stores_attribute
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes
 
@@ -124,22 +123,6 @@ def _still(facts: CallerFacts, node: ast.AST, held: _Held) -> bool:
     helped = facts.relations.dropped.get(node, frozenset()) if isinstance(node, ast.stmt) else frozenset()
     if (bound_names(node) | deleted) & held.names or (inplace_writes(node) | helped) & held.memory:
         return False
-    if _stores_attribute(node) or data_reads(node) & held.stream:
+    if stores_attribute(node) or data_reads(node) & held.stream:
         return False
-    return not (held.state and _calls_receiver(node, facts.receiver))
-
-
-def _stores_attribute(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) for t in scan.assignment_targets(node) for n in walked(t))
-
-
-def _calls_receiver(node: ast.AST, receiver: str | None) -> bool:
-    """A call of something on the caller's object, or with it passed on: it may change the object's state."""
-    if receiver is None:
-        return False
-    for call in walked_of(node, ast.Call):
-        passed = [*call.args, *(k.value for k in call.keywords)]
-        root = (scan.dotted_name(call.func) or "").split(".")[0]
-        if root == receiver or any(isinstance(a, ast.Name) and a.id == receiver for a in passed):
-            return True
-    return False
+    return not (held.state and calls_receiver(node, facts.receiver))

@@ -36,12 +36,11 @@ from collections.abc import Iterator
 
 import attrs
 
-from codegen.index import scan
-from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs, same_stream
+from codegen.lower.flow.object_calls import calls_receiver, stores_attribute
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes
 
@@ -133,7 +132,7 @@ class _Look:
         if isinstance(node, ast.stmt) and (bound_names(node) | _deleted(node)) & self.held:
             return False
         helped = isinstance(node, ast.stmt) and self.facts.relations.dropped.get(node)  # a helper writes
-        if inplace_writes(node) or helped or _stores_attribute(node):  # a view of what the call reads may be written
+        if inplace_writes(node) or helped or stores_attribute(node):  # a view of what the call reads may be written
             return False
         return all(self._held_on(name) for name in data_reads(node) & self.mine) and not self._changes_state(node)
 
@@ -152,7 +151,7 @@ class _Look:
         (``object_state.py``)."""
         state = self.facts.object_state
         if state is None or self.touched is None:
-            return _calls_receiver(node, self.facts.receiver)
+            return calls_receiver(node, self.facts.receiver)
         changes = state.changes(node)
         return "*" in changes or bool(changes and ("*" in self.touched or changes & self.touched))
 
@@ -188,20 +187,3 @@ def _read_after(facts: CallerFacts, stmt: ast.stmt, name: str, planned: dict[ast
 
 def _deleted(stmt: ast.stmt) -> set[str]:
     return deleted_names(stmt) if isinstance(stmt, ast.Delete) else set()
-
-
-def _stores_attribute(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) for t in scan.assignment_targets(node) for n in ast.walk(t))
-
-
-def _calls_receiver(node: ast.AST, receiver: str | None) -> bool:
-    """A call of something on the caller's object, or with the object passed on (``self.helper(x)``,
-    ``self.cache.append(t)``, ``helper(self)``): it may change what the call's body or guard reads."""
-    if receiver is None:
-        return False
-    for call in walked_of(node, ast.Call):
-        passed = [*call.args, *(k.value for k in call.keywords)]
-        root = (scan.dotted_name(call.func) or "").split(".")[0]
-        if root == receiver or any(isinstance(a, ast.Name) and a.id == receiver for a in passed):
-            return True
-    return False
