@@ -30,8 +30,8 @@ class Param:
 def written_params(op: str, overload: str | None = None) -> tuple[tuple[Param, ...], ...] | None:
     """Per overload of ``op`` (only ``overload``, where named: ``default`` is the unnamed one), the parameters
     it writes; None where the table lacks the op or the overload, or the op writes what its schema hides."""
-    overloads = _table().get(op)
-    if overloads is None or op in _undeclared():
+    overloads = _parsed(op)
+    if overloads is None:
         return None
     chosen = [params for name, params in overloads if overload is None or name == _named(overload)]
     return tuple(chosen) if chosen else None
@@ -42,22 +42,25 @@ def _named(overload: str) -> str:
 
 
 @functools.cache
-def _undeclared() -> frozenset[str]:
+def _parsed(op: str) -> tuple[tuple[str, tuple[Param, ...]], ...] | None:
+    """(overload name, parameters written) for each schema of ``op``; None for an op unknown or undeclared."""
     from codegen.lower.flow.npu_table import UNDECLARED
 
-    return UNDECLARED
+    schemas = _by_op().get(op)
+    if schemas is None or op in UNDECLARED:
+        return None
+    return tuple((head.partition(".")[2], _written(rest.rpartition(") ->")[0])) for head, rest in schemas)
 
 
 @functools.cache
-def _table() -> dict[str, list[tuple[str, tuple[Param, ...]]]]:
-    """op -> (overload name, parameters written) for each of its schemas."""
+def _by_op() -> dict[str, list[tuple[str, str]]]:
+    """op -> its schemas, each split at the argument list: (``name.overload``, the rest)."""
     from codegen.lower.flow.npu_table import SCHEMAS
 
-    found: dict[str, list[tuple[str, tuple[Param, ...]]]] = {}
+    found: dict[str, list[tuple[str, str]]] = {}
     for schema in SCHEMAS:
         head, _, rest = schema.partition("(")
-        op, _, overload = head.partition(".")
-        found.setdefault(op, []).append((overload, _written(rest.rpartition(") ->")[0])))
+        found.setdefault(head.partition(".")[0], []).append((head, rest))
     return found
 
 
