@@ -119,3 +119,21 @@ def test_the_schema_read() -> None:
     assert written_params("npu_scatter_pa_cache", "default") is None  # only ``.value`` is declared
     assert written_params("npu_kv_rmsnorm_rope_cache") is None  # writes its caches, declared plain
     assert written_params("not_an_op") is None
+
+
+@pytest.mark.parametrize(
+    ("call", "overlaps"),
+    [
+        ("n, r = npu_rms_norm(x, w)", True),
+        ("n, r = tnpu.npu_rms_norm(x, w)", True),
+        ("scatter(w, i, x)", True),
+        ("scatter(x, i, w)", False),
+    ],
+)
+def test_the_op_imported_by_name_or_alias(call: str, overlaps: bool) -> None:
+    imports = "import torch_npu\nfrom torch_npu import npu_rms_norm, npu_scatter_nd_update_ as scatter\n"
+    source = SOURCE.replace("import torch_npu\n", imports + "import torch_npu as tnpu\n")
+    code = transform_source(source.replace("CALL", call), path="m.py", target="portable")
+    body = code[code.index("class Block") :]
+    op = call.split("(")[0].split(" = ")[-1] + "("
+    assert (JOIN in body and body.index(op) < body.index(JOIN)) == overlaps
