@@ -137,3 +137,41 @@ def test_the_op_imported_by_name_or_alias(call: str, overlaps: bool) -> None:
     body = code[code.index("class Block") :]
     op = call.split("(")[0].split(" = ")[-1] + "("
     assert (JOIN in body and body.index(op) < body.index(JOIN)) == overlaps
+
+
+SIDE = """\
+import torch
+import torch_npu
+from torch import nn
+
+from npudsl import on_stream
+
+
+class Shared(nn.Module):
+    @on_stream("side")
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        n, _ = BODY
+        return n * 2
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.shared = Shared()
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        y = self.shared(x, w)
+        z = x + 1
+        return y + z
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "overlaps"),
+    [("torch_npu.npu_rms_norm(x, w)", True), ("torch_npu.npu_kv_rmsnorm_rope_cache(w, w, w, w, w, x, w)[:2]", False)],
+)
+def test_a_side_call_whose_body_calls_the_op(body: str, overlaps: bool) -> None:
+    """The caller reads ``x`` after the fork: it waits only where the side body's op may write ``x``."""
+    code = transform_source(SIDE.replace("BODY", body), path="m.py", target="portable")
+    caller = code[code.index("class Block") :]
+    assert (JOIN in caller and caller.index("z = x + 1") < caller.index(JOIN)) == overlaps
