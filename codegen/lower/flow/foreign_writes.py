@@ -7,6 +7,13 @@ does not, so a call on another stream still reading ``x`` is joined before it. T
 without reading torch: ``torch.relu_(x)`` writes ``x`` and ``torch.cat(xs)`` writes nothing, by the schema of
 the ATen op of that name (``schema.py``: ``Tensor(a!) self``, the first argument of the function form). A torch
 function the table does not hold (``torch.distributed.all_reduce``, a custom op) is as unknown as any other.
+
+torch_npu's ops (``torch_npu.npu_rms_norm``, ``torch.ops.npu.npu_rms_norm``, ``.default`` or another overload
+named) write the arguments their schema types ``Tensor(a!)`` (``npu_schema.py``): ``npu_rms_norm(x, w)``
+writes nothing, ``npu_scatter_nd_update_(cache, i, u)`` writes ``cache``, ``npu_scatter_pa_kv_cache(k, v,
+k_cache, v_cache, slots)`` the two caches, by position or keyword. An op the table lacks, or whose kernel
+writes what its schema leaves plain (``npu_kv_rmsnorm_rope_cache``), writes every argument; so does a call
+spreading ``*args`` or ``**kwargs`` into an op that writes anything.
 """
 
 from __future__ import annotations
@@ -16,21 +23,54 @@ from collections.abc import Sequence
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.exprs import data_reads
+from codegen.lower.flow.npu_schema import Param, written_params
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["every_argument", "foreign_writes"]
 
 _ATEN = "torch"  # the namespace whose functions the ATen table (``aten_table.py``) describes
+_NPU = (("torch_npu",), ("torch", "ops", "npu"))  # where torch_npu's ops are reached (``npu_table.py``)
 
 
 def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     """The caller's names whose memory ``call`` of the function ``dotted`` (``("torch", "relu_")``), which the
     run does not hold, may write in place."""
+    npu = _npu_op(dotted)
+    if npu is not None:
+        return _npu_writes(call, npu)
     writes = schema.writes_self(dotted[-1]) if dotted[0] == _ATEN else None
     if writes is None:
         return every_argument(call)
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
     return alias_sources(first) if writes and first is not None else frozenset()
+
+
+def _npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
+    """The torch_npu op and overload ``dotted`` names (``torch.ops.npu.npu_rms_norm.default``), if it is one."""
+    for prefix in _NPU:
+        rest = tuple(dotted[len(prefix) :])
+        if tuple(dotted[: len(prefix)]) == prefix and len(rest) in (1, 2):
+            return rest[0], rest[1] if len(rest) == 2 else None
+    return None
+
+
+def _npu_writes(call: ast.Call, npu: tuple[str, str | None]) -> frozenset[str]:
+    """What the call's arguments passed where some overload of the op writes hold (every argument: unknown)."""
+    overloads = written_params(*npu)
+    if overloads is None:
+        return every_argument(call)
+    params = [param for written in overloads for param in written]
+    spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+    if params and spread:
+        return every_argument(call)
+    return frozenset().union(*(alias_sources(v) for v in _passed(call, params)))
+
+
+def _passed(call: ast.Call, params: list[Param]) -> list[ast.expr]:
+    """The call's arguments that land on ``params``, by position or by keyword."""
+    names = {p.name for p in params}
+    positions = {p.position for p in params if p.position is not None}
+    return [a for i, a in enumerate(call.args) if i in positions] + [k.value for k in call.keywords if k.arg in names]
 
 
 def every_argument(call: ast.Call) -> frozenset[str]:
