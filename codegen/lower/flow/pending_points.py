@@ -7,11 +7,17 @@ that run apart, their views and relations: ``planner.apart_round``, read here an
 every statement starts in, and the state once the joins placed before it are done. A call forks at its own
 statement when the caller's plan records the event its stream waits for just before it; any other call (the next
 call of a stream, a call that reuses an earlier fork record) is ordered only after some earlier point.
+
+The walk reads the function in the order the transform issues it: a call the plan moves up into the block of the
+call before it on its stream (``hoist.py``, ``CallerPlan.moves``) is walked there, so it is pending during the
+main-stream statements it was moved above, as it runs. The plan is the transform's own (its ``sync="manual"`` calls
+are statements no call moves across, as in ``callers.py``).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
 import attrs
 
@@ -33,7 +39,7 @@ from codegen.lower.flow.transfer import Join
 from codegen.lower.hygiene import ModuleNames
 from codegen.lower.plan import CallerPlan, Record, Wait
 
-__all__ = ["CallerPoints", "pending_points"]
+__all__ = ["CallerPoints", "issued_order", "pending_points"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -56,15 +62,21 @@ def pending_points(ir: ModuleIR, tree: ast.Module, index: object, source: str) -
     nodes = scan.functions_by_qualname(tree)
     found: dict[str, CallerPoints] = {}
     for qualname, calls in by_caller(find_calls(ir.module_name, tree, index), index).items():  # type: ignore[arg-type]
-        sites = [s for s in caller_sites(module, qualname, nodes[qualname], calls) if s.callee.auto]  # type: ignore[attr-defined]
+        every = list(caller_sites(module, qualname, nodes[qualname], calls))
+        sites = [s for s in every if s.callee.auto]  # type: ignore[attr-defined]
         if sites:
             numbered = [attrs.evolve(s, index=i) for i, s in enumerate(sites)]
-            found[qualname] = _points(module, qualname, nodes[qualname], numbered)
+            fixed = frozenset(s.stmt for s in every if not s.callee.auto)  # type: ignore[attr-defined]
+            found[qualname] = _points(module, qualname, nodes[qualname], numbered, fixed)
     return found
 
 
-def _points(module: CallerModule, qualname: str, fn: _Function, sites: list[Site]) -> CallerPoints:
-    context = event_context(module, qualname, fn, receiver_of(qualname, fn), sites)
+def _points(
+    module: CallerModule, qualname: str, written: _Function, sites: list[Site], fixed: frozenset[ast.stmt]
+) -> CallerPoints:
+    context = event_context(module, qualname, written, receiver_of(qualname, written), sites)
+    plan = planner.plan_caller(written, sites, context, fixed)
+    fn = issued_order(written, plan.moves)
     stability = Stability(fn, changed=changed_objects(sites))
     found = planner.apart_round(fn, sites, context, stability)  # the planner's own round, not a copy of it
     if found is None:
@@ -86,9 +98,24 @@ def _points(module: CallerModule, qualname: str, fn: _Function, sites: list[Site
     )
     walk.block(fn.body, EMPTY)
     during = {stmt: _during(stmt, state, walk) for stmt, state in walk.seen.items()}
-    plan = planner.plan_caller(fn, sites, context)
     forked = frozenset(s.stmt for s in found.sites if _forks_here(plan, s.stmt))
     return CallerPoints(sites=tuple(found.sites), before=dict(walk.seen), during=during, self_forked=forked)
+
+
+def issued_order(fn: _Function, moves: dict[ast.stmt, ast.stmt]) -> _Function:
+    """``fn`` with its body in the order the plan issues it: each moved call right after the call it follows, in
+    the order the moves were decided (``codegen/rewrite/moved.py`` moves the lines the same way); ``fn`` itself
+    where nothing moved. The statements are ``fn``'s own, so what is found of them holds for the source's."""
+    if not moves:
+        return fn
+    order = list(fn.body)
+    for moved, after in moves.items():
+        if moved in order and after in order:
+            order.remove(moved)
+            order.insert(order.index(after) + 1, moved)
+    found = copy.copy(fn)
+    found.body = order
+    return found
 
 
 def _during(stmt: ast.stmt, state: State, walk: _Recording) -> State:

@@ -5,8 +5,10 @@ Only a call that forks (:mod:`~codegen.lower.flow.fork`) gets any of this; the f
 - it is given a result only earlier calls on its stream bind, whose fork ordered it too
   (:mod:`~codegen.lower.flow.bound_fork`): nothing at all;
 - an earlier record of the caller serves (:func:`~codegen.lower.flow.reuse.earlier_fork`), and no call is forked
-  at this very point: the side stream waits for that record, unless it already did; nothing is recorded here
-  (so the next call shares no fork at this point);
+  at this very point: the side stream waits for that record, unless it already did (it is the recording call's
+  stream, or an earlier call on it waited for that record on every path to this one:
+  :mod:`~codegen.lower.flow.waited_records`); nothing is recorded here (so the next call shares no fork at this
+  point);
 - no call is forked at this point (:func:`~codegen.lower.flow.fold.same_point`): the caller's stream records the
   call's fork event just before it, and the side stream waits for it first thing;
 - the call just before it forked at this same point: the side stream waits for that call's record, once per
@@ -26,6 +28,7 @@ from codegen.lower.flow.bound_fork import bound_fork
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.waited_records import WaitedRecords
 from codegen.lower.plan import Anchor, Cond, EventRef, Record, Step, Wait
 
 __all__ = ["Forks"]
@@ -39,6 +42,10 @@ class Forks:
     forks: list[bool]  # by site index: the call forks
     forked_at: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> its fork
     recorded: dict[ast.stmt, fold.Fork] = attrs.Factory(dict)  # call -> the fork it recorded itself
+    waited: WaitedRecords = attrs.field(init=False)  # the later waits for those records
+
+    def __attrs_post_init__(self) -> None:
+        self.waited = WaitedRecords(facts=self.facts)
 
     def enter(
         self,
@@ -61,13 +68,21 @@ class Forks:
             return []
         earlier = earlier_fork(self.facts, site, self.recorded)
         if shared is None and earlier is not None:
-            return [Wait(event=earlier[0], when=guard)] if site.tag not in earlier[2] else []
+            return self._reused(site, earlier, guard)
         if shared is None:
             before.append(Record(event=event, when=guard))
             fork = (event, self.facts.syncs[site.index].guard_text, frozenset({site.tag}))
             self.forked_at[site.stmt] = self.recorded[site.stmt] = fork
             return [Wait(event=event, when=guard)]
         return self._shared(site, shared, guard, relayed)
+
+    def _reused(self, site: Site, earlier: fold.Fork, guard: Cond | None) -> list[Step]:
+        """The wait for an earlier record, unless the call's stream recorded it or already waited for it."""
+        record = next(stmt for stmt, fork in self.recorded.items() if fork is earlier)
+        if site.tag in earlier[2] or self.waited.waited(record, site.tag, site.stmt, guard):
+            return []
+        self.waited.add(record, site.tag, site.stmt, guard)
+        return [Wait(event=earlier[0], when=guard)]
 
     def _chained(self, site: Site, before: list[Step], steps: dict[Anchor, list[Step]]) -> fold.Fork | None:
         """The fork of an earlier call of the block that this call's stream waited for, when only calls on this
@@ -96,4 +111,7 @@ class Forks:
         event, guard_text, tags = shared
         after_fork = any(self.forked_at.get(self.facts.sites[i].stmt, (None,))[0] == event for i in relayed)
         self.forked_at[site.stmt] = (event, guard_text, tags | {site.tag})
+        record = next((stmt for stmt, fork in reversed(self.recorded.items()) if fork[0] == event), None)
+        if record is not None:  # the record made at this point: this stream is ordered after it from here on
+            self.waited.add(record, site.tag, site.stmt, guard)
         return [Wait(event=event, when=guard)] if site.tag not in tags and not after_fork else []
