@@ -56,7 +56,8 @@ def _one_path_meets_two(facts: CallerFacts, stmts: list[ast.stmt]) -> bool:
     """Some path runs two of ``stmts``: one stands after a compound statement holding another (a keep under ``if a:``
     and one after that ``if``): the keep there would run twice, so it stays at the fork."""
     for first in stmts:
-        chain, at = [], first
+        chain: list[ast.stmt] = []
+        at: ast.stmt | None = first
         while at is not None:
             chain.append(at)
             at = facts.owner(at)
