@@ -18,6 +18,7 @@ import attrs
 from codegen.lower.flow.aliasing import alias_groups, aliasing
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
+from codegen.lower.flow.state_writes import state_writes
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
@@ -53,6 +54,9 @@ class Relations(Protocol):
 
     def covers(self, earlier: int, later: int) -> bool:
         """Joining ``later`` also joins ``earlier`` (same stream, and ``later`` forks whenever ``earlier`` did)."""
+
+    def state_of(self, site: int) -> frozenset[str]:
+        """What of objects' state ``site``'s call reads on its stream (``self.buf``, ``self.sub.*``)."""
 
     @property
     def dropped(self) -> Mapping[ast.stmt, frozenset[str]]:
@@ -111,6 +115,7 @@ def _needed(
         or p.inputs & written
         or _writes_apart(p, site, relations)
         or _state_crosses(p, site, relations)
+        or (site is None and touches(relations.state_of(p.site), set(state_writes(stmt))))
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
