@@ -5,11 +5,13 @@ call only before a statement that read its result or wrote the caller's tensors 
 ``self.buf`` ran on the main stream while the side stream could still read it (the race checker: "read on stream
 'side' ... and written in place on stream 'default' with no wait in between"). Likewise a submodule's state
 (``self.sub.scale.mul_(2)`` after ``self.sub(x)``), a store into an item and an augmented assignment of one. A write of
-state the call does not read keeps the overlap.
+state the call does not read keeps the overlap. A planned call on another stream whose body writes that state
+(``w = self.doubled(x)``, ``self.buf.mul_(2)`` on stream ``"other"``) waits for the pending call on its own stream.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +76,18 @@ class Model(nn.Module):
         self.buf[0] -= 1
         return y + z
 
+    @on_stream("other")
+    def doubled(self, x):
+        self.buf.mul_(2)
+        return x * 0
+
+    def call_on_another_stream(self, x):
+        y = self.side(x)
+        w = self.doubled(x)
+        z = x * 5
+        self.buf.div_(2)
+        return y + z + w
+
     def unread_state(self, x):
         y = self.side(x)
         self.other.mul_(2)
@@ -117,13 +131,19 @@ def test_the_write_waits_for_the_call(tmp_path: Path, method: str) -> None:
     assert before.count("runtime.record(") <= before.count("runtime.wait(")
 
 
+def test_a_call_writing_the_state_on_another_stream_waits_for_it(tmp_path: Path) -> None:
+    body = method_source(_generated(tmp_path, "portable")[1], "call_on_another_stream")
+    before = body[: body.index("w = self.doubled(x)")]
+    assert 'runtime.stream("side"' not in before or re.search(r'runtime\.wait\("[\w.]*Model\.side\.join"\)', before)
+
+
 def test_a_write_of_other_state_keeps_the_overlap(tmp_path: Path) -> None:
     body = method_source(_generated(tmp_path, "portable")[1], "unread_state")
     assert body.index('runtime.stream("side"') < body.index("self.other.mul_(2)") < body.rindex("runtime.wait(")
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
-@pytest.mark.parametrize("method", [*WRITES, "unread_state"])
+@pytest.mark.parametrize("method", [*WRITES, "call_on_another_stream", "unread_state"])
 def test_race_free_and_exact(tmp_path: Path, method: str, target: str) -> None:
     """The same math as on one stream: the call reads the state as it was before the write."""
     name, _ = _generated(tmp_path, target)
