@@ -55,6 +55,9 @@ class _ByStream:
     def covers(self, earlier: int, later: int) -> bool:
         return self.tags[earlier] == self.tags[later]
 
+    def state_of(self, site: int) -> frozenset[str]:
+        return frozenset()
+
 
 def _marker(step: object, names: list[str]) -> ast.stmt:
     if isinstance(step, Join):

@@ -22,10 +22,11 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.scan import dotted_name
-from codegen.lower.flow.annotated_locals import annotations_of, strip_optional
+from codegen.lower.flow.annotated_locals import annotations_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
 from codegen.lower.flow.loop_targets import element_targets
+from codegen.lower.flow.name_keys import annotated_class, class_key, global_key
 
 __all__ = ["Resolved", "Resolver"]
 
@@ -54,6 +55,9 @@ class Resolver:
     # (module, name written there) -> the run key of the class it names; None: an annotated name's submodules
     # stay unresolved
     class_in: Callable[[str, str], str | None] | None = None
+    # (owner "module:Class", attribute, method) -> the key of that method of the class a base of the owner in
+    # another module assigns to the attribute (``inherited_callees.py``); None: such submodules stay unresolved
+    inherited: Callable[[str, str, str], str | None] | None = None
     _locals: frozenset[str] | None = attrs.field(default=None, init=False)
     _annotated: dict[str, ast.expr] | None = attrs.field(default=None, init=False)
     _loops: dict[str, str] | None = attrs.field(default=None, init=False)
@@ -89,13 +93,13 @@ class Resolver:
         if isinstance(func, ast.Attribute):
             return self._attribute(func, call)
         if isinstance(func, ast.Call):  # ``Shared(...)(x)``: a fresh instance, called at once
-            cls = self._class_key(func.func)
+            cls = class_key(self, func.func)
             return Resolved(key=cls, receiver=None) if cls else None
         return None
 
     def _name(self, name: str) -> Resolved | None:
         if name in self.annotations:  # ``shared(x)`` with ``shared: SharedExpert``
-            cls = self._annotated_class(name)
+            cls = annotated_class(self, name)
             key = f"{cls}.forward" if cls else None
             return Resolved(key=key, receiver=name) if key in self.callees else None
         if name in self.loop_lists:  # ``layer(x)``, ``for layer in self.layers``
@@ -103,15 +107,8 @@ class Resolver:
             return Resolved(key=key, receiver=name) if key else None
         if name in self.local_names:
             return None
-        key = self._global(name)
+        key = global_key(self, name)
         return Resolved(key=key, receiver=None) if key in self.callees else None
-
-    def _global(self, name: str) -> str | None:
-        """The run key of a module-level name: defined here, or imported (``from m import f as name``)."""
-        if name in self.bindings and self.bindings[name].name is not None:
-            binding = self.bindings[name]
-            return f"{self.key_of(binding.module)}:{binding.name}"
-        return f"{self.module}:{name}" if name in self.module_names else None
 
     def _attribute(self, func: ast.Attribute, call: ast.Call) -> Resolved | None:
         base, attr = func.value, func.attr
@@ -124,7 +121,7 @@ class Resolver:
             sub = self._annotated_submodule(base.value.id, base.attr, attr)  # ``m.sub.forward(x)``, ``m: Owner``
             return Resolved(key=sub, receiver=f"{base.value.id}.{base.attr}") if sub else None
         if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
-            cls = self._annotated_class(base.id)
+            cls = annotated_class(self, base.id)
             key = f"{cls}.{attr}" if cls else None
             if key in self.callees:
                 return Resolved(key=key, receiver=base.id)
@@ -158,7 +155,7 @@ class Resolver:
 
     def _class_method(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
         """``Class.method(...)``: a method not marked static takes its receiver as the first argument."""
-        cls = self._global(dotted) if "." not in dotted else None
+        cls = global_key(self, dotted) if "." not in dotted else None
         key = f"{cls}.{attr}" if cls else None
         if key not in self.callees:
             return None
@@ -170,57 +167,33 @@ class Resolver:
     def _submodule_class(self, attr: str, method: str = "forward") -> str | None:
         """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
         written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
-        return self._class_key(ast.parse(written, mode="eval").body, method) if written else None
+        if written is None:  # assigned by a base class in another module, if any
+            return self._inherited(f"{self.module}:{self.owner}", attr, method) if self.owner else None
+        return class_key(self, ast.parse(written, mode="eval").body, method)
 
     def _element_key(self, name: str, method: str = "forward") -> str | None:
         """The key of ``method`` of the class every element of the list the loop target ``name`` walks holds."""
         written = self.loop_lists[name]
-        return self._class_key(ast.parse(written, mode="eval").body, method)
+        return class_key(self, ast.parse(written, mode="eval").body, method)
 
     def _annotated_submodule(self, name: str, attr: str, method: str = "forward") -> str | None:
         """The key of ``method`` of the class that ``<name>.<attr>`` holds, ``name`` annotated with a class whose
         ``__init__`` assigns ``self.<attr>``: that class read in the module that assigns it."""
-        owner = self._annotated_class(name)
-        written = self.submodules.get(owner, {}).get(attr) if owner else None
-        if written is None or owner is None:
+        owner = annotated_class(self, name)
+        if owner is None:
             return None
+        written = self.submodules.get(owner, {}).get(attr)
+        if written is None:  # assigned by a base class of ``owner`` in another module, if any
+            return self._inherited(owner, attr, method)
         module = owner.rpartition(":")[0]
         if module == self.module:  # written in the caller's own module: read as ``self.sub`` is
-            return self._class_key(ast.parse(written, mode="eval").body, method)
+            return class_key(self, ast.parse(written, mode="eval").body, method)
         cls = self.class_in(module, written) if self.class_in is not None else None
         key = f"{cls}.{method}" if cls else None
         return key if key in self.callees else None
 
-    def _class_key(self, node: ast.expr, method: str = "forward") -> str | None:
-        """The key of the stream function ``method`` of the class ``node`` names (``forward``: calling an
-        instance), if the run has one."""
-        dotted = dotted_name(node)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        binding = self.bindings.get(head)
-        if rest and binding is not None:  # ``mod.Class`` through ``import pkg.mod as mod`` or ``from . import mod``
-            base = binding.module if binding.name is None else f"{binding.module}.{binding.name}".lstrip(".")
-            module, _, name = f"{base}.{rest}".rpartition(".")
-            key = f"{self.key_of(module)}:{name}.{method}"
-        else:
-            base = self._global(dotted) if not rest and head not in self.local_names else None
-            key = f"{base}.{method}" if base else None
-        return key if key in self.callees else None
-
-    def _annotated_class(self, name: str) -> str | None:
-        """``module:Class`` of the class a parameter or local is annotated with (``X``, ``X | None``,
-        ``Optional[X]``, ``"X"``), when it resolves through this module's names."""
-        node: ast.expr | None = strip_optional(self.annotations[name])
-        dotted = dotted_name(node) if node is not None else None
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        binding = self.bindings.get(head)
-        if rest and binding is not None and binding.name is None:
-            module, _, cls = f"{binding.module}.{rest}".rpartition(".")
-            return f"{self.key_of(module)}:{cls}"
-        return self._global(dotted) if not rest else None
+    def _inherited(self, owner: str, attr: str, method: str) -> str | None:
+        return self.inherited(owner, attr, method) if self.inherited is not None else None
 
     def _is_self(self, node: ast.expr) -> bool:
         return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver

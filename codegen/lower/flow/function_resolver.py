@@ -15,6 +15,7 @@ from codegen.index.written_class import class_in
 from codegen.lower.flow.callees import Resolver
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import module_bindings
+from codegen.lower.flow.inherited_callees import inherited_key
 
 __all__ = ["RunNames", "function_resolver", "module_level_names"]
 
@@ -67,6 +68,7 @@ def function_resolver(
         receiver=_receiver(owner, fn),
         key_of=index.key_of,
         class_in=lambda owner_module, written: class_in(index, owner_module, written),
+        inherited=lambda owner_key, attr, method: inherited_key(index, owner_key, attr, method),
     )
 
 

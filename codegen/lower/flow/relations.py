@@ -34,6 +34,9 @@ class CallRelations:
             return "join"
         return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
 
+    def state_of(self, site: int) -> frozenset[str]:
+        return self.sites[site].state_read(frozenset())
+
     def covers(self, earlier: int, later: int) -> bool:
         return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag
 

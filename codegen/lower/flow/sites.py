@@ -65,6 +65,7 @@ class Site:
             event=self.callee.key,  # type: ignore[attr-defined]
             state=self.state_read(methods),
             writes=self.writes,
+            state_writes=frozenset(_state_names(self.callee.writes_state, self.call.resolved.receiver)),  # type: ignore[attr-defined]
         )
 
 

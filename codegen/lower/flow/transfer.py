@@ -18,6 +18,7 @@ import attrs
 from codegen.lower.flow.aliasing import alias_groups, aliasing
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
+from codegen.lower.flow.state_writes import state_writes
 from codegen.lower.flow.writes import inplace_writes, state_reads
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
@@ -54,6 +55,9 @@ class Relations(Protocol):
     def covers(self, earlier: int, later: int) -> bool:
         """Joining ``later`` also joins ``earlier`` (same stream, and ``later`` forks whenever ``earlier`` did)."""
 
+    def state_of(self, site: int) -> frozenset[str]:
+        """What of objects' state ``site``'s call reads on its stream (``self.buf``, ``self.sub.*``)."""
+
     @property
     def dropped(self) -> Mapping[ast.stmt, frozenset[str]]:
         """A call left on the caller's stream -> the caller's names it writes in place (no longer a site)."""
@@ -72,6 +76,7 @@ class SiteView:
     event: str = ""  # the callee: calls of one callee record one join event
     state: frozenset[str] = frozenset()  # what of objects' state the call reads (its body's on its stream)
     writes: frozenset[str] = frozenset()  # the caller's names whose memory the call writes in place (sites.py)
+    state_writes: frozenset[str] = frozenset()  # what of objects' state its body writes (``self.buf``, ``self.*``)
 
 
 def join_step(entry: Pending, state: State) -> Join:
@@ -111,6 +116,7 @@ def _needed(
         or p.inputs & written
         or _writes_apart(p, site, relations)
         or _state_crosses(p, site, relations)
+        or _state_written(p, stmt, site, relations)
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
@@ -137,6 +143,15 @@ def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) 
     if site is None or not touches(entry.names, set(site.state)):
         return False
     return relations.consume(entry.site, site.index) != "none"
+
+
+def _state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relations: Relations) -> bool:
+    """The statement writes in place state ``entry``'s call reads: on the caller's stream (``state_writes.py``), or
+    a planned call's body on another stream (on its own stream, it runs after it)."""
+    written = set(site.state_writes) if site is not None else set(state_writes(stmt))
+    if not written or not touches(relations.state_of(entry.site), written):
+        return False
+    return site is None or relations.consume(entry.site, site.index) != "none"
 
 
 def touches(names: frozenset[str], reads: set[str]) -> bool:
