@@ -22,7 +22,7 @@ from codegen.frontend.signature import signature_of
 from codegen.index import class_chain, scan
 from codegen.index.info import CalleeInfo
 from codegen.index.walked import walked_of
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.param_writes import call_writes
 from codegen.lower.flow.view_roots import view_roots
 from codegen.lower.flow.writes import reads_state
@@ -52,7 +52,7 @@ def _imported(index: object, info: CalleeInfo, found: tuple[ast.Module, ast.AST]
     tree, node = found
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     receiver = signature_of(node, method=owner is not None).receiver
-    functions = ModuleFunctions(index, info.module, tree)
+    functions = module_functions(index, info.module, tree)
     names = set().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(node, ast.Call)))
     roots = view_roots(node, info.signature.names)
     written = frozenset().union(*(roots.get(name, frozenset()) for name in names))

@@ -21,7 +21,7 @@ from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.helper_writes import stream_call_writes
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.unkept_state import named_state
 from npudsl import codes
@@ -36,7 +36,7 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     local = frozenset({a.arg for a in walked_of(fn.args, ast.arg)} | {n for stmt in fn.body for n in bound_names(stmt)})
     receiver = receiver_of(qualname, fn)
     changed = changed_objects(fn, receiver)
-    functions = ModuleFunctions(module.index, module.ir.module_name, module.tree)
+    functions = module_functions(module.index, module.ir.module_name, module.tree)
     count = 0
     for call in calls:
         site = _reached(_site(module, count, call, fn, local, receiver, changed), functions, qualname, receiver)
@@ -60,7 +60,9 @@ def _site(
     callee = module.index.callees[call.key]  # type: ignore[attr-defined]
     assert call.stmt is not None
     same_module = callee.module == module.ir.module_name
-    named = named_state(module.index, (module.ir.module_name, module.tree), fn, receiver, call.call, call.resolved)
+    here = (module.ir.module_name, module.tree)
+    # a caller that changes no object leaves nothing to name (``unkept_state.py``): the site as it is
+    named = named_state(module.index, here, fn, receiver, call.call, call.resolved) if changed else None
     changed = changed - named.inputs if named is not None else changed
     site = plan_site(
         count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed

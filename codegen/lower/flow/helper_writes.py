@@ -14,7 +14,7 @@ import ast
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.param_writes import call_writes
 
 __all__ = ["helper_writes", "stream_call_writes"]
@@ -31,7 +31,7 @@ def helper_writes(
     calls of the module's helpers write in place, and, given ``run`` (the run's index and the module's run key),
     those of the run's other modules, of its objects' attributes, and of what the run cannot read
     (``imported_writes.py``); statements that write none are left out."""
-    functions = scan.functions_by_qualname(tree) if run is None else ModuleFunctions(run[0], run[1], tree)
+    functions = scan.functions_by_qualname(tree) if run is None else module_functions(run[0], run[1], tree)
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
     found: dict[ast.stmt, frozenset[str]] = {}
     for stmt in walked_of(fn, ast.stmt):

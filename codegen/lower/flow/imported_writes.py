@@ -21,6 +21,7 @@ everywhere in the planner (``nn.Linear``'s ``forward`` writes nothing of its inp
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator, Mapping
 
 import attrs
@@ -30,7 +31,7 @@ from codegen.index.class_chain import forward_of
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.imports import module_bindings
 
-__all__ = ["ModuleFunctions", "Reached"]
+__all__ = ["ModuleFunctions", "Reached", "module_functions"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _DEPTH = 8  # modules followed through re-exports at most; past it a call may write every argument
@@ -162,6 +163,22 @@ class ModuleFunctions(Mapping[str, _Function]):
         if self._bindings is None:
             self._bindings = _bindings(self.tree, _package(self.index, self.key))
         return self._bindings
+
+
+_SHARED: weakref.WeakKeyDictionary[object, dict[str, ModuleFunctions]] = weakref.WeakKeyDictionary()
+
+
+def module_functions(index: object, key: str, tree: ast.Module) -> ModuleFunctions:
+    """The module's ``ModuleFunctions`` for this run index, made once and shared by every caller of the module (its
+    imports and the other modules it reads are then read once per run, not once per caller)."""
+    try:
+        made = _SHARED.setdefault(index, {})
+    except TypeError:  # an index that takes no weak reference: nothing shared
+        return ModuleFunctions(index, key, tree)
+    found = made.get(key)
+    if found is None or found.tree is not tree:
+        found = made[key] = ModuleFunctions(index, key, tree)
+    return found
 
 
 def _bindings(tree: ast.Module, package: str) -> dict[str, tuple[str, ...] | None]:

@@ -143,6 +143,8 @@ def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tup
     self.experts.token_dispatchers`` at the top of ``fn``, before the call, bound nowhere else, makes
     ``self.experts.token_dispatchers[i].topk_weights`` read ``token_dispatchers[i].topk_weights`` (unless ``fn``
     stores that chain itself, or a part of it)."""
+    if not keeps:
+        return keeps
     stored = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
     held: dict[str, str] = {}
     for stmt in fn.body:
