@@ -3,7 +3,7 @@
 A layer passes its flag to the submodule it builds (``self.multistream = multistream`` and
 ``self.shared = Shared(..., multistream)``, whose ``__init__`` stores ``self.multistream = multistream``);
 a call of the layer's and a call of the submodule's then fork on the same paths, and a result one hands the
-other on one stream needs no join. The planner compares guards by a key (``planner._guard_key``); this
+other on one stream needs no join. The planner compares guards by a key (``guard_keys.guard_key``); this
 module gives both spellings one key, when the module shows it: each attribute is stored once, in its
 class's ``__init__``, straight from a constructor parameter, no other statement of either class stores
 to it, and the layer passes that very parameter, unchanged, to the submodule's. Anything else keeps its

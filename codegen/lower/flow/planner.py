@@ -17,21 +17,21 @@ from typing import Any
 
 import attrs
 
-from codegen.index import scan
-from codegen.index.walked import walked_of
 from codegen.lower.flow import early, hoist, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
+from codegen.lower.flow.at_once import joined_at_once
 from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
+from codegen.lower.flow.guard_keys import guard_key, reached_keys
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
-from codegen.lower.flow.transfer import Join, SiteView
+from codegen.lower.flow.transfer import SiteView
 from codegen.lower.flow.wraps import lower_sites
 from codegen.lower.plan import Anchor, CallerPlan
 
@@ -140,7 +140,7 @@ def apart_round(
     dropped = dict(context.helper_writes)  # what the module's helpers write, then what calls left here write
     while True:
         found = _round(fn, sites, context, stability, (groups, dropped), following)
-        at_once = [s for s in sites if _joined_at_once(s, found.result, following)]
+        at_once = [s for s in sites if joined_at_once(s, found.result, following)]
         if not at_once:
             return found
         dropped |= {s.stmt: s.writes | dropped.get(s.stmt, frozenset()) for s in at_once if s.writes}
@@ -161,8 +161,8 @@ def _round(
     left on the caller's stream so far write."""
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
-    keys = [_guard_key(s, stability, since, context.aliases) for s in sites]
-    reached = _reached(sites, keys, fn, stability, since, context.aliases)
+    keys = [guard_key(s, stability, since, context.aliases) for s in sites]
+    reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
@@ -190,59 +190,3 @@ def _view(site: Site, key: str | None, context: CallerContext, groups: dict[str,
     number = context.own_joins.get(site.index)
     event = f"{view.event}#{number}" if number else view.event
     return attrs.evolve(view, inputs=widened(view.inputs, groups), event=event)
-
-
-def _joined_at_once(site: Site, result: Analysis, following: dict[ast.stmt, Anchor]) -> bool:
-    """Every join of ``site`` is right after its call (past ``if`` tests that call nothing), and nothing is
-    relayed from it."""
-    placed = [(anchor, step) for anchor, steps in result.steps.items() for step in steps if step.site == site.index]
-    after = following.get(site.stmt)
-    at_once = _immediate(after, following) if after is not None else set()
-    return bool(placed) and all(
-        isinstance(step, Join) and anchor in at_once and anchor[1] not in result.splits for anchor, step in placed
-    )
-
-
-def _immediate(anchor: Anchor, following: dict[ast.stmt, Anchor]) -> set[Anchor]:
-    """``anchor`` and the places reached from it by no work but an ``if`` test that calls nothing (the first
-    statement of either branch, or what follows the ``if`` when a branch is empty)."""
-    kind, stmt, _ = anchor
-    found = {anchor}
-    if kind == "before" and isinstance(stmt, ast.If) and not any(isinstance(n, ast.Call) for n in ast.walk(stmt.test)):
-        found |= _immediate(("before", stmt.body[0], ""), following)
-        found |= _immediate(("before", stmt.orelse[0], "") if stmt.orelse else following[stmt], following)
-    return found
-
-
-def _guard_key(site: Site, stability: Stability, since: int, aliases: dict[str, str]) -> str | None:
-    """Two sites with the same key fork on the same paths; None: the site always forks. ``aliases``: guards
-    spelled otherwise that hold the same value (``guard_alias.py``)."""
-    guard = site.guard
-    if guard.static:
-        return None
-    if guard.hoist is not None or guard.expr is None or not stability.stable(guard.expr, since):
-        return f"<call {site.index}>"
-    return aliases.get(guard.expr, guard.expr)
-
-
-def _reached(
-    sites: list[Site],
-    keys: list[str | None],
-    fn: ast.FunctionDef | ast.AsyncFunctionDef,
-    stability: Stability,
-    since: int,
-    aliases: dict[str, str],
-) -> dict[int, str]:
-    """For a call that always forks, in the body of an ``if`` whose test is a stable dotted name (``if
-    self.multistream: x = self.quant(h, True)``): that test's key. It forked only where the test held, so a call
-    whose guard has that key forks wherever it did."""
-    if all(k is None for k in keys) or all(k is not None for k in keys):
-        return {}
-    parents = {child: node for node in walked_of(fn, ast.If) for child in node.body}
-    found: dict[int, str] = {}
-    for site, key in zip(sites, keys):
-        test = parents[site.stmt].test if key is None and site.stmt in parents else None
-        text = scan.dotted_name(test) if test is not None else None
-        if text is not None and stability.stable(text, since):
-            found[site.index] = aliases.get(text, text)
-    return found

@@ -1,6 +1,6 @@
 """How two planned calls of one caller relate: whether a result passes on the same stream, a relay or a join.
 
-Two calls relate by their streams and their guards' keys (``planner._guard_key``): the later forks wherever the
+Two calls relate by their streams and their guards' keys (``guard_keys.guard_key``): the later forks wherever the
 earlier did when its guard has no key, the same key, or the key of the ``if`` the earlier always forks under.
 The analysis (``transfer.Relations``) asks; the planner makes one per round, with the writes of the calls it
 left on the caller's stream in earlier rounds.
