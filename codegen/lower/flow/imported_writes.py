@@ -21,13 +21,13 @@ everywhere in the planner (``nn.Linear``'s ``forward`` writes nothing of its inp
 from __future__ import annotations
 
 import ast
-import weakref
 from collections.abc import Iterator, Mapping
 
 import attrs
 
 from codegen.index import scan
 from codegen.index.class_chain import forward_of
+from codegen.index.per_index import per_index
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.imports import module_bindings
 
@@ -165,16 +165,16 @@ class ModuleFunctions(Mapping[str, _Function]):
         return self._bindings
 
 
-_SHARED: weakref.WeakKeyDictionary[object, dict[str, ModuleFunctions]] = weakref.WeakKeyDictionary()
+@per_index
+def _shared(index: object) -> dict[str, ModuleFunctions]:
+    """The modules' ``ModuleFunctions`` made for the run ``index`` (the last index asked about only)."""
+    return {}
 
 
 def module_functions(index: object, key: str, tree: ast.Module) -> ModuleFunctions:
     """The module's ``ModuleFunctions`` for this run index, made once and shared by every caller of the module (its
     imports and the other modules it reads are then read once per run, not once per caller)."""
-    try:
-        made = _SHARED.setdefault(index, {})
-    except TypeError:  # an index that takes no weak reference: nothing shared
-        return ModuleFunctions(index, key, tree)
+    made = _shared(index)
     found = made.get(key)
     if found is None or found.tree is not tree:
         found = made[key] = ModuleFunctions(index, key, tree)

@@ -16,12 +16,12 @@ passes the object on), the call runs on its caller's stream, as written (NPD501 
 from __future__ import annotations
 
 import ast
-import weakref
 from typing import Any
 
 import attrs
 
 from codegen.frontend.signature import Tensorness
+from codegen.index.per_index import per_index
 from codegen.index.walked import walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
@@ -89,7 +89,10 @@ class Named:
     held: frozenset[str] = frozenset()  # the caller's own state it reads them through (``self.experts``)
 
 
-_NAMED: weakref.WeakKeyDictionary[ast.Call, tuple[object, Named | None]] = weakref.WeakKeyDictionary()
+@per_index
+def _named_calls(index: object) -> dict[ast.Call, Named | None]:
+    """What each call was found to read, for the run ``index`` (the last index asked about only)."""
+    return {}
 
 
 def named_state(
@@ -97,10 +100,10 @@ def named_state(
 ) -> Named | None:
     """What ``call`` (resolved to ``resolved``) in ``fn`` reads of objects ``fn`` changes, named (None: not
     nameable); asked by the index (which calls stay at once) and the planner (their keeps), once per call."""
-    known = _NAMED.get(call)
-    if known is None or known[0] is not index:  # the index's own search may see less of the run than the planner
-        known = _NAMED[call] = (index, _named(index, here, fn, receiver, call, resolved))
-    return known[1]
+    known = _named_calls(index)  # per index: the index's own search may see less of the run than the planner
+    if call not in known:
+        known[call] = _named(index, here, fn, receiver, call, resolved)
+    return known[call]
 
 
 def _named(
