@@ -1,9 +1,10 @@
 """The index of a run: which of its files it reads, and the progress shown while it reads them.
 
 The decorated files (they name npudsl) are read first; then the files that name one of their stream
-functions (call sites, found by a text search); then the modules the decorated files call a function of
-by relative import, for what it returns (``codegen/index/return_files.py``: those are parsed only when a
-lowering asks, so they show no parsing progress here).
+functions (call sites, found by a text search), and those that reach one only through a base class that holds
+it (``subclass_callers.py``); then the modules the decorated files call a function of by relative import, for
+what it returns (``codegen/index/return_files.py``: those are parsed only when a lowering asks, so they show no
+parsing progress here).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from codegen.driver import pyast
 from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
+from codegen.driver.subclass_callers import holders, through_bases
 
 if TYPE_CHECKING:
     from codegen.index.index import RunIndex
@@ -52,15 +54,18 @@ def index_run(files: list[SourceFile], progress: Progress | None = None) -> RunI
 def _callers(
     files: list[SourceFile], progress: Progress | None
 ) -> Callable[[frozenset[str]], list[tuple[ModuleId, str]]]:
-    """The files that name one of ``defined`` and not npudsl (asked once the stream functions are known)."""
+    """The files that name one of ``defined`` and not npudsl (asked once the stream functions are known), and
+    those that derive a class from one holding such a class as a submodule (``subclass_callers.py``)."""
 
     def callers(defined: frozenset[str]) -> list[tuple[ModuleId, str]]:
         names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-        found = [
-            (module_id(f.path, f.module), f.source)
-            for f in files
-            if f.source is not None and not mentions_npudsl(f.source) and names.search(f.source)
-        ]
+        plain = [(module_id(f.path, f.module), f.source) for f in files if f.source is not None]
+        plain = [(m, s) for m, s in plain if not mentions_npudsl(s)]
+        found = [(m, s) for m, s in plain if names.search(s)]
+        decorated = [f.source for f in files if f.source is not None and mentions_npudsl(f.source)]
+        holding = holders([*decorated, *(s for _, s in found)], defined)
+        taken = {id(s) for _, s in found}
+        found += through_bases([(m, s) for m, s in plain if id(s) not in taken], holding)
         _parse_ahead(found, "indexing call sites", progress)
         return found
 
