@@ -8,9 +8,9 @@ run (``m: "DeepseekV2AttentionMLA"``) whose ``__init__`` assigns ``self.sub``: t
 read where that ``__init__`` names it (in the caller's own module, or through ``class_in``,
 :mod:`codegen.index.written_class`), and ``layer(...)`` / ``layer.method(...)`` for the target of a loop
 over a layer list of the caller's object (``for i, layer in enumerate(self.layers)``, every element one
-class: :mod:`codegen.index.elements`, :mod:`~codegen.lower.flow.loop_targets`). Every other call of a stream
-function is unresolved: the callee then keeps its caller safe as it is (it runs on its caller's stream),
-which only costs overlap.
+class: :mod:`codegen.index.elements`, :mod:`~codegen.lower.flow.loop_targets`); what an attribute holds is
+read by :mod:`~codegen.lower.flow.submodule_keys`. Every other call of a stream function is unresolved: the
+callee then keeps its caller safe as it is (it runs on its caller's stream), which only costs overlap.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import Binding
 from codegen.lower.flow.loop_targets import element_targets
 from codegen.lower.flow.name_keys import annotated_class, class_key, global_key
+from codegen.lower.flow.submodule_keys import annotated_submodule_key, element_key, submodule_key
 
 __all__ = ["Resolved", "Resolver"]
 
@@ -103,7 +104,7 @@ class Resolver:
             key = f"{cls}.forward" if cls else None
             return Resolved(key=key, receiver=name) if key in self.callees else None
         if name in self.loop_lists:  # ``layer(x)``, ``for layer in self.layers``
-            key = self._element_key(name)
+            key = element_key(self, name)
             return Resolved(key=key, receiver=name) if key else None
         if name in self.local_names:
             return None
@@ -115,20 +116,20 @@ class Resolver:
         if self._is_self(base):
             return self._on_self(attr)
         if isinstance(base, ast.Attribute) and self._is_self(base.value):  # ``self.sub.method(...)``
-            cls = self._submodule_class(base.attr, method=attr)
+            cls = submodule_key(self, base.attr, method=attr)
             return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
         if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id in self.annotations:
-            sub = self._annotated_submodule(base.value.id, base.attr, attr)  # ``m.sub.forward(x)``, ``m: Owner``
+            sub = annotated_submodule_key(self, base.value.id, base.attr, attr)  # ``m.sub.forward(x)``, ``m: Owner``
             return Resolved(key=sub, receiver=f"{base.value.id}.{base.attr}") if sub else None
         if isinstance(base, ast.Name) and base.id in self.annotations:  # ``experts.phase(x)``, ``experts: Shared``
             cls = annotated_class(self, base.id)
             key = f"{cls}.{attr}" if cls else None
             if key in self.callees:
                 return Resolved(key=key, receiver=base.id)
-            sub = self._annotated_submodule(base.id, attr)  # ``m.sub(x)``, ``m: Owner``
+            sub = annotated_submodule_key(self, base.id, attr)  # ``m.sub(x)``, ``m: Owner``
             return Resolved(key=sub, receiver=f"{base.id}.{attr}") if sub else None
         if isinstance(base, ast.Name) and base.id in self.loop_lists:  # ``layer.dispatch(x)`` over ``self.layers``
-            key = self._element_key(base.id, attr)
+            key = element_key(self, base.id, attr)
             return Resolved(key=key, receiver=base.id) if key else None
         dotted = dotted_name(base)
         if dotted is None or dotted.split(".")[0] in self.local_names:
@@ -139,7 +140,7 @@ class Resolver:
         own = f"{self.module}:{self.owner}.{attr}"
         if self.owner and own in self.callees:
             return Resolved(key=own, receiver="self")
-        cls = self._submodule_class(attr)
+        cls = submodule_key(self, attr)
         return Resolved(key=cls, receiver=f"self.{attr}") if cls else None
 
     def _qualified(self, dotted: str, attr: str, call: ast.Call) -> Resolved | None:
@@ -163,37 +164,6 @@ class Resolver:
         explicit = _callee_static(self.callees[key]) is False
         spelled = receiver.id if explicit and isinstance(receiver, ast.Name) else None
         return Resolved(key=key, receiver=spelled, explicit_receiver=explicit)
-
-    def _submodule_class(self, attr: str, method: str = "forward") -> str | None:
-        """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
-        written = self.submodules.get(f"{self.module}:{self.owner}", {}).get(attr)
-        if written is None:  # assigned by a base class in another module, if any
-            return self._inherited(f"{self.module}:{self.owner}", attr, method) if self.owner else None
-        return class_key(self, ast.parse(written, mode="eval").body, method)
-
-    def _element_key(self, name: str, method: str = "forward") -> str | None:
-        """The key of ``method`` of the class every element of the list the loop target ``name`` walks holds."""
-        written = self.loop_lists[name]
-        return class_key(self, ast.parse(written, mode="eval").body, method)
-
-    def _annotated_submodule(self, name: str, attr: str, method: str = "forward") -> str | None:
-        """The key of ``method`` of the class that ``<name>.<attr>`` holds, ``name`` annotated with a class whose
-        ``__init__`` assigns ``self.<attr>``: that class read in the module that assigns it."""
-        owner = annotated_class(self, name)
-        if owner is None:
-            return None
-        written = self.submodules.get(owner, {}).get(attr)
-        if written is None:  # assigned by a base class of ``owner`` in another module, if any
-            return self._inherited(owner, attr, method)
-        module = owner.rpartition(":")[0]
-        if module == self.module:  # written in the caller's own module: read as ``self.sub`` is
-            return class_key(self, ast.parse(written, mode="eval").body, method)
-        cls = self.class_in(module, written) if self.class_in is not None else None
-        key = f"{cls}.{method}" if cls else None
-        return key if key in self.callees else None
-
-    def _inherited(self, owner: str, attr: str, method: str) -> str | None:
-        return self.inherited(owner, attr, method) if self.inherited is not None else None
 
     def _is_self(self, node: ast.expr) -> bool:
         return self.receiver is not None and isinstance(node, ast.Name) and node.id == self.receiver
