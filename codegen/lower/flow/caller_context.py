@@ -24,6 +24,7 @@ from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
+from codegen.lower.flow.result_aliases import Pairs, result_aliases
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
@@ -55,6 +56,7 @@ class CallerContext:
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
+    results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
 
 
 def event_context(
@@ -81,6 +83,7 @@ def event_context(
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
+        results=result_aliases(fn, module.tree),
     )
 
 

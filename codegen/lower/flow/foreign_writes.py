@@ -14,6 +14,11 @@ writes nothing, ``npu_scatter_nd_update_(cache, i, u)`` writes ``cache``, ``npu_
 k_cache, v_cache, slots)`` the two caches, by position or keyword. An op the table lacks, or whose kernel
 writes what its schema leaves plain (``npu_kv_rmsnorm_rope_cache``), writes every argument; so does a call
 spreading ``*args`` or ``**kwargs`` into an op that writes anything.
+
+What such a call returns may be an argument itself (:func:`foreign_results`): an ATen op writing ``self`` returns
+it (``torch.relu_(x)`` is ``x``), and a torch_npu op's result is the argument its schema types with the same alias
+set (``npu_scatter_nd_update_(Tensor(a!) self, ...) -> Tensor(a!)``) or its kernel returns as it came
+(``npu_kv_rmsnorm_rope_cache``'s first two results are its ``k_cache`` and ``ckv_cache``: ``npu_schema.py``).
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from collections.abc import Sequence
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.exprs import data_reads
-from codegen.lower.flow.npu_schema import Param, written_params
+from codegen.lower.flow.npu_schema import Param, returned_params, written_params
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["every_argument", "foreign_writes"]
+__all__ = ["Results", "every_argument", "foreign_results", "foreign_writes"]
 
 _ATEN = "torch"  # the namespace whose functions the ATen table (``aten_table.py``) describes
 _NPU = (("torch_npu",), ("torch", "ops", "npu"))  # where torch_npu's ops are reached (``npu_table.py``)
+Results = list[tuple[int | None, ast.expr]]  # (the element of a returned tuple, None: the whole result; an argument)
 
 
 def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
@@ -43,6 +49,19 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
         return every_argument(call)
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
     return alias_sources(first) if writes and first is not None else frozenset()
+
+
+def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
+    """The arguments of ``call`` of ``dotted`` its result may be as they came, each with where in the result (see
+    above); none known for any other function."""
+    npu = _npu_op(dotted)
+    if npu is not None:
+        returned = returned_params(*npu) or ()
+        return [(r.position, arg) for r in returned for arg in _passed(call, [r.param])]
+    if dotted[0] == _ATEN and len(dotted) == 2 and schema.writes_self(dotted[1]):
+        first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
+        return [(None, first)] if first is not None else []
+    return []
 
 
 def _npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:

@@ -5,7 +5,7 @@ Source: Ascend/op-plugin 517f2e7d0f202f38b76310706cb977ca2388ad21, op_plugin/con
 
 from __future__ import annotations
 
-__all__ = ["SCHEMAS", "UNDECLARED"]
+__all__ = ["KERNEL_WRITES", "RETURNED", "SCHEMAS", "UNDECLARED"]
 
 # Every overload of every op of the yaml's ``custom`` section, as declared.
 SCHEMAS: tuple[str, ...] = (
@@ -430,7 +430,7 @@ SCHEMAS: tuple[str, ...] = (
 )
 
 # Ops whose kernel returns a tensor parameter, or whose page says it updates in place, while no schema of
-# theirs marks a write: what they write is unknown.
+# theirs marks a write, and whose kernel does not say what it writes: what they write is unknown.
 UNDECLARED: frozenset[str] = frozenset(
     {
         "_npu_distribute_barrier",
@@ -440,9 +440,31 @@ UNDECLARED: frozenset[str] = frozenset(
         "npu_dequant_rope_quant_kvcache",
         "npu_dropout_with_add_softmax_backward",
         "npu_get_float_status",
-        "npu_kv_rmsnorm_rope_cache",
         "npu_mla_prolog",
         "npu_mla_prolog_v2",
         "npu_rope_quant_kvcache",
     }
 )
+
+# Ops no schema of which marks a write whose kernel writes these arguments: it hands them to an aclnn call
+# at a position a declared op calling the same function writes, and the others where such ops read only.
+KERNEL_WRITES: dict[str, tuple[str, ...]] = {
+    "npu_grouped_matmul_add": ("self",),
+    "npu_kv_rmsnorm_rope_cache": ("ckv_cache", "k_cache"),
+    "npu_kv_rmsnorm_rope_cache_v2_functional": ("ckv_cache", "k_cache"),
+}
+
+# Ops no schema of which marks a write whose kernel returns arguments as they came: (result position,
+# argument); position 0 of an op returning one tensor is that tensor.
+RETURNED: dict[str, tuple[tuple[int, str], ...]] = {
+    "_npu_distribute_barrier": ((0, "x_ref"),),
+    "dropout_with_byte_mask": ((0, "self"),),
+    "npu_apply_rotary_pos_emb": ((0, "query"), (1, "key")),
+    "npu_batch_gather_matmul": ((0, "self"),),
+    "npu_dequant_rope_quant_kvcache": ((3, "k_cache"), (4, "v_cache")),
+    "npu_dropout_with_add_softmax_backward": ((1, "grad"),),
+    "npu_get_float_status": ((0, "self"),),
+    "npu_kv_rmsnorm_rope_cache": ((0, "k_cache"), (1, "ckv_cache")),
+    "npu_mla_prolog_v2": ((2, "kv_cache"), (3, "kr_cache")),
+    "npu_rope_quant_kvcache": ((3, "k_cache"), (4, "v_cache")),
+}

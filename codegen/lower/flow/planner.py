@@ -136,7 +136,7 @@ def apart_round(
     the very next statement overlaps nothing: it stays on the caller's stream, as written, and the rest are
     analyzed again without it."""
     following = early.following(fn)
-    groups = alias_groups(fn)
+    groups = alias_groups(fn, context.results)
     dropped = dict(context.helper_writes)  # what the module's helpers write, then what calls left here write
     while True:
         found = _round(fn, sites, context, stability, (groups, dropped), following)
