@@ -189,4 +189,5 @@ def _view(site: Site, key: str | None, context: CallerContext, groups: dict[str,
     view = site.view(context.methods, guard_changes=changing)
     number = context.own_joins.get(site.index)
     event = f"{view.event}#{number}" if number else view.event
-    return attrs.evolve(view, inputs=widened(view.inputs, groups), event=event)
+    written = widened(view.writes, groups)  # a write through a view is a write of what shares its memory
+    return attrs.evolve(view, inputs=widened(view.inputs, groups), names=view.names | written, event=event)
