@@ -83,7 +83,7 @@ def event_context(
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
-        event_forks=event_forks(fn, module.ir.functions, module.ir.module_name, sites, receiver),
+        event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
     )
 
 

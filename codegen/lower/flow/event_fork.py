@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from codegen.frontend.ir import StreamFunction
+from codegen.frontend.ir import Events, ModuleIR, StreamFunction
 from codegen.lower.flow.sites import Site
 
 __all__ = ["event_forks"]
@@ -25,13 +25,15 @@ _BLOCKS = ("body", "orelse", "finalbody")
 
 
 def event_forks(
-    fn: ast.AST, functions: Iterable[StreamFunction], module: str, sites: list[Site], receiver: str | None
+    ir: ModuleIR, qualname: str, fn: ast.AST, receiver: str | None, sites: list[Site]
 ) -> frozenset[ast.stmt]:
-    """The statements of ``fn`` (a method whose ``self`` is ``receiver``) whose planned call needs no fork record:
-    the statement before it records, on the caller's stream, an event the call's method waits for first."""
-    if receiver is None:
+    """The statements of the method ``fn`` (``qualname``, its ``self`` is ``receiver``) whose planned call needs no
+    fork record: the statement before it records, on the caller's stream, an event the call's method waits for
+    first; both are methods of the caller's own class, decorated in its module (``ir``)."""
+    owner = qualname.rpartition(".")[0]
+    if receiver is None or not owner:
         return frozenset()
-    by_name = {f.qualname: f for f in functions}
+    methods = {f.name: f for f in ir.functions if f.owner == owner}
     before = dict(_previous(fn))
     planned = {site.stmt for site in sites}
     return frozenset(
@@ -40,7 +42,8 @@ def event_forks(
         if site.stmt in before
         and before[site.stmt] not in planned
         and _names_only(site)
-        and _waits_first(by_name, module, site) & _records_last(by_name, before[site.stmt], site, receiver)
+        and _waits_first(_own_method(site.call.call, receiver, methods), f"{ir.module_name}:{owner}", site)
+        & _records_last(before[site.stmt], receiver, methods)
     )
 
 
@@ -59,34 +62,36 @@ def _names_only(site: Site) -> bool:
     return value is site.call.call and all(a.bare and not isinstance(a.node, ast.Starred) for a in site.args)
 
 
-def _own(by_name: dict[str, StreamFunction], module: str, key: str) -> StreamFunction | None:
-    found_module, _, qualname = key.partition(":")
-    return by_name.get(qualname) if found_module == module else None
+def _own_method(call: ast.expr, receiver: str, methods: dict[str, StreamFunction]) -> StreamFunction | None:
+    """The caller's class's decorated method that ``call`` (``receiver.<method>(...)``) calls, if any."""
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return None
+    target = call.func
+    return methods.get(target.attr) if isinstance(target.value, ast.Name) and target.value.id == receiver else None
 
 
-def _waits_first(by_name: dict[str, StreamFunction], module: str, site: Site) -> set[str]:
-    """The class's events the call's method waits for unconditionally as it starts."""
-    callee = _own(by_name, module, site.callee.key)  # type: ignore[attr-defined]
-    if callee is None or callee.owner is None:
+def _unshared(specs: Iterable[Events]) -> set[str]:
+    """The class's events named by ``specs`` (``@after``/``@records``) that hold unconditionally."""
+    return {name for spec in specs if spec.when is None for name in spec.names if ":" not in name}
+
+
+def _waits_first(callee: StreamFunction | None, owner_key: str, site: Site) -> set[str]:
+    """The events the call's method (the planned call's own callee) waits for unconditionally as it starts."""
+    if callee is None or site.callee.key != f"{owner_key}.{callee.name}":  # type: ignore[attr-defined]
         return set()
-    return {name for spec in callee.waits if spec.when is None for name in spec.names if ":" not in name}
+    return _unshared(callee.waits)
 
 
-def _records_last(by_name: dict[str, StreamFunction], stmt: ast.stmt, site: Site, receiver: str) -> set[str]:
-    """The class's events that ``stmt`` records on the caller's stream as its last work: it only binds names to
-    the result of ``receiver.<method>(...)``, a method of the call's class recording them unconditionally."""
+def _records_last(stmt: ast.stmt, receiver: str, methods: dict[str, StreamFunction]) -> set[str]:
+    """The events that ``stmt`` records on the caller's stream as its last work: it only binds names to the result
+    of a method of the caller's class that records them unconditionally and runs on the caller's stream."""
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [] if isinstance(stmt, ast.Expr) else None
-    value = getattr(stmt, "value", None)
-    if targets is None or not all(_bound_names(t) for t in targets) or not isinstance(value, ast.Call):
+    if targets is None or not all(_bound_names(t) for t in targets):
         return set()
-    func = value.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver):
-        return set()
-    owner = site.callee.key.partition(":")[2].rpartition(".")[0]  # type: ignore[attr-defined]
-    recorder = by_name.get(f"{owner}.{func.attr}")
+    recorder = _own_method(stmt.value, receiver, methods)  # type: ignore[attr-defined]
     if recorder is None or (recorder.stream is not None and not recorder.stream.is_default):
         return set()
-    return {name for spec in recorder.records if spec.when is None for name in spec.names if ":" not in name}
+    return _unshared(recorder.records)
 
 
 def _bound_names(target: ast.expr) -> bool:
