@@ -92,6 +92,7 @@ NAMES = (
     "cann_r1_microbatch",
     "vllm_dsv4_dsa_overlap",
     "vllm_cp_chunked_prefill",
+    "omni_moe_prefetch",
 )
 
 

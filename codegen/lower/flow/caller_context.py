@@ -19,6 +19,7 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
+from codegen.lower.flow.event_fork import event_forks
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
@@ -57,6 +58,7 @@ class CallerContext:
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
+    event_forks: frozenset[ast.stmt] = frozenset()  # calls whose own ``@after`` event is their fork (``event_fork.py``)
 
 
 def event_context(
@@ -84,6 +86,7 @@ def event_context(
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
         results=result_aliases(fn, module.tree),
+        event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
     )
 
 

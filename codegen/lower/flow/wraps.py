@@ -131,7 +131,11 @@ class _Lowering:
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
         before = _before(site, sync)
         events = self.context.events(site)
-        enter = self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
+        enter = (
+            []
+            if site.stmt in self.context.event_forks
+            else self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
+        )
         enter += [wait for _, wait in relayed]
         enter += self._inputs_kept(site, guard)
         if before:
