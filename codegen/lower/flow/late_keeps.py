@@ -13,7 +13,7 @@ caller's stream.
 
 The paths are followed by :mod:`~codegen.lower.flow.alloc_paths`. The keep stays at the fork where it cannot follow
 one, where the first statement after the call allocates, where another call on the stream reads the name (its
-own keep may have been left to this one: ``keep_alive._kept_before``), and where the call's fork is read into a
+own keep may have been left to this one: ``kept_earlier.py``), and where the call's fork is read into a
 flag that the caller does not clear as it starts (``alloc_paths.flagged``: no place outside its block could read it).
 """
 
