@@ -24,8 +24,8 @@ from codegen.index.info import CalleeInfo
 from codegen.index.walked import walked_of
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.param_writes import call_writes
+from codegen.lower.flow.state_access import reads_state
 from codegen.lower.flow.view_roots import view_roots
-from codegen.lower.flow.writes import reads_state
 
 __all__ = ["settled"]
 

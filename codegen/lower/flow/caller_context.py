@@ -16,10 +16,12 @@ import attrs
 
 from codegen.index.held_params import held_by_callers
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.helper_writes import helper_writes
+from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.object_state import ObjectState, object_state
@@ -27,6 +29,7 @@ from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.state_writes import StateWrites, state_writes
 from codegen.lower.flow.tensor_bindings import certain_tensors
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Cond, CurrentStream
@@ -55,6 +58,7 @@ class CallerContext:
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
+    state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
 
 
 def event_context(
@@ -81,7 +85,14 @@ def event_context(
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
+        state_writes=_state_writes(module, qualname, receiver),
     )
+
+
+def _state_writes(module: CallerModule, qualname: str, receiver: str | None) -> StateWrites:
+    functions = module_functions(module.index, module.ir.module_name, module.tree)
+    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
+    return StateWrites(Scope(functions, owner, receiver))
 
 
 def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:
