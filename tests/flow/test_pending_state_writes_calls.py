@@ -6,7 +6,9 @@ its own state (``self.sub.double()`` after ``self.sub(x)``), a torch function's 
 (``F.relu(self.buf, inplace=True)``, ``torch.relu_(self.buf)``, ``torch.mul(self.buf, 2, out=self.buf)``,
 ``torch.ops.aten.mul_.Scalar(self.buf, 2)``), a helper of the module or of another module of the package writing
 its argument (``double(self.buf)``, ``helpers.double(self.buf)``), a function the run cannot read
-(``extlib_state.double(self.buf)``: it may write every argument), a write through a view (``self.buf[:, 0].copy_``).
+(``extlib_state.double(self.buf)``: it may write every argument), a method a base class defines
+(``self.double_base()``), a local that holds the state (``v = self.buf.view(-1)``, then ``v.mul_(2)`` or
+``double(v)``), a write through a view (``self.buf[:, 0].copy_``: joined on main already, as ``out=`` was).
 Before, only the spellings ``state_writes.py`` named itself (an ATen method of the state, ``out=``, a store, ``+=``)
 joined; every other write ran on the main stream while the side stream could still read the buffer (the race
 checker: "read on stream 'side' ... and written in place on stream 'default' with no wait in between"). Such a call
@@ -54,7 +56,12 @@ class Sub(nn.Module):
         self.scale.div_(2)
 
 
-class Model(nn.Module):
+class Base(nn.Module):
+    def double_base(self):
+        self.buf.mul_(2)
+
+
+class Model(Base):
     def __init__(self):
         super().__init__()
         self.register_buffer("buf", torch.full((2, 3), 2.0))
@@ -139,6 +146,29 @@ class Model(nn.Module):
         self.buf.fill_(2.0)
         return y + z
 
+    def inherited(self, x):
+        y = self.side(x)
+        z = x * 5
+        self.double_base()
+        self.buf.div_(2)
+        return y + z
+
+    def local_view(self, x):
+        v = self.buf.view(-1)
+        y = self.side(x)
+        z = x * 5
+        v.mul_(2)
+        self.buf.div_(2)
+        return y + z
+
+    def local_helper(self, x):
+        v = self.buf.view(-1)
+        y = self.side(x)
+        z = x * 5
+        double(v)
+        self.buf.div_(2)
+        return y + z
+
     def other_method(self, x):
         y = self.side(x)
         z = x * 5
@@ -180,6 +210,9 @@ WRITES = {  # the method -> its first statement writing the state its call reads
     "package_helper": "helpers.double(self.buf)",
     "unknown_function": "extlib_state.double(self.buf)",
     "through_a_view": "self.buf[:, 0].copy_(",
+    "inherited": "self.double_base()",
+    "local_view": "v.mul_(2)",
+    "local_helper": "double(v)",
 }
 APART = {"other_method": "self.double_other()", "other_helper": "helpers.double(self.other)"}
 

@@ -20,8 +20,10 @@ from collections.abc import Mapping
 import attrs
 
 from codegen.frontend.signature import signature_of
+from codegen.index.per_index import per_index
 from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
 from codegen.lower.flow.state_access import writes_state
 from codegen.lower.flow.view_roots import alias_parts
@@ -47,11 +49,13 @@ class Scope:
 def call_state_writes(call: ast.Call, scope: Scope, seen: frozenset[_Function] = frozenset()) -> frozenset[str]:
     """The attribute chains whose memory ``call`` (in ``scope``) writes in place through the function it runs (see
     above); ``seen``: the methods being read, one inside another."""
-    args = written_arguments(call, scope.functions, scope.owner, scope.receiver)
+    given = [a for a in [*call.args, *(k.value for k in call.keywords)] if _given(a, scope.receiver)]
+    args = written_arguments(call, scope.functions, scope.owner, scope.receiver) if given else []
     found = {chain for arg in args for chain in _given(arg, scope.receiver)}
     method = _method_of_object(call, scope)
     if method is not None and method[1][0] not in seen:
-        found |= {f"{method[0]}.{attr}" for attr in _method_writes(method[1], seen)}
+        writes = _method_writes(method[1], seen) if seen else _read_once(method[1])
+        found |= {f"{method[0]}.{attr}" for attr in writes}
     return frozenset(found)
 
 
@@ -94,6 +98,24 @@ def _method_writes(reached: _Reached, seen: frozenset[_Function]) -> frozenset[s
     inner, prefix = Scope(functions, owner, receiver), f"{receiver}."
     calls = {chain for call in walked_of(fn, ast.Call) for chain in call_state_writes(call, inner, seen | {fn})}
     return _own_writes(fn) | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
+
+
+def _read_once(reached: _Reached) -> frozenset[str]:
+    """:func:`_method_writes` of a method read first (none being read around it), once per run index."""
+    functions = reached[1]
+    if not isinstance(functions, ModuleFunctions):
+        return _method_writes(reached, frozenset())
+    known = _known(functions.index)
+    found = known.get(reached[0])
+    if found is None:
+        found = known[reached[0]] = _method_writes(reached, frozenset())
+    return found
+
+
+@per_index
+def _known(index: object) -> dict[_Function, frozenset[str]]:
+    """The methods' writes read for the run ``index`` (the last index asked about only)."""
+    return {}
 
 
 @per_node

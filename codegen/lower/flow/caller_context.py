@@ -69,6 +69,7 @@ def event_context(
     tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
     found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
     own = own_joins(fn, sites)
+    helped = helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name))
     return CallerContext(
         current=_current(module, qualname),
         flags=module.flags(),
@@ -82,17 +83,20 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
-        helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
+        helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
-        state_writes=_state_writes(module, qualname, receiver),
+        state_writes=_state_writes(module, qualname, fn, receiver, helped),
     )
 
 
-def _state_writes(module: CallerModule, qualname: str, receiver: str | None) -> StateWrites:
+def _state_writes(
+    module: CallerModule, qualname: str, fn: _Function, receiver: str | None, helped: dict[ast.stmt, frozenset[str]]
+) -> StateWrites:
+    """What each statement of ``fn`` writes in place of objects' state (``state_writes.py``)."""
     functions = module_functions(module.index, module.ir.module_name, module.tree)
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
-    return StateWrites(Scope(functions, owner, receiver))
+    return StateWrites(Scope(functions, owner, receiver), fn, helped)
 
 
 def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:

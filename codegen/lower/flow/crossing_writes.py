@@ -38,8 +38,11 @@ def state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -
 def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relations: Relations) -> bool:
     """The statement writes in place state ``entry``'s call reads: on the caller's stream (``state_writes.py``), or
     a planned call's body on another stream (on its own stream, it runs after it)."""
+    read = relations.state_of(entry.site)
+    if not read:
+        return False
     written = set(site.state_writes) if site is not None else set(relations.state_written(stmt))
-    if not written or not touches(relations.state_of(entry.site), written):
+    if not written or not touches(read, written):
         return False
     return site is None or relations.consume(entry.site, site.index) != "none"
 

@@ -7,18 +7,22 @@ Likewise ``self.sub.scale.mul_(2)`` after ``self.sub(x)``, whose ``forward`` rea
 statement writes by its spelling (``written_exprs.py``, the reading ``writes.py`` makes of the caller's tensors:
 ``self.sub.scale[0].add_(1)``, ``F.relu(self.buf, inplace=True)``, ``out=self.buf``), and what its calls write
 through the functions they run (``call_state_writes.py``: a helper of the module or of another module writing its
-argument, a function the run cannot read, a method of the object or of a submodule writing its own state). A
-rebinding (``self.stash = t``) writes no memory the pending call reads.
+argument, a function the run cannot read, a method of the object or of a submodule writing its own state), also
+through a local that holds the state (``v = self.buf[0]``, ``state_views.py``). A rebinding (``self.stash = t``)
+writes no memory the pending call reads.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 import attrs
 
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
+from codegen.lower.flow.state_views import state_locals
+from codegen.lower.flow.writes import inplace_writes
 from codegen.lower.flow.written_exprs import attribute_chain, node_written
 
 __all__ = ["StateWrites", "state_writes"]
@@ -33,15 +37,36 @@ def state_writes(stmt: ast.stmt) -> frozenset[str]:
 
 @attrs.define(eq=False)
 class StateWrites:
-    """What each statement of one caller (its calls read in ``scope``) writes in place of objects' state: its
-    spelling's writes and its calls'; read once per statement (the analysis asks again on each pass)."""
+    """What each statement of one caller ``fn`` (its calls read in ``scope``) writes in place of objects' state: its
+    spelling's writes, its calls', and those through a local that holds the state (``v = self.buf[0]`` then
+    ``v.mul_(2)``, or ``double(v)``: ``helped``, the caller's names each statement's helpers write); read once per
+    statement (the analysis asks again on each pass)."""
 
     scope: Scope
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    helped: Mapping[ast.stmt, frozenset[str]] = attrs.Factory(dict)
     _known: dict[ast.stmt, frozenset[str]] = attrs.field(factory=dict, init=False)
+    _held: dict[str, frozenset[str]] | None = attrs.field(default=None, init=False)
 
     def __call__(self, stmt: ast.stmt) -> frozenset[str]:
         found = self._known.get(stmt)
         if found is None:
             calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
-            found = self._known[stmt] = state_writes(stmt) | frozenset(calls)
+            found = self._known[stmt] = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
         return found
+
+    def _through_locals(self, stmt: ast.stmt) -> frozenset[str]:
+        """The state held by the locals ``stmt`` writes in place (``state_views.py``)."""
+        receiver = self.scope.receiver
+        written = inplace_writes(stmt) | self.helped.get(stmt, frozenset())
+        if receiver is None or self.fn is None or not written:
+            return frozenset()
+        if self._held is None:
+            self._held = state_locals(self.fn, receiver)
+        attributes = {a for name in written & self._held.keys() for a in self._held[name]}
+        return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
+
+
+def _whole(receiver: str, attribute: str) -> tuple[str, str]:
+    """An attribute, and any of its own (a local may hold ``self.sub``, whose state a call reads as ``self.sub.*``)."""
+    return f"{receiver}.{attribute}", f"{receiver}.{attribute}.*"
