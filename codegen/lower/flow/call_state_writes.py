@@ -26,7 +26,7 @@ from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
 from codegen.lower.flow.state_access import writes_state
-from codegen.lower.flow.view_roots import alias_parts
+from codegen.lower.flow.view_roots import alias_parts, alias_root
 from codegen.lower.flow.written_exprs import attribute_chain
 
 __all__ = ["Scope", "call_state_writes", "method_state_writes"]
@@ -72,10 +72,11 @@ def method_state_writes(fn: _Function, functions: Mapping[str, _Function], owner
 
 def _given(arg: ast.expr, receiver: str | None) -> set[str]:
     """The state an argument written by the function it goes to may be: its chain, and, for an object given whole,
-    any of its attributes (``self.sub``: ``self.sub.*``; the caller's object itself: ``self.*``)."""
+    any of its attributes (``self.sub``: ``self.sub.*``; the caller's object itself: ``self.*``); a tensor's
+    metadata (``self.buf.shape[0]``) is none of its memory."""
     found: set[str] = set()
     for part in alias_parts(arg):
-        chain = attribute_chain(part)
+        chain = attribute_chain(part) if alias_root(part) is not None else None
         if chain is not None:
             found |= {chain, f"{chain}.*"}
         elif isinstance(part, ast.Name) and part.id == receiver:
