@@ -1,6 +1,6 @@
 """A stream function's facts that other modules of the run decide, settled once every module is indexed.
 
-The index records each stream function as its own module says (``definitions.py``); two facts need the run's
+The index records each stream function as its own module says (``definitions.py``); three facts need the run's
 other files, which may be indexed after it (a base class's file is read once the decorated files are):
 
 - what its body reads of its object: a call of ``self.kv_norm`` is a submodule's, reading ``kv_norm`` only, where a
@@ -9,7 +9,10 @@ other files, which may be indexed after it (a base class's file is read once the
   (``dsa_kv_compress_scatter(swa_kv_cache, kv, slots)`` with the function in ``layers.py``), read there
   (``imported_writes.py``; a module the run does not hold writes every argument it is given): a caller that reads
   such an argument after the call waits for it first. Before, the function's own module alone was read, so the
-  caller could read the tensor while the side stream still wrote it.
+  caller could read the tensor while the side stream still wrote it;
+- what its body changes of its object through its calls (``self.sub.double()`` writing the submodule's ``scale``, a
+  method of the object or a helper of the run given ``self.buf``: ``call_state_writes.py``): the caller's read of
+  that state waits for the call.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from codegen.frontend.signature import signature_of
 from codegen.index import class_chain, scan
 from codegen.index.info import CalleeInfo
 from codegen.index.walked import walked_of
+from codegen.lower.flow.call_state_writes import method_state_writes
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.param_writes import call_writes
+from codegen.lower.flow.state_access import reads_state
 from codegen.lower.flow.view_roots import view_roots
-from codegen.lower.flow.writes import reads_state
 
 __all__ = ["settled"]
 
@@ -44,7 +48,10 @@ def settled(index: object, info: CalleeInfo, submodules: dict[str, str]) -> Call
             reads_state(node, info.signature.receiver, [*submodules, *found]) if found.keys() - submodules else state
         )
     writes = _imported(index, info, (tree, node), owner)
-    return attrs.evolve(info, reads_state=state, writes=writes)
+    changed = info.writes_state
+    if owner is not None and info.signature.receiver is not None:  # also through its calls (``call_state_writes``)
+        changed |= method_state_writes(node, module_functions(index, info.module, tree), owner)
+    return attrs.evolve(info, reads_state=state, writes=writes, writes_state=changed)
 
 
 def _imported(index: object, info: CalleeInfo, found: tuple[ast.Module, ast.AST], owner: str | None) -> tuple:

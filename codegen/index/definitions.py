@@ -25,7 +25,7 @@ from codegen.index.info import CalleeInfo
 from codegen.lower import naming
 from codegen.lower.flow.guard_flips import changed_state, may_flip
 from codegen.lower.flow.param_writes import param_writes
-from codegen.lower.flow.writes import reads_state, writes_state
+from codegen.lower.flow.state_access import reads_state, writes_state
 from codegen.lower.hygiene import identifiers
 from codegen.lower.plan import EventRef
 from npudsl import forkjoin

@@ -16,11 +16,13 @@ import attrs
 
 from codegen.index.held_params import held_by_callers
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.event_fork import event_forks
 from codegen.lower.flow.helper_writes import helper_writes
+from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.object_state import ObjectState, object_state
@@ -29,6 +31,7 @@ from codegen.lower.flow.result_aliases import Pairs, result_aliases
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.state_writes import StateWrites, state_writes
 from codegen.lower.flow.tensor_bindings import certain_tensors
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Cond, CurrentStream
@@ -59,6 +62,7 @@ class CallerContext:
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
     event_forks: frozenset[ast.stmt] = frozenset()  # calls whose own ``@after`` event is their fork (``event_fork.py``)
+    state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
 
 
 def event_context(
@@ -69,6 +73,7 @@ def event_context(
     tensors = frozenset(certain_tensors(fn, method="." in qualname, returns=returns).values())
     found = find_calls(module.ir.module_name, module.tree, module.index)  # type: ignore[arg-type]  # searched once
     own = own_joins(fn, sites)
+    helped = helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name))
     return CallerContext(
         current=_current(module, qualname),
         flags=module.flags(),
@@ -82,12 +87,22 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
-        helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
+        helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
         results=result_aliases(fn, module.tree),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
+        state_writes=_state_writes(module, qualname, fn, receiver, helped),
     )
+
+
+def _state_writes(
+    module: CallerModule, qualname: str, fn: _Function, receiver: str | None, helped: dict[ast.stmt, frozenset[str]]
+) -> StateWrites:
+    """What each statement of ``fn`` writes in place of objects' state (``state_writes.py``)."""
+    functions = module_functions(module.index, module.ir.module_name, module.tree)
+    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
+    return StateWrites(Scope(functions, owner, receiver), fn, helped)
 
 
 def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:

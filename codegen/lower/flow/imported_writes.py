@@ -30,6 +30,7 @@ from codegen.index.class_chain import forward_of
 from codegen.index.per_index import per_index
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.imports import module_bindings
+from codegen.lower.flow.inherited_methods import base_method
 
 __all__ = ["ModuleFunctions", "Reached", "module_functions"]
 
@@ -94,8 +95,12 @@ class ModuleFunctions(Mapping[str, _Function]):
         """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute a base class in another module assigns
         (``class_chain.py``); a base of the package the run does not hold may assign anything: every argument."""
         found = forward_of(self.index, self.key, owner, rest[0])
-        if found is None:
-            return None
+        if found is None:  # no attribute a base assigns: a method a base of the run defines (``inherited_methods``)
+            inherited = base_method(self.index, self.key, owner, rest)
+            if inherited is None:
+                return None
+            held = self if inherited[0] == self.key else self._by_key(inherited[0])
+            return held._inside(call, inherited[1:], 0) if held is not None else None
         home, qualname = found
         held = self._by_key(home) if home else None
         if held is None:

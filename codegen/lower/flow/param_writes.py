@@ -24,7 +24,7 @@ from codegen.lower.flow.imported_writes import ModuleFunctions, Reached
 from codegen.lower.flow.view_roots import alias_sources, view_roots
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["call_writes", "param_writes"]
+__all__ = ["call_writes", "param_writes", "resolved_function", "written_arguments"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Functions = Mapping[str, _Function]
@@ -74,9 +74,32 @@ def _call_writes(
 
 
 def _callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set:
+    return set().union(*(alias_sources(a) for a in _callee_arguments(call, fn, functions, owner, seen)))
+
+
+def _callee_arguments(
+    call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset
+) -> list[ast.expr]:
     signature = signature_of(fn, method=owner is not None)
     written = _writes(fn, signature.names, functions, owner, seen | {fn})
-    return set().union(*(alias_sources(a) for a in _arguments_to(call, signature.params, set(written))))
+    return _arguments_to(call, signature.params, set(written))
+
+
+def written_arguments(call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None) -> list[ast.expr]:
+    """The arguments of ``call`` whose memory the function it runs writes in place (as :func:`call_writes` reads
+    it); where the run cannot read that function, each argument holding a name it may write."""
+    callee = _resolved(call, functions, owner, receiver)
+    if isinstance(callee, frozenset):
+        return [a for a in [*call.args, *(k.value for k in call.keywords)] if alias_sources(a) & callee]
+    return [] if callee is None else _callee_arguments(call, callee[0], callee[1], callee[2], frozenset())
+
+
+def resolved_function(
+    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None
+) -> tuple[_Function, _Functions, str | None] | None:
+    """The function ``call`` runs where the run reads it, with its module's functions and its class (see below)."""
+    callee = _resolved(call, functions, owner, receiver)
+    return None if isinstance(callee, frozenset) else callee
 
 
 def _resolved(call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None) -> _Callee | None:

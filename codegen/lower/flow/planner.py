@@ -164,7 +164,7 @@ def _round(
     keys = [guard_key(s, stability, since, context.aliases) for s in sites]
     reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
-    relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound)
+    relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
     return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)

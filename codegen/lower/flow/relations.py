@@ -9,10 +9,12 @@ left on the caller's stream in earlier rounds.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import attrs
 
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.state_writes import state_writes
 
 __all__ = ["CallRelations"]
 
@@ -28,6 +30,10 @@ class CallRelations:
     # it writes in place of the caller's (``Site.writes``: no longer a site, read by ``transfer``)
     made_only_by: dict[str, frozenset[int]] = attrs.Factory(dict)  # a local only calls bind -> those calls
     # (``call_bound.py``: read by ``fork.same_stream``)
+    state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
+
+    def state_written(self, stmt: ast.stmt) -> frozenset[str]:
+        return self.state_writer(stmt)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):

@@ -16,9 +16,9 @@ from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.guards import CallGuard, read_guard
 from codegen.lower.flow.item_stores import item_names
+from codegen.lower.flow.state_access import state_reads
 from codegen.lower.flow.transfer import SiteView
 from codegen.lower.flow.view_roots import alias_sources
-from codegen.lower.flow.writes import state_reads
 
 __all__ = ["Site", "plan_site"]
 

@@ -3,54 +3,70 @@
 ``y = self.side(x)``, whose body reads ``self.buf``, then ``self.buf.mul_(2)`` on the caller's stream: the write
 may land while the side stream still reads the tensor, so the statement waits for the call first (``transfer.py``).
 Likewise ``self.sub.scale.mul_(2)`` after ``self.sub(x)``, whose ``forward`` reads ``self.scale``, and
-``self.buf[0] = v`` or ``self.buf += 1``. The state written is the attribute chain under the write, through views
-and items (``self.sub.scale[0].add_(1)``: ``self.sub.scale``); a write is an ATen op writing ``self`` (its schema,
-``schema.py``; a name the table lacks when spelled with a trailing underscore), ``out=``, an augmented assignment
-or a store into an item. A rebinding (``self.stash = t``) writes no memory the pending call reads.
+``self.buf[0] = v`` or ``self.buf += 1``. The state written is the attribute chain under each expression the
+statement writes by its spelling (``written_exprs.py``, the reading ``writes.py`` makes of the caller's tensors:
+``self.sub.scale[0].add_(1)``, ``F.relu(self.buf, inplace=True)``, ``out=self.buf``), and what its calls write
+through the functions they run (``call_state_writes.py``: a helper of the module or of another module writing its
+argument, a function the run cannot read, a method of the object or of a submodule writing its own state), also
+through a local that holds the state (``v = self.buf[0]``, ``state_views.py``). A rebinding (``self.stash = t``)
+writes no memory the pending call reads.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Mapping
 
-from codegen.index.scan import dotted_name
-from codegen.index.walked import walked
-from codegen.lower.flow import schema
-from codegen.lower.flow.view_roots import view_base
+import attrs
 
-__all__ = ["state_writes"]
+from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.call_state_writes import Scope, call_state_writes
+from codegen.lower.flow.state_views import state_locals
+from codegen.lower.flow.writes import inplace_writes
+from codegen.lower.flow.written_exprs import attribute_chain, node_written
+
+__all__ = ["StateWrites", "state_writes"]
 
 
 def state_writes(stmt: ast.stmt) -> frozenset[str]:
-    """The attribute chains (``self.buf``, ``self.sub.scale``) whose memory ``stmt`` writes in place."""
-    chains = (_chain(target) for node in walked(stmt) for target in _written(node))
+    """The attribute chains (``self.buf``, ``self.sub.scale``) whose memory ``stmt`` writes in place by its
+    spelling."""
+    chains = (attribute_chain(e) for node in walked(stmt) for e in node_written(node))
     return frozenset(c for c in chains if c is not None)
 
 
-def _written(node: ast.AST) -> Iterator[ast.expr]:
-    """The expressions whose memory ``node`` itself writes."""
-    if isinstance(node, ast.AugAssign):
-        yield node.target
-    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        yield from (t.value for t in targets if isinstance(t, ast.Subscript))
-    elif isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Attribute) and _writes_self(node.func.attr):
-            yield node.func.value
-        for keyword in node.keywords:
-            if keyword.arg == "out":
-                value = keyword.value
-                yield from value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+@attrs.define(eq=False)
+class StateWrites:
+    """What each statement of one caller ``fn`` (its calls read in ``scope``) writes in place of objects' state: its
+    spelling's writes, its calls', and those through a local that holds the state (``v = self.buf[0]`` then
+    ``v.mul_(2)``, or ``double(v)``: ``helped``, the caller's names each statement's helpers write); read once per
+    statement (the analysis asks again on each pass)."""
+
+    scope: Scope
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    helped: Mapping[ast.stmt, frozenset[str]] = attrs.Factory(dict)
+    _known: dict[ast.stmt, frozenset[str]] = attrs.field(factory=dict, init=False)
+    _held: dict[str, frozenset[str]] | None = attrs.field(default=None, init=False)
+
+    def __call__(self, stmt: ast.stmt) -> frozenset[str]:
+        found = self._known.get(stmt)
+        if found is None:
+            calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
+            found = self._known[stmt] = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
+        return found
+
+    def _through_locals(self, stmt: ast.stmt) -> frozenset[str]:
+        """The state held by the locals ``stmt`` writes in place (``state_views.py``)."""
+        receiver = self.scope.receiver
+        written = inplace_writes(stmt) | self.helped.get(stmt, frozenset())
+        if receiver is None or self.fn is None or not written:
+            return frozenset()
+        if self._held is None:
+            self._held = state_locals(self.fn, receiver)
+        attributes = {a for name in written & self._held.keys() for a in self._held[name]}
+        return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
 
 
-def _writes_self(method: str) -> bool:
-    known = schema.writes_self(method)
-    return known if known is not None else method.endswith("_") and not method.startswith("_")
-
-
-def _chain(node: ast.expr) -> str | None:
-    """The attribute chain under views and items (``self.buf`` of ``self.buf.view(-1)[0]``), if one."""
-    while not isinstance(node, ast.Attribute) and (below := view_base(node)) is not None:
-        node = below
-    return dotted_name(node) if isinstance(node, ast.Attribute) else None
+def _whole(receiver: str, attribute: str) -> tuple[str, str]:
+    """An attribute, and any of its own (a local may hold ``self.sub``, whose state a call reads as ``self.sub.*``)."""
+    return f"{receiver}.{attribute}", f"{receiver}.{attribute}.*"

@@ -4,7 +4,8 @@ A pending call is joined just before the first statement that reads (the data of
 its result, or that returns. A name passed bare to another planned stream call is not read by the
 caller's stream: that call's stream waits for the producing stream directly (a *relay*), or, on the
 same stream, needs nothing. ``y = x`` and ``t = (x, z)`` only copy references: the new names hold
-the result too. Rebinding or deleting a name drops it.
+the result too. Rebinding or deleting a name drops it. What a statement or a planned call writes, or reads of
+objects' state, joins a pending call too (``crossing_writes.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import Protocol
 import attrs
 
 from codegen.lower.flow.aliasing import alias_groups, aliasing
+from codegen.lower.flow.crossing_writes import state_crosses, state_written, touches, writes_apart
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
-from codegen.lower.flow.state_writes import state_writes
-from codegen.lower.flow.writes import inplace_writes, state_reads
+from codegen.lower.flow.state_access import state_reads
+from codegen.lower.flow.writes import inplace_writes
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
 
@@ -61,6 +63,9 @@ class Relations(Protocol):
     @property
     def dropped(self) -> Mapping[ast.stmt, frozenset[str]]:
         """A call left on the caller's stream -> the caller's names it writes in place (no longer a site)."""
+
+    def state_written(self, stmt: ast.stmt) -> frozenset[str]:
+        """What of objects' state ``stmt`` writes in place on the caller's stream (``state_writes.py``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -114,9 +119,9 @@ def _needed(
         for p in pending(state)
         if touches(p.names, reads)
         or p.inputs & written
-        or _writes_apart(p, site, relations)
-        or _state_crosses(p, site, relations)
-        or _state_written(p, stmt, site, relations)
+        or writes_apart(p, site, relations)
+        or state_crosses(p, site, relations)
+        or state_written(p, stmt, site, relations)
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
@@ -129,39 +134,6 @@ def _forked(state: State, site: SiteView, steps: list[Step], relations: Relation
     relayed = [s.site for s in steps if isinstance(s, Relay)]
     covered = [p.site for p in pending(state) if relations.covers(p.site, site.index)]
     return fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
-
-
-def _writes_apart(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
-    """The call writes in place what ``entry`` reads, on another stream (after it on its own stream, it waits)."""
-    if site is None or not entry.inputs & site.writes:
-        return False
-    return relations.consume(entry.site, site.index) != "none"
-
-
-def _state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
-    """The call reads state ``entry`` may have changed, on another stream (its own stream's needs no join)."""
-    if site is None or not touches(entry.names, set(site.state)):
-        return False
-    return relations.consume(entry.site, site.index) != "none"
-
-
-def _state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relations: Relations) -> bool:
-    """The statement writes in place state ``entry``'s call reads: on the caller's stream (``state_writes.py``), or
-    a planned call's body on another stream (on its own stream, it runs after it)."""
-    written = set(site.state_writes) if site is not None else set(state_writes(stmt))
-    if not written or not touches(relations.state_of(entry.site), written):
-        return False
-    return site is None or relations.consume(entry.site, site.index) != "none"
-
-
-def touches(names: frozenset[str], reads: set[str]) -> bool:
-    """``reads`` reads one of ``names``: a name, an attribute of an object (``self.buf``), or, through a wildcard
-    (``self.*``) on either side, any attribute of that object."""
-    if names & reads:
-        return True
-    held = {n[:-1] for n in names if n.endswith(".*")}
-    called = {r[:-1] for r in reads if r.endswith(".*")}
-    return any(r.startswith(p) for p in held for r in reads) or any(n.startswith(p) for p in called for n in names)
 
 
 def _minimal(joins: list[Join], state: State) -> list[Join]:

@@ -1,0 +1,64 @@
+"""The expressions whose memory a statement writes in place by its own spelling, for the caller's tensors and its
+objects' state alike.
+
+``h += 1`` and ``self.buf += 1`` write their target; ``h[0] = v`` and ``self.buf[0] = v`` the tensor stored into;
+``h.add_(1)`` and ``self.buf[:, 0].copy_(t)`` the object of a method whose ATen schema writes ``self``
+(``Tensor(a!) self``, ``schema.py``; a name the table lacks when spelled as ATen spells its in-place ops, with a
+trailing underscore); ``torch.add(a, b, out=h)`` what it takes as ``out=``; ``F.relu(h, inplace=True)`` its first
+argument. ``writes.py`` reads the names at the root of these (``h``, ``self``: a local written), ``state_writes.py``
+the attribute chains under them (``self.buf``: state written); what a function the call runs writes of its
+arguments is read in that function (``param_writes.py``, ``call_state_writes.py``). One reading for both, so a
+spelling one of them knows the other knows too.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.index.scan import dotted_name
+from codegen.lower.flow import schema
+from codegen.lower.flow.view_roots import view_base
+
+__all__ = ["attribute_chain", "call_written", "node_written", "writes_in_place"]
+
+
+def writes_in_place(method: str) -> bool:
+    """The tensor method ``method`` writes its object: its ATen schema says so; a name the table does not hold (a
+    custom op) does when spelled with a trailing underscore (``npu_op_``)."""
+    known = schema.writes_self(method)
+    return known if known is not None else method.endswith("_") and not method.startswith("_")
+
+
+def call_written(call: ast.Call) -> list[ast.expr]:
+    """What ``call`` writes in place by its spelling: an in-place method's object, ``out=``, ``inplace=True``'s
+    first argument."""
+    func = call.func
+    found = [func.value] if isinstance(func, ast.Attribute) and writes_in_place(func.attr) else []
+    for keyword in call.keywords:
+        if keyword.arg == "out":
+            found += keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
+        elif keyword.arg == "inplace" and _is_true(keyword.value) and call.args:
+            found.append(call.args[0])
+    return found
+
+
+def node_written(node: ast.AST) -> list[ast.expr]:
+    """What ``node`` itself writes in place: an augmented target, an item stored into, a call's in-place write (an
+    attribute stored, ``self.stash = t``, rebinds it: no memory written)."""
+    if isinstance(node, ast.AugAssign):
+        return [node.target]
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [t for t in targets if isinstance(t, ast.Subscript)]
+    return call_written(node) if isinstance(node, ast.Call) else []
+
+
+def attribute_chain(node: ast.expr) -> str | None:
+    """The attribute chain under views and items (``self.buf`` of ``self.buf.view(-1)[0]``), if one."""
+    while not isinstance(node, ast.Attribute) and (below := view_base(node)) is not None:
+        node = below
+    return dotted_name(node) if isinstance(node, ast.Attribute) else None
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
