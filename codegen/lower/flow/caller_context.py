@@ -25,6 +25,7 @@ from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.returned_inputs import returned_inputs
+from codegen.lower.flow.returned_state import held_state
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensor_bindings import certain_tensors
@@ -52,6 +53,7 @@ class CallerContext:
     aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
+    held_state: dict[ast.expr, frozenset[str]] = attrs.Factory(dict)  # state keeps results hold (returned_state.py)
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
@@ -78,6 +80,7 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
+        held_state=held_state(module.index, (module.ir.module_name, module.tree), fn, sites),
         helper_writes=helper_writes(module.tree, qualname, fn, receiver, (module.index, module.ir.module_name)),
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),

@@ -148,7 +148,10 @@ class _Lowering:
         """The call's inputs kept alive for its stream as it starts; those kept once before a loop over their views
         are placed before that loop (``loop_views.py``)."""
         values = inputs_to_keep(self.facts, site, self.applied, self.kept, self.ahead)
-        values += [Value(name=kept) for kept in site.state_keeps]  # named tensors of changed objects
+        held = self.context.held_state.get(site.call.call, frozenset())  # returned as they came
+        values += [
+            Value(name=kept) for kept in site.state_keeps if kept not in held
+        ]  # named tensors of changed objects
         for loop, tag in set(self.ahead) - self.kept_ahead:
             when = Cond.of(self.facts.syncs[site.index].guard_text)
             keep = KeepAlive(stream=tag, when=when, values=(self.ahead[loop, tag],))
