@@ -64,6 +64,18 @@ class Model(nn.Module):
             xs[i] = xs[i] * 1
         return torch.cat(outs)
 
+    def two_calls_last(self, x):
+        xs = list(x.chunk(2))
+        n = len(xs)
+        outs = [None] * n
+        more = [None] * n
+        for i in range(n):
+            h = xs[i] + 1
+            g = xs[i] * 3
+            outs[i] = self.side(h)
+            more[i] = self.side(g)
+        return torch.cat(outs) + torch.cat(more)
+
     def counted_by_len(self, x):
         xs = list(x.chunk(2))
         outs = [None] * len(xs)
@@ -74,7 +86,7 @@ class Model(nn.Module):
 """ + caller_source()
 
 _TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
-_METHODS = ["last_in_loop", "work_after_loop", "not_last", "counted_by_len"]
+_METHODS = ["last_in_loop", "work_after_loop", "not_last", "two_calls_last", "counted_by_len"]
 
 
 def _body(method: str) -> str:
@@ -86,7 +98,7 @@ def _sync(method: str, target: str) -> dict[str, int]:
     x = torch.randn(4, 3)
     native = target in ("cuda", "npugraph_ex")
     trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    want = (x + 1) * 2 + (x * 3 if method == "work_after_loop" else 0)
+    want = (x + 1) * 2 + (x * 3 if method == "work_after_loop" else x * 3 * 2 if method == "two_calls_last" else 0)
     torch.testing.assert_close(trace.outputs, want)
     return count_graph(trace.dynamo[0])
 
@@ -104,10 +116,18 @@ def test_kept_every_iteration_otherwise(method: str) -> None:
     assert "_again" not in body and 'runtime.record_stream(h, "side")' in body
 
 
+def test_the_second_of_two_calls_keeps_only_for_a_next_iteration() -> None:
+    """``more[i] = self.side(g)`` after ``outs[i] = self.side(h)``, a flag set between them (so no shared
+    ``with``): ``h`` is kept every iteration (the second call runs after it), ``g`` only where another follows."""
+    body = _body("two_calls_last")
+    assert "side_again = i + 1 < n" in body
+    assert body.index('runtime.record_stream(h, "side")') < body.index("side_again") < body.index("record_stream(g")
+
+
 @pytest.mark.parametrize("target", _TARGETS)
 @pytest.mark.parametrize("method", _METHODS)
 def test_race_free_and_exact(method: str, target: str) -> None:
-    assert _sync(method, target)["switch"] == 2
+    assert _sync(method, target)["switch"] == (4 if method == "two_calls_last" else 2)
 
 
 def test_sync_calls() -> None:

@@ -12,7 +12,9 @@ Only where that test is exact: the call's statement is the last of the body of a
 whose target is a name the body binds nowhere else and whose iterable is ``range(n)`` of one argument, an integer
 constant or a name bound only by ``n = len(...)`` and not in the loop; the statement right after the loop has the
 call's join (or that of a later call on its stream covering it) placed before it, and is no split statement (whose
-first operand would run before the wait). On the path out of the loop nothing runs between the call and its join.
+first operand would run before the wait). On the path out of the loop nothing runs between the call and its join. A
+call right after another call on its stream, with nothing placed between them, is left as it is: the two may share
+one ``with`` (``fold.py``), which the flag's assignment between them would part.
 """
 
 from __future__ import annotations
@@ -24,14 +26,20 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.transfer import Join
+from codegen.lower.plan import Anchor, Step
 
 __all__ = ["another_iteration"]
 
+Steps = dict[Anchor, list[Step]]
 
-def another_iteration(facts: CallerFacts, site: Site, applied: dict[ast.stmt, str]) -> str | None:
-    """``"i + 1 < n"``: the call's keeps are needed only where this test holds at the call (None: everywhere)."""
+
+def another_iteration(facts: CallerFacts, site: Site, applied: dict[ast.stmt, str], steps: Steps) -> str | None:
+    """``"i + 1 < n"``: the call's keeps are needed only where this test holds at the call (None: everywhere;
+    ``steps``: those placed so far, ``applied``: the split statements)."""
     loop = facts.owner(site.stmt)
     if not isinstance(loop, ast.For) or loop.orelse or not loop.body or loop.body[-1] is not site.stmt:
+        return None
+    if len(loop.body) > 1 and _may_share(facts, site, loop.body[-2], steps):
         return None
     index, count = _target(loop), _count(facts, loop)
     outer = facts.block(loop)
@@ -39,6 +47,12 @@ def another_iteration(facts: CallerFacts, site: Site, applied: dict[ast.stmt, st
     if not index or not count or after is None or after in applied or not _joined_before(facts, site, after):
         return None
     return f"{index} + 1 < {count}"
+
+
+def _may_share(facts: CallerFacts, site: Site, before: ast.stmt, steps: Steps) -> bool:
+    """The statement ``before`` the call is a call on its stream with nothing placed after it: the two may share
+    one ``with`` (``fold.py``), which the flag's assignment between them would part."""
+    return not steps.get(("after", before, "")) and any(s.stmt is before and s.tag == site.tag for s in facts.sites)
 
 
 def _target(loop: ast.For) -> str:

@@ -162,7 +162,7 @@ class _Lowering:
             keep = KeepAlive(stream=tag, when=when, values=(self.ahead[loop, tag],))
             self.steps.setdefault(("before", loop, ""), []).append(keep)
             self.kept_ahead.add((loop, tag))
-        test = another_iteration(self.facts, site, self.applied) if values else None
+        test = another_iteration(self.facts, site, self.applied, self.steps) if values else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
         kept: list[Step] = (
             [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
