@@ -29,6 +29,7 @@ from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.result_aliases import Pairs, result_aliases
 from codegen.lower.flow.returned_inputs import returned_inputs
+from codegen.lower.flow.returned_state import held_state
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state_writes import StateWrites, state_writes
@@ -57,6 +58,7 @@ class CallerContext:
     aliases: dict[str, str] = attrs.Factory(dict)  # a local holding a guard's value -> that guard
     returns: Returns = attrs.Factory(dict)  # the callables whose result is never None (``none_facts.py``)
     returned: dict[ast.expr, dict[str, frozenset[str]]] = attrs.Factory(dict)  # ``returned_inputs.py``
+    held_state: dict[ast.expr, frozenset[str]] = attrs.Factory(dict)  # state keeps results hold (returned_state.py)
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
@@ -87,6 +89,7 @@ def event_context(
         aliases=module.aliases(qualname.rpartition(".")[0], receiver, sites),
         returns=never_none(module.tree, qualname, receiver),
         returned=returned_inputs(module.tree, module.index, module.ir.module_name, module.ir.functions, sites),
+        held_state=held_state(module.index, (module.ir.module_name, module.tree), fn, sites),
         helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),

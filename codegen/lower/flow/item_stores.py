@@ -24,7 +24,7 @@ import weakref
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.exprs import binding_name, scope_nodes
 
-__all__ = ["container_item", "containers", "item_call", "item_names", "item_stored"]
+__all__ = ["container_item", "containers", "item_call", "item_names", "item_stored", "stored_only"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAKERS = frozenset({"list", "dict"})
@@ -72,6 +72,17 @@ def container_item(node: ast.expr) -> bool:
 def item_stored(stmt: ast.AST) -> frozenset[str]:
     """The containers ``stmt`` stores an item of directly (``xs[i] = t``: no tensor memory is written)."""
     return _STORED.get(stmt, frozenset()) if isinstance(stmt, ast.stmt) else frozenset()
+
+
+def stored_only(stmt: ast.stmt) -> frozenset[str]:
+    """The containers ``stmt`` names only to store an item of (``xs[i] = t``: Python loads ``xs`` to call its
+    ``__setitem__``, which reads no item), not in its value, an index or another target."""
+    stored = item_stored(stmt)
+    if not stored:
+        return stored
+    slots = {id(n.value) for n in walked_of(stmt, ast.Subscript) if isinstance(n.ctx, ast.Store) and n in _ITEMS}
+    named = [n for n in walked_of(stmt, ast.Name) if n.id in stored and id(n) not in slots]
+    return stored - {n.id for n in named}
 
 
 def item_call(stmt: ast.stmt, names: frozenset[str]) -> ast.Call | None:

@@ -22,7 +22,7 @@ from codegen.lower.flow.stability import Stability
 from codegen.lower.naming import snake
 from codegen.lower.plan import Cond
 
-__all__ = ["Flags", "computed", "hoisted_arguments", "param_of", "site_sync"]
+__all__ = ["Flags", "computed", "hoisted_arguments", "param_of", "short_name", "site_sync"]
 
 
 @attrs.define(eq=False)
@@ -71,7 +71,7 @@ def site_sync(site: Site, result: Analysis, stability: Stability, flags: Flags, 
     some paths fork or the guard may change before the joins; the arguments bound before it."""
     hoisted = hoisted_arguments(site, flags)
     text = _guard_text(site, hoisted, flags)
-    flag = flags.fresh(f"{_short(site)}_forked") if _needs_flag(site, result, stability, text, since) else None
+    flag = flags.fresh(f"{short_name(site)}_forked") if _needs_flag(site, result, stability, text, since) else None
     dynamic = site.guard.dynamic
     return SiteSync(
         cond=Cond.of(flag) if flag else Cond.of(text) if dynamic else None,
@@ -103,7 +103,8 @@ def _needs_flag(site: Site, result: Analysis, stability: Stability, text: str | 
     return guard.dynamic and guard.hoist is None and (flips or not stability.stable(text or "", since))
 
 
-def _short(site: Site) -> str:
+def short_name(site: Site) -> str:
+    """The callee's name for the flags of its call (its class's for a ``forward``), in snake case."""
     qualname = site.callee.qualname  # type: ignore[attr-defined]
     owner, _, name = qualname.rpartition(".")
     base = owner if name == "forward" and owner else name

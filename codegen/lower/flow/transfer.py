@@ -19,6 +19,7 @@ import attrs
 from codegen.lower.flow.aliasing import alias_groups, aliasing
 from codegen.lower.flow.crossing_writes import state_crosses, state_written, touches, writes_apart
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
+from codegen.lower.flow.item_stores import stored_only
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.state_access import state_reads
 from codegen.lower.flow.writes import inplace_writes
@@ -146,7 +147,7 @@ def _minimal(joins: list[Join], state: State) -> list[Join]:
 def _reads(stmt: ast.stmt) -> set[str]:
     if aliasing(stmt) is not None or isinstance(stmt, ast.Delete):
         return set()
-    reads = data_reads(stmt)
+    reads = data_reads(stmt) - stored_only(stmt)  # an item stored into a container reads none of its items
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
         reads.add(stmt.target.id)
     return reads

@@ -25,7 +25,9 @@ from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
+from codegen.lower.flow.next_iteration import another_iteration
 from codegen.lower.flow.shared_join import shared_joins
+from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
@@ -137,7 +139,9 @@ class _Lowering:
             else self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
         )
         enter += [wait for _, wait in relayed]
-        enter += self._inputs_kept(site, guard)
+        kept, again = self._inputs_kept(site, guard)
+        enter += kept
+        before += again
         if before:
             self.steps.setdefault(("before", site.stmt, ""), []).extend(before)
         if sync.flag and not sync.guard_text:
@@ -148,17 +152,26 @@ class _Lowering:
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 
-    def _inputs_kept(self, site: Site, guard: Cond | None) -> list[Step]:
-        """The call's inputs kept alive for its stream as it starts; those kept once before a loop over their views
-        are placed before that loop (``loop_views.py``)."""
+    def _inputs_kept(self, site: Site, guard: Cond | None) -> tuple[list[Step], list[Step]]:
+        """The call's inputs kept alive for its stream as it starts, and what runs before the call to say whether
+        they must be (``next_iteration.py``: only a next iteration of its loop may need them); those kept once
+        before a loop over their views are placed before that loop (``loop_views.py``)."""
         values = inputs_to_keep(self.facts, site, self.applied, self.kept, self.ahead)
-        values += [Value(name=kept) for kept in site.state_keeps]  # named tensors of changed objects
+        held = self.context.held_state.get(site.call.call, frozenset())  # returned as they came
+        values += [
+            Value(name=kept) for kept in site.state_keeps if kept not in held
+        ]  # named tensors of changed objects
         for loop, tag in set(self.ahead) - self.kept_ahead:
             when = Cond.of(self.facts.syncs[site.index].guard_text)
             keep = KeepAlive(stream=tag, when=when, values=(self.ahead[loop, tag],))
             self.steps.setdefault(("before", loop, ""), []).append(keep)
             self.kept_ahead.add((loop, tag))
-        return [KeepAlive(stream=site.tag, when=guard, values=tuple(values))] if values else []
+        test = another_iteration(self.facts, site, self.applied, self.steps) if values else None
+        flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
+        kept: list[Step] = (
+            [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
+        )
+        return kept, [Assign(name=flag, value=test)] if flag and test else []
 
 
 def _before(site: Site, sync: SiteSync) -> list[Step]:
