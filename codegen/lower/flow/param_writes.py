@@ -48,9 +48,11 @@ def param_writes(
 def _writes(
     fn: _Function, params: tuple[str, ...], functions: _Functions, owner: str | None, seen: frozenset, trace: Trace
 ) -> tuple:
-    roots = view_roots(fn, params)
     names = {name for stmt in fn.body for name in inplace_writes(stmt, nested=True)}
     names |= _passed_written(fn, functions, owner, seen | {fn}, trace)
+    if not names:
+        return ()  # nothing written: which names hold a parameter's memory does not matter
+    roots = view_roots(fn, params)
     written = frozenset().union(*(roots.get(name, frozenset()) for name in names))
     return tuple(p for p in params if p in written)
 

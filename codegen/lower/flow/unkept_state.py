@@ -56,6 +56,20 @@ def _changed_states(fn: _Function) -> dict[str, dict[str, frozenset[str]]]:
     return {}
 
 
+def _changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
+    """``changed_objects.changed_objects``, read once per function (the planner asks it for each of its calls)."""
+    known = _objects_changed(fn)
+    if receiver not in known:
+        known[receiver] = changed_objects(fn, receiver)
+    return known[receiver]
+
+
+@per_node
+def _objects_changed(fn: _Function) -> dict[str | None, frozenset[str]]:
+    """``changed_objects`` of ``fn`` by receiver, so far (names only)."""
+    return {}
+
+
 def _changes(fn: _Function, name: str) -> bool:
     """``fn`` stores an attribute on (an item of) ``name``, or calls a method of it that the ATen table does not
     hold (``ds[i].prepare(x)``; not ``x.relu()``: a tensor op leaves its object's attributes alone)."""
@@ -134,7 +148,7 @@ def _named(
         return None  # the body reads the caller's state from another object's side: not followed
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = changed_objects(fn, receiver)
+    objects = _changed_objects(fn, receiver)
     found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
     if found is None:
         return None
