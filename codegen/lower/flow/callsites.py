@@ -9,6 +9,7 @@ statement makes, and whether it only binds the result, :mod:`~codegen.lower.flow
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
 from collections.abc import Iterator
 
@@ -66,15 +67,18 @@ def _search(module: str, tree: ast.Module, index: RunNames) -> Iterator[CallSite
     if not wanted:
         return
     bindings = module_bindings(tree, index.package_of(module))
-    names = module_level_names(tree)
+    resolver_of = functools.partial(
+        function_resolver, module, tree, index, bindings=bindings, names=module_level_names(tree)
+    )
     lists = getattr(index, "elements", {})
     for owner, fn in scan.all_functions(tree):
-        resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
+        resolver = resolver_of(owner, fn) if lists.get(f"{module}:{owner}") else None
         named = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
-        if lists.get(f"{module}:{owner}"):  # ``layer(x)`` in ``for layer in self.layers``
+        if resolver is not None:  # ``layer(x)`` in ``for layer in self.layers``
             named |= set(resolver.loop_lists)
         calls = _statement_calls(fn, wanted | named)
         if calls:
+            resolver = resolver_of(owner, fn) if resolver is None else resolver  # made where such a name is called
             facts = _Facts(here=(module, tree), fn=fn, receiver=_receiver(owner, fn))
             yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls, facts, index)
 
