@@ -61,6 +61,6 @@ def _imported(index: object, info: CalleeInfo, found: tuple[ast.Module, ast.AST]
     receiver = signature_of(node, method=owner is not None).receiver
     functions = module_functions(index, info.module, tree)
     names = set().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(node, ast.Call)))
-    roots = view_roots(node, info.signature.names)
+    roots = view_roots(node, info.signature.names) if names else {}  # nothing written: no roots to read
     written = frozenset().union(*(roots.get(name, frozenset()) for name in names))
     return tuple(p for p in info.signature.names if p in written or p in info.writes)

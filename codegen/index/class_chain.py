@@ -18,7 +18,7 @@ import ast
 from collections.abc import Iterator
 
 from codegen.index import scan
-from codegen.index.walked import walked_of
+from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imports import resolve_spec
 
 __all__ = ["Origins", "bases_of", "class_of", "forward_of", "origins", "unheld_base"]
@@ -97,8 +97,9 @@ def _home(index: object, module: str, local: str) -> Iterator[_Home | None]:
         yield None
 
 
-def _stored(cls: ast.ClassDef) -> set[str]:
-    """The attributes any method of ``cls`` stores on its object (``*``: ``setattr`` on it)."""
+@per_node
+def _stored(cls: ast.ClassDef) -> frozenset[str]:
+    """The attributes any method of ``cls`` stores on its object (``*``: ``setattr`` on it); read once per class."""
     found: set[str] = set()
     for fn in scan.functions_of(cls):
         receiver = fn.args.args[0].arg if fn.args.args else None
@@ -106,7 +107,7 @@ def _stored(cls: ast.ClassDef) -> set[str]:
         calls = walked_of(fn, ast.Call)
         if any(scan.dotted_name(c.func) == "setattr" and c.args and _is(c.args[0], receiver) for c in calls):
             found.add("*")
-    return found
+    return frozenset(found)
 
 
 def _stores(node: ast.AST, receiver: str | None) -> bool:

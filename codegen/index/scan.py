@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from codegen.index.blocks import imported_names, statements_breadth_first
 from codegen.index.calls import callee_name, calls_in
 from codegen.index.paths import assignment_targets, assigns_path, dotted_name, is_self_attr, on_path, stored_paths
+from codegen.index.walked import per_node
 
 __all__ = [
     "all_functions",
@@ -53,6 +54,7 @@ def all_functions(tree: ast.Module) -> Iterator[tuple[str | None, _Function]]:
             yield None, node
 
 
+@per_node  # read once per class (names only); not to be changed
 def submodule_assignments(cls: ast.ClassDef) -> dict[str, str]:
     """``self.attr = SomeClass(...)`` (or ``mod.SomeClass(...)``, or one element of ``self.a, self.b = A(), B()``)
     in ``__init__``: {attr: "SomeClass"}, for each attribute whose every store there makes that one class

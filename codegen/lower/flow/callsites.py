@@ -9,6 +9,7 @@ statement makes, and whether it only binds the result, :mod:`~codegen.lower.flow
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
 from collections.abc import Iterator
 
@@ -66,33 +67,40 @@ def _search(module: str, tree: ast.Module, index: RunNames) -> Iterator[CallSite
     if not wanted:
         return
     bindings = module_bindings(tree, index.package_of(module))
-    names = module_level_names(tree)
+    resolver_of = functools.partial(
+        function_resolver, module, tree, index, bindings=bindings, names=module_level_names(tree)
+    )
     lists = getattr(index, "elements", {})
     for owner, fn in scan.all_functions(tree):
-        resolver = function_resolver(module, tree, index, owner, fn, bindings=bindings, names=names)
+        resolver = resolver_of(owner, fn) if lists.get(f"{module}:{owner}") else None
         named = {a.arg for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
-        if lists.get(f"{module}:{owner}"):  # ``layer(x)`` in ``for layer in self.layers``
+        if resolver is not None:  # ``layer(x)`` in ``for layer in self.layers``
             named |= set(resolver.loop_lists)
         calls = _statement_calls(fn, wanted | named)
         if calls:
-            receiver = _receiver(owner, fn)
-            facts = _Facts(
-                lists=containers(fn), changed=changed_state(fn, receiver), here=(module, tree), fn=fn, receiver=receiver
-            )
+            resolver = resolver_of(owner, fn) if resolver is None else resolver  # made where such a name is called
+            facts = _Facts(here=(module, tree), fn=fn, receiver=_receiver(owner, fn))
             yield from _resolved(resolver, f"{owner}.{fn.name}" if owner else fn.name, calls, facts, index)
 
 
 @attrs.frozen
 class _Facts:
-    """What one caller's statements tell of its calls: its names that hold a list or dict only it reaches (a store
-    into an item of one binds the result too), its locals holding module state it changes (``unkept_state.py``);
-    the caller itself, where the tensors it leaves on such state are named (``state_keeps.py``)."""
+    """One caller, whose statements tell of its calls (read when one of them resolves, once per function): its names
+    that hold a list or dict only it reaches (a store into an item of one binds the result too), its locals holding
+    module state it changes (``unkept_state.py``), and where the tensors it leaves on such state are named
+    (``state_keeps.py``)."""
 
-    lists: frozenset[str]
-    changed: dict[str, frozenset[str]]
     here: tuple[str, ast.Module]  # the caller's module: its run key, its tree
     fn: _Function
     receiver: str | None
+
+    @property
+    def lists(self) -> frozenset[str]:
+        return containers(self.fn)
+
+    @property
+    def changed(self) -> dict[str, frozenset[str]]:
+        return changed_state(self.fn, self.receiver)
 
 
 def _resolved(
@@ -137,6 +145,8 @@ def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.st
     """(statement, call) for every call in ``fn``'s own scope whose last name is one of ``called``, with the
     innermost statement holding it."""
     found: list[tuple[ast.stmt, ast.Call]] = []
+    if not any(_last_name(call.func) in called for call in walked_of(fn, ast.Call)):
+        return found  # no call of ``fn`` (nested scopes too) ends with such a name
     for stmt in scan.statements_breadth_first(fn):
         if stmt is fn or not isinstance(stmt, ast.stmt) or isinstance(stmt, _DEFINITIONS):
             continue

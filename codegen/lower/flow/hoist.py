@@ -67,7 +67,7 @@ def hoisted(
 ) -> CallerPlan:
     """``plan``, or the plan of ``fn`` with calls moved up where every test holds (``trial``: plans a reordered
     copy; ``fixed``: statements no call moves across)."""
-    order, moves, best, cost = list(fn.body), dict[ast.stmt, ast.stmt](), plan, _cost(plan, fn)
+    order, moves, best, cost = list(fn.body), dict[ast.stmt, ast.stmt](), plan, None
     planned = {s.stmt: s for s in apart.sites}
     for site in [s for s in apart.sites if s.stmt in fn.body]:
         earlier = _earlier(site, order, planned)
@@ -80,6 +80,7 @@ def hoisted(
         moved = [*order[: to + 1], site.stmt, *between, *order[at + 1 :]]
         copied = _copied(fn, moved)
         found = trial(copied)
+        cost = _cost(plan, fn) if cost is None else cost  # counted once a move is tried (most callers try none)
         if found is None or not _kept_apart(found, apart, site, between) or _cost(found.plan, copied) >= cost:
             continue
         order, moves[site.stmt], cost = moved, earlier.stmt, _cost(found.plan, copied)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -31,6 +32,9 @@ from codegen.index.per_index import per_index
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.inherited_methods import base_method
+
+if TYPE_CHECKING:
+    from codegen.lower.flow.known_writes import Reading
 
 __all__ = ["ModuleFunctions", "Reached", "module_functions"]
 
@@ -51,12 +55,14 @@ class ModuleFunctions(Mapping[str, _Function]):
     """The functions of one module of the run by qualname (``Class.method``), and where its calls of names it
     imports, or of its objects' attributes, go (:meth:`reached`)."""
 
-    def __init__(self, index: object, key: str, tree: ast.Module, held: dict | None = None) -> None:
+    def __init__(self, index: object, key: str, tree: ast.Module) -> None:
         self.index, self.key, self.tree = index, key, tree
-        self._held: dict[str, ModuleFunctions | None] = {} if held is None else held  # the run's, read so far
+        self._held: dict[str, ModuleFunctions | None] = {}  # the run's modules by dotted name, read so far
+        self._forwards: dict[tuple[str, str], tuple[str, str] | None] = {}  # ``forward_of``, asked so far
         self._functions = scan.functions_by_qualname(tree)
         self._classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         self._bindings: dict[str, tuple[str, ...] | None] | None = None
+        self.known_writes: dict[tuple[_Function, str | None], Reading] = {}  # ``known_writes.py``: kept readings
 
     def __getitem__(self, qualname: str) -> _Function:
         return self._functions[qualname]
@@ -94,7 +100,9 @@ class ModuleFunctions(Mapping[str, _Function]):
     def _inherited(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
         """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute a base class in another module assigns
         (``class_chain.py``); a base of the package the run does not hold may assign anything: every argument."""
-        found = forward_of(self.index, self.key, owner, rest[0])
+        if (owner, rest[0]) not in self._forwards:
+            self._forwards[(owner, rest[0])] = forward_of(self.index, self.key, owner, rest[0])
+        found = self._forwards[(owner, rest[0])]
         if found is None:  # no attribute a base assigns: a method a base of the run defines (``inherited_methods``)
             inherited = base_method(self.index, self.key, owner, rest)
             if inherited is None:
@@ -145,19 +153,17 @@ class ModuleFunctions(Mapping[str, _Function]):
         return self._imported(call, rest, depth + 1)
 
     def _module_functions(self, dotted: str) -> ModuleFunctions | None:
-        """The functions of the module ``dotted`` where the run holds it (each read once per caller's module)."""
+        """The functions of the module ``dotted`` where the run holds it (each looked up once per module)."""
         if dotted not in self._held:
-            key = self.index.key_of(dotted)  # type: ignore[attr-defined]
-            tree_of = getattr(self.index.returns, "tree_of", None)  # type: ignore[attr-defined]
-            tree = tree_of(key) if tree_of is not None else None
-            self._held[dotted] = ModuleFunctions(self.index, key, tree, self._held) if tree is not None else None
+            self._held[dotted] = self._by_key(self.index.key_of(dotted))  # type: ignore[attr-defined]
         return self._held[dotted]
 
     def _by_key(self, key: str) -> ModuleFunctions | None:
-        """The functions of the module whose run key is ``key``, where the run holds it."""
+        """The functions of the module whose run key is ``key``, where the run holds it: the run's one
+        ``ModuleFunctions`` of it (``module_functions``)."""
         tree_of = getattr(self.index.returns, "tree_of", None)  # type: ignore[attr-defined]
         tree = tree_of(key) if tree_of is not None else None
-        return ModuleFunctions(self.index, key, tree, self._held) if tree is not None else None
+        return module_functions(self.index, key, tree) if tree is not None else None
 
     def _import_of(self, local: str) -> tuple[str, ...] | None:
         """What the import that binds ``local`` names, absolute (``("pkg", "helpers", "bump")``); None where no

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.index import scan
-from codegen.index.walked import walked_of
+from codegen.index.walked import per_node, walked_of
 
 __all__ = ["Built", "arguments", "bare", "stores"]
 
@@ -65,13 +65,18 @@ def _class_call(fn: _Function, built: Built) -> bool:
     """``Class(...)`` or ``nn.Linear(...)`` of a name ``__init__`` does not bind itself (not a factory it is given),
     its arguments handing on no part of the object but its attributes."""
     dotted = scan.dotted_name(built.call.func)
-    bound = {*scan.params_of(fn), *(n.id for n in walked_of(fn, ast.Name) if isinstance(n.ctx, ast.Store))}
-    if dotted is None or dotted.split(".")[0] in bound:
+    if dotted is None or dotted.split(".")[0] in _bound(fn):
         return False
     given = arguments(built.call)
     nested = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
     whole = any(_is(n, built.receiver) for a in given for n in bare(a))
     return not whole and not any(isinstance(n, nested) for a in given for n in ast.walk(a))
+
+
+@per_node
+def _bound(fn: _Function) -> frozenset[str]:
+    """The names ``fn`` binds itself, its parameters included; read once per function (names only)."""
+    return frozenset({*scan.params_of(fn), *(n.id for n in walked_of(fn, ast.Name) if isinstance(n.ctx, ast.Store))})
 
 
 def _is(node: ast.AST, receiver: str | None) -> bool:

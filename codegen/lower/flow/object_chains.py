@@ -18,6 +18,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.elements import element_classes
+from codegen.index.walked import walked_of
 from codegen.lower.flow.imports import resolve_spec
 
 __all__ = ["Chain", "Here", "chain_class", "class_named", "state_chains"]
@@ -47,9 +48,9 @@ def state_chains(fn: _Function, attributes: frozenset[str]) -> list[Chain] | Non
     """The chains of ``fn`` that start at an attribute in ``attributes``; None: ``fn`` reaches those attributes some
     other way, or calls a method of its object (which may reach them)."""
     owner = fn.args.args[0].arg
-    starts = [n for n in ast.walk(fn) if _on(n, owner) and n.attr in attributes]  # type: ignore[attr-defined]
-    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and _on(n.func, owner)]
-    chains = {ast.dump(c): c for c in ast.walk(fn) if isinstance(c, ast.Subscript) and _chain(c, owner, attributes)}
+    starts = [n for n in walked_of(fn, ast.Attribute) if _on(n, owner) and n.attr in attributes]
+    calls = [n for n in walked_of(fn, ast.Call) if _on(n.func, owner)]
+    chains = {ast.dump(c): c for c in walked_of(fn, ast.Subscript) if _chain(c, owner, attributes)}
     covered = {id(n) for c in chains.values() for n in ast.walk(c)}
     rebound = {n.id for n in _stored(fn)}  # type: ignore[attr-defined]
     if calls or any(id(s) not in covered for s in starts) or any(c.slice.id in rebound for c in _named(chains)):
@@ -135,4 +136,4 @@ def _binds(stmt: ast.stmt, node: ast.expr) -> bool:
 
 
 def _stored(fn: _Function) -> list[ast.AST]:
-    return [n for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    return [n for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load)]

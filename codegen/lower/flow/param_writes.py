@@ -10,6 +10,10 @@ Given the functions of a module of the run (``imported_writes.ModuleFunctions``)
 modules of the run are read there the same way, module after module (a cycle is read once; past a depth a
 call may write every argument); a call the run cannot read may write what ``imported_writes.py`` says. Given a
 plain mapping, a function the module does not hold is not read.
+
+What a function of a module of the run writes is read once per run and kept on its module's ``ModuleFunctions``
+(``known_writes.py``), for every caller that reaches it with none of the functions it reached already being
+followed and depth to spare: the answer is then the one reading it again would give.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from codegen.frontend.signature import ParamKind, signature_of
 from codegen.index.walked import walked_of
 from codegen.lower.flow.foreign_writes import every_argument
 from codegen.lower.flow.imported_writes import ModuleFunctions, Reached
+from codegen.lower.flow.known_writes import Trace, known_writes
 from codegen.lower.flow.view_roots import alias_sources, view_roots
 from codegen.lower.flow.writes import inplace_writes
 
@@ -37,51 +42,61 @@ def param_writes(
 ) -> tuple[str, ...]:
     """The parameters of ``fn`` whose memory its body may write in place (see above); ``functions``: the module's
     functions by qualname (``Class.method``), ``owner``: the class ``fn`` is defined in."""
-    return _writes(fn, tuple(params), functions or {}, owner, frozenset())
+    return _writes(fn, tuple(params), functions or {}, owner, frozenset(), Trace())
 
 
-def _writes(fn: _Function, params: tuple[str, ...], functions: _Functions, owner: str | None, seen: frozenset) -> tuple:
-    roots = view_roots(fn, params)
+def _writes(
+    fn: _Function, params: tuple[str, ...], functions: _Functions, owner: str | None, seen: frozenset, trace: Trace
+) -> tuple:
     names = {name for stmt in fn.body for name in inplace_writes(stmt, nested=True)}
-    names |= _passed_written(fn, functions, owner, seen | {fn})
+    names |= _passed_written(fn, functions, owner, seen | {fn}, trace)
+    if not names:
+        return ()  # nothing written: which names hold a parameter's memory does not matter
+    roots = view_roots(fn, params)
     written = frozenset().union(*(roots.get(name, frozenset()) for name in names))
     return tuple(p for p in params if p in written)
 
 
-def _passed_written(fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set[str]:
+def _passed_written(fn: _Function, functions: _Functions, owner: str | None, seen: frozenset, trace: Trace) -> set:
     """The names whose memory a call of a function of the module writes, as an argument it writes."""
     receiver = signature_of(fn, method=owner is not None).receiver
-    return set().union(*(_call_writes(c, functions, owner, receiver, seen) for c in walked_of(fn, ast.Call)))
+    return set().union(*(_call_writes(c, functions, owner, receiver, seen, trace) for c in walked_of(fn, ast.Call)))
 
 
 def call_writes(call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None) -> set[str]:
     """The caller's names whose memory ``call`` writes in place through a function of the module (or a method of
     the caller's object, ``owner`` its class) that writes the parameter they go to (see above)."""
-    return _call_writes(call, functions, owner, receiver, frozenset())
+    return _call_writes(call, functions, owner, receiver, frozenset(), Trace())
 
 
 def _call_writes(
-    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None, seen: frozenset
+    call: ast.Call, functions: _Functions, owner: str | None, receiver: str | None, seen: frozenset, trace: Trace
 ) -> set[str]:
     callee = _resolved(call, functions, owner, receiver)
     if isinstance(callee, frozenset):
         return set(callee)  # a call the run cannot read
-    if callee is None or callee[0] in seen:
+    if callee is None or trace.followed(callee[0], seen):
         return set()
-    if len(seen) >= _DEPTH:
+    if trace.too_deep(seen, _DEPTH):
         return set(every_argument(call))
-    return _callee_writes(call, callee[0], callee[1], callee[2], seen)
+    return _callee_writes(call, callee[0], callee[1], callee[2], seen, trace)
 
 
-def _callee_writes(call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset) -> set:
-    return set().union(*(alias_sources(a) for a in _callee_arguments(call, fn, functions, owner, seen)))
+def _callee_writes(
+    call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset, trace: Trace
+) -> set:
+    return set().union(*(alias_sources(a) for a in _callee_arguments(call, fn, functions, owner, seen, trace)))
 
 
 def _callee_arguments(
-    call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset
+    call: ast.Call, fn: _Function, functions: _Functions, owner: str | None, seen: frozenset, trace: Trace
 ) -> list[ast.expr]:
     signature = signature_of(fn, method=owner is not None)
-    written = _writes(fn, signature.names, functions, owner, seen | {fn})
+
+    def read(inner: Trace) -> tuple[str, ...]:
+        return _writes(fn, signature.names, functions, owner, seen | {fn}, inner)
+
+    written = known_writes(functions, fn, owner, seen, _DEPTH, trace, read)
     return _arguments_to(call, signature.params, set(written))
 
 
@@ -91,7 +106,9 @@ def written_arguments(call: ast.Call, functions: _Functions, owner: str | None, 
     callee = _resolved(call, functions, owner, receiver)
     if isinstance(callee, frozenset):
         return [a for a in [*call.args, *(k.value for k in call.keywords)] if alias_sources(a) & callee]
-    return [] if callee is None else _callee_arguments(call, callee[0], callee[1], callee[2], frozenset())
+    if callee is None:
+        return []
+    return _callee_arguments(call, callee[0], callee[1], callee[2], frozenset(), Trace())
 
 
 def resolved_function(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codegen.index import scan
+from codegen.index.walked import walked_of
 from codegen.lower.flow.class_state import ClassState, Effect, sequence
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
@@ -145,7 +146,7 @@ def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tup
     stores that chain itself, or a part of it)."""
     if not keeps:
         return keeps
-    stored = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    stored = [n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load)]
     held: dict[str, str] = {}
     for stmt in fn.body:
         if stmt.lineno >= call.lineno or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
@@ -153,7 +154,7 @@ def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tup
         target = stmt.targets[0]
         if isinstance(target, ast.Name) and stored.count(target.id) == 1 and _attributes(stmt.value):
             held[ast.unparse(stmt.value)] = target.id
-    targets = [ast.unparse(t) for t in ast.walk(fn) if isinstance(t, ast.Attribute) and not isinstance(t.ctx, ast.Load)]
+    targets = [ast.unparse(t) for t in walked_of(fn, ast.Attribute) if not isinstance(t.ctx, ast.Load)]
     held = {text: name for text, name in held.items() if not any(t.startswith(text) for t in targets)}
     return tuple(_respelled(k, held) for k in keeps)
 

@@ -39,7 +39,8 @@ def reached_apart(index: Any, here: Here, fn: _Function, receiver: str, attribut
                 return False
     calls = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call) and _on(n.func, receiver, attribute)}  # type: ignore[attr-defined]
     uses = [n for n in ast.walk(fn) if _is(n, receiver, attribute) and id(n) not in calls]
-    return all(_bound_through(n, fn, bound) for n in uses)
+    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)} if uses else {}
+    return all(_bound_through(n, parents, bound) for n in uses)
 
 
 def _apart(cls: ast.ClassDef, method: str) -> bool:
@@ -65,9 +66,9 @@ def _root(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _bound_through(node: ast.AST, fn: _Function, bound: set[int]) -> bool:
-    """``node`` (``self.experts``) is the start of a chain of attributes a plain assignment binds to a local."""
-    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+def _bound_through(node: ast.AST, parents: dict[int, ast.AST], bound: set[int]) -> bool:
+    """``node`` (``self.experts``) is the start of a chain of attributes a plain assignment binds to a local
+    (``parents``: each node's of the function, by id)."""
     top: ast.AST = node
     while isinstance(parents.get(id(top)), (ast.Attribute, ast.Subscript)) and parents[id(top)].value is top:  # type: ignore[attr-defined]
         top = parents[id(top)]

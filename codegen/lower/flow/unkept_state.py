@@ -22,7 +22,7 @@ import attrs
 
 from codegen.frontend.signature import Tensorness
 from codegen.index.per_index import per_index
-from codegen.index.walked import walked
+from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.state_keeps import state_keeps, through_locals
@@ -39,12 +39,35 @@ _STORES = (ast.AnnAssign, ast.AugAssign)
 def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[str]]:
     """The locals of ``fn`` that hold state of ``receiver`` and whose object ``fn`` changes (a method called on
     it or an item of it that is no tensor op, an attribute stored on it), with the attributes of ``receiver``
-    they hold."""
+    they hold; read once per function (the index's call search and the planner ask of every caller)."""
     if receiver is None:
         return {}
-    held = state_locals(fn, receiver)
-    candidates = changed_objects(fn, receiver) & held.keys()
-    return {name: held[name] for name in candidates if _changes(fn, name)}
+    known = _changed_states(fn)
+    if receiver not in known:
+        held = state_locals(fn, receiver)
+        candidates = changed_objects(fn, receiver) & held.keys()
+        known[receiver] = {name: held[name] for name in candidates if _changes(fn, name)}
+    return known[receiver]
+
+
+@per_node
+def _changed_states(fn: _Function) -> dict[str, dict[str, frozenset[str]]]:
+    """``changed_state`` of ``fn`` by receiver, so far (names only: nothing of the tree)."""
+    return {}
+
+
+def _changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
+    """``changed_objects.changed_objects``, read once per function (the planner asks it for each of its calls)."""
+    known = _objects_changed(fn)
+    if receiver not in known:
+        known[receiver] = changed_objects(fn, receiver)
+    return known[receiver]
+
+
+@per_node
+def _objects_changed(fn: _Function) -> dict[str | None, frozenset[str]]:
+    """``changed_objects`` of ``fn`` by receiver, so far (names only)."""
+    return {}
 
 
 def _changes(fn: _Function, name: str) -> bool:
@@ -95,6 +118,12 @@ def _named_calls(index: object) -> dict[ast.Call, Named | None]:
     return {}
 
 
+@per_index
+def _apart(index: object) -> dict[tuple[_Function, str, str], bool]:
+    """``reached_apart`` of a caller, its receiver and an attribute, for the run ``index`` (the last asked about)."""
+    return {}
+
+
 def named_state(
     index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str | None, call: ast.Call, resolved: Any
 ) -> Named | None:
@@ -119,13 +148,22 @@ def _named(
         return None  # the body reads the caller's state from another object's side: not followed
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = changed_objects(fn, receiver)
+    objects = _changed_objects(fn, receiver)
     found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
     if found is None:
         return None
     keeps, given = found
     inputs = set(given) | {n for n, held in changed.items() if held & reads}
     state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
-    apart = {a for a in state if receiver and reached_apart(index, here, fn, receiver, a)}
+    apart = {a for a in state if receiver and _reached_apart(index, here, fn, receiver, a)}
     held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
     return Named(keeps=through_locals(fn, call, keeps), inputs=frozenset(inputs - {receiver or ""}), held=held)
+
+
+def _reached_apart(index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str, attribute: str) -> bool:
+    """``state_reach.reached_apart``, read once per caller, receiver and attribute in a run (a caller asks it of
+    each of its calls that reads the attribute)."""
+    known = _apart(index)
+    if (fn, receiver, attribute) not in known:
+        known[(fn, receiver, attribute)] = reached_apart(index, here, fn, receiver, attribute)
+    return known[(fn, receiver, attribute)]
