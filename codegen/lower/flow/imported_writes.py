@@ -30,7 +30,7 @@ from codegen.index import scan
 from codegen.index.class_chain import forward_of
 from codegen.index.per_index import per_index
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
-from codegen.lower.flow.imports import module_bindings
+from codegen.lower.flow.import_chains import absolute_imports, call_chain, run_package
 from codegen.lower.flow.inherited_methods import base_method
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class ModuleFunctions(Mapping[str, _Function]):
         """Where ``call`` (in a method of ``owner`` called on ``receiver``) goes outside the module's own
         functions: a function of the run, or the caller's names it may write where the run cannot read it (see
         above); None for a call of nothing the module imports or made (a local, a builtin, a tensor method)."""
-        chain = _chain(call.func)
+        chain = call_chain(call.func)
         if chain is None:
             return None
         if owner is not None and chain[0] == receiver and len(chain) in (2, 3):
@@ -135,7 +135,7 @@ class ModuleFunctions(Mapping[str, _Function]):
             held = self._module_functions(".".join(dotted[:cut]))
             if held is not None:
                 return held._inside(call, dotted[cut:], depth)
-        own = _package(self.index, self.key).partition(".")[0]
+        own = run_package(self.index, self.key).partition(".")[0]
         if own and dotted[0] == own:
             return every_argument(call)
         return None if a_class else foreign_writes(call, dotted)
@@ -172,7 +172,7 @@ class ModuleFunctions(Mapping[str, _Function]):
 
     def _bindings_read(self) -> dict[str, tuple[str, ...] | None]:
         if self._bindings is None:
-            self._bindings = _bindings(self.tree, _package(self.index, self.key))
+            self._bindings = absolute_imports(self.tree, run_package(self.index, self.key))
         return self._bindings
 
 
@@ -190,30 +190,3 @@ def module_functions(index: object, key: str, tree: ast.Module) -> ModuleFunctio
     if found is None or found.tree is not tree:
         found = made[key] = ModuleFunctions(index, key, tree)
     return found
-
-
-def _bindings(tree: ast.Module, package: str) -> dict[str, tuple[str, ...] | None]:
-    """The module's imports (local name -> what it names); a ``from`` import bound otherwise too -> None."""
-    certain = scan.imported_names(tree)
-    found: dict[str, tuple[str, ...] | None] = {}
-    for local, binding in module_bindings(tree, package).items():
-        named = (*binding.module.split("."), *([binding.name] if binding.name else []))
-        found[local] = None if binding.name is not None and local not in certain else named
-    return found
-
-
-def _package(index: object, key: str) -> str:
-    """The package ``key``'s relative imports resolve against, for a module the run read only when asked too."""
-    asked = index.returns.asked(key) if hasattr(index.returns, "asked") else None  # type: ignore[attr-defined]
-    if asked is not None:
-        return asked.dotted if asked.package else asked.dotted.rpartition(".")[0]
-    return index.package_of(key)  # type: ignore[attr-defined]
-
-
-def _chain(func: ast.expr) -> tuple[str, ...] | None:
-    """``a.b.c`` -> ``("a", "b", "c")``; None for anything but a name and its attributes."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    return (func.id, *reversed(parts)) if isinstance(func, ast.Name) else None
