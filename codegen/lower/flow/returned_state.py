@@ -25,10 +25,10 @@ from typing import Any
 
 from codegen.index import scan
 from codegen.index.returned import last_return
-from codegen.index.scan import functions_of
 from codegen.index.walked import walked_of
 from codegen.lower.flow.held_results import holds_until_return
 from codegen.lower.flow.object_chains import class_named
+from codegen.lower.flow.plain_methods import self_returned, unchanged_attribute
 from codegen.lower.flow.sites import Site
 
 __all__ = ["held_state"]
@@ -105,7 +105,8 @@ def _returned(index: Any, here: tuple[str, ast.Module], module: str, fn: _Functi
         if cls is None:
             return []
         return [
-            (param, a) if a and _unchanged(fn, param, a, cls) else None for a in _self_returned(cls, value.func.attr)
+            (param, a) if a and unchanged_attribute(fn, param, a, cls) else None
+            for a in self_returned(cls, value.func.attr)
         ]
     elts = value.elts if isinstance(value, ast.Tuple) else [value]
     return [_attribute(index, here, module, fn, params, e) for e in elts]
@@ -118,7 +119,7 @@ def _attribute(
         return None
     param = _name(node.value)
     cls = _class(index, here, module, params[param])
-    return (param, node.attr) if cls is not None and _unchanged(fn, param, node.attr, cls) else None
+    return (param, node.attr) if cls is not None and unchanged_attribute(fn, param, node.attr, cls) else None
 
 
 def _params(fn: _Function) -> dict[str, str]:
@@ -134,67 +135,6 @@ def _class(index: Any, here: tuple[str, ast.Module], module: str, written: str) 
     found = class_named(index, here, module, written.strip("'\""))
     cls = found[1] if found is not None else None
     return cls if cls is not None and not (cls.bases or cls.keywords or cls.decorator_list) else None
-
-
-def _self_returned(cls: ast.ClassDef, name: str) -> list[str]:
-    """The attribute of ``self`` each value the method ``name`` returns is ("" for anything else)."""
-    method = _methods(cls).get(name)
-    last = last_return(method) if method is not None and method.args.args else None
-    if last is None or last.value is None or method is None:
-        return []
-    receiver = method.args.args[0].arg
-    elts = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
-    return [e.attr if isinstance(e, ast.Attribute) and _name(e.value) == receiver else "" for e in elts]
-
-
-def _unchanged(fn: _Function, param: str, attr: str, cls: ast.ClassDef) -> bool:
-    """``fn`` uses ``param`` only as ``param.x`` and ``param.m(...)``, and neither it nor any method it reaches
-    stores ``attr``."""
-    uses = {id(n.value): n for n in walked_of(fn, ast.Attribute) if _name(n.value) == param}
-    names = [n for n in walked_of(fn, ast.Name) if n.id == param]
-    if any(id(n) not in uses for n in names) or any(not isinstance(n.ctx, ast.Load) for n in uses.values()):
-        return False
-    called = {
-        n.func.attr for n in walked_of(fn, ast.Call) if isinstance(n.func, ast.Attribute) and n.func.value in names
-    }
-    reached = _reached(cls, called)
-    return reached is not None and not any(_stores(m, attr) for m in reached)
-
-
-def _reached(cls: ast.ClassDef, called: set[str]) -> list[_Function] | None:
-    """The methods ``called`` and those they call through their ``self``, in turn (None: one is not the class's,
-    or uses its ``self`` otherwise)."""
-    methods, seen, todo = _methods(cls), set(), list(called)
-    while todo:
-        name = todo.pop()
-        method = methods.get(name)
-        if name in seen:
-            continue
-        if method is None or not method.args.args or method.decorator_list:
-            return None
-        receiver = method.args.args[0].arg
-        selfs = {id(n.value) for n in walked_of(method, ast.Attribute) if _name(n.value) == receiver}
-        if any(n.id == receiver and id(n) not in selfs for n in walked_of(method, ast.Name)):
-            return None  # ``self`` passed on, returned or rebound
-        seen.add(name)
-        todo += [
-            n.func.attr
-            for n in walked_of(method, ast.Call)
-            if isinstance(n.func, ast.Attribute) and _name(n.func.value) == receiver
-        ]
-    return [methods[n] for n in seen]
-
-
-def _stores(method: _Function, attr: str) -> bool:
-    receiver = method.args.args[0].arg
-    return any(
-        n.attr == attr and _name(n.value) == receiver and not isinstance(n.ctx, ast.Load)
-        for n in walked_of(method, ast.Attribute)
-    )
-
-
-def _methods(cls: ast.ClassDef) -> dict[str, _Function]:
-    return {f.name: f for f in functions_of(cls)}
 
 
 def _given(call: ast.Call, fn: _Function) -> dict[str, ast.expr]:
