@@ -28,6 +28,7 @@ from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
+from codegen.lower.flow.test_facts import spelled
 from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
@@ -120,10 +121,11 @@ class _Lowering:
     def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then)."""
-        out: list[Step] = [] if waited else [self._wait(step.site, step.may)]
+        when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)))  # ``fixed_tests.py``
+        out: list[Step] = [] if waited else [Wait(event=self._join_event(step.site), when=when)]
         values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         if values:
-            out.append(KeepAlive(stream=self.context.current, when=self._when(step.site, step.may), values=values))
+            out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
