@@ -27,6 +27,7 @@ import ast
 
 import attrs
 
+from codegen.index.walked import per_node
 from codegen.lower.flow.fixed_values import FixedValues, fixed_values
 from codegen.lower.flow.state import Pending, State, joined
 from codegen.lower.flow.test_facts import Fact, fact_of
@@ -52,7 +53,7 @@ class FixedTests:
     """The fixed values of one caller, the facts each planned call's statement forks under (by site), and what is
     known at each anchor."""
 
-    values: FixedValues = FixedValues()
+    tests: dict[ast.If, Fact] = attrs.field(factory=dict)  # each ``if`` whose test reads fixed values: its fact
     forks_under: dict[int, frozenset[Fact]] = attrs.field(factory=dict)
     known: dict[_Anchor, _Known] = attrs.field(factory=dict)
 
@@ -61,7 +62,7 @@ class FixedTests:
         known: list[frozenset[Fact]] = []
         before: frozenset[Fact] = frozenset()
         for link in chain:
-            fact = fact_of(link.test, self.values) if self.values else None
+            fact = self.tests.get(link)
             known.append(before | {fact} if fact else before)
             before = before | {(fact[0], not fact[1])} if fact else before
         return [*known, before]
@@ -94,16 +95,32 @@ def _entered(entry: Pending, known: frozenset[Fact], contrary: set[Fact]) -> Sta
 
 def fixed_tests(fn: _Function, sites: dict[ast.stmt, int]) -> FixedTests:
     """The fixed tests of ``fn``, and for each statement of ``sites`` (its site index) the facts it forks under."""
-    values = fixed_values(fn)
-    if not values:
+    tests, known = _read(fn)
+    if not tests:
         return FixedTests()
-    known: dict[_Anchor, _Known] = {}
-    _walk(fn, "body", _Known(), values, known)
     under = {i: known["before", s, ""].facts for s, i in sites.items() if known["before", s, ""].facts}
-    return FixedTests(values=values, forks_under=under, known=known)
+    return FixedTests(tests=tests, forks_under=under, known=known)
 
 
-def _walk(owner: ast.AST, field: str, known: _Known, values: FixedValues, out: dict[_Anchor, _Known]) -> None:
+@per_node
+def _read(fn: _Function) -> tuple[dict[ast.If, Fact], dict[_Anchor, _Known]]:
+    """The fact of each ``if`` of ``fn`` whose test reads fixed values, and what is known at each anchor."""
+    values = fixed_values(fn)
+    tests: dict[ast.If, Fact] = {}
+    known: dict[_Anchor, _Known] = {}
+    if values:
+        _walk(fn, "body", _Known(), values, tests, known)
+    return tests, known
+
+
+def _walk(
+    owner: ast.AST,
+    field: str,
+    known: _Known,
+    values: FixedValues,
+    tests: dict[ast.If, Fact],
+    out: dict[_Anchor, _Known],
+) -> None:
     """What is known at each anchor of the block ``owner.<field>`` and the blocks in it. An ``if`` test ran in both
     branches and after the ``if`` (not after a loop, ``try`` or ``with`` holding it: a path may skip it or leave
     it by an exception); its fact holds in its body, the contrary one in its ``else``."""
@@ -112,13 +129,14 @@ def _walk(owner: ast.AST, field: str, known: _Known, values: FixedValues, out: d
         if isinstance(stmt, ast.If):
             fact = fact_of(stmt.test, values)
             if fact is not None:
+                tests[stmt] = fact
                 known = attrs.evolve(known, ran=known.ran | {fact[0]})
             for branch, truth in (("body", True), ("orelse", False)):
                 facts = known.facts | {(fact[0], fact[1] == truth)} if fact else known.facts
-                _walk(stmt, branch, attrs.evolve(known, facts=facts), values, out)
+                _walk(stmt, branch, attrs.evolve(known, facts=facts), values, tests, out)
         elif not isinstance(stmt, _DEFS):
             for part, inner in _blocks(stmt):
-                _walk(part, inner, known, values, out)
+                _walk(part, inner, known, values, tests, out)
     out["end", owner, field] = known
 
 
