@@ -18,7 +18,7 @@ read again (``if ... and (next_attention_weights is None or next_attention_weigh
 as an engineer writes it by hand. A test is read again only where it ran on every path before (``known_at``:
 an ``if`` earlier in an enclosing block), so it raises nothing it did not raise then.
 
-Which tests qualify, and how two spellings of one test are one fact: ``fixed_values.py``, ``test_facts.py``.
+Which tests qualify, and how two spellings of one test are one fact: ``fixed_values.py``, ``if_facts.py``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import attrs
 
 from codegen.index.walked import per_node
 from codegen.lower.flow.fixed_values import FixedValues, fixed_values
+from codegen.lower.flow.if_facts import Fact, fact_of
 from codegen.lower.flow.state import Pending, State, joined
-from codegen.lower.flow.test_facts import Fact, fact_of
 
 __all__ = ["FixedTests", "fixed_tests"]
 

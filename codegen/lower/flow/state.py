@@ -28,7 +28,7 @@ class Pending:
     covers: frozenset[int] = frozenset()
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads (no in-place write)
     unsure: frozenset[str] = frozenset()  # of ``names``, those another path may bind to something else
-    where: frozenset[tuple[str, bool]] = frozenset()  # facts of fixed tests where it is pending (``test_facts.Fact``)
+    where: frozenset[tuple[str, bool]] = frozenset()  # facts of fixed tests where it is pending (``if_facts.Fact``)
 
     @property
     def sure(self) -> frozenset[str]:

@@ -22,13 +22,13 @@ import attrs
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
+from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
-from codegen.lower.flow.test_facts import spelled
 from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
