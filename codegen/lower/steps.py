@@ -29,18 +29,19 @@ __all__ = [
     "Wait",
 ]
 
-_DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+_TERM = r"\S(.*\S)?"  # a dotted name, or a test of fixed values read again (``codegen/lower/flow/fixed_tests.py``)
 
 
 @attrs.frozen
 class Cond:
-    """A condition read at run time: every term (a dotted name) holds."""
+    """A condition read at run time: every term (a dotted name, or a test of fixed values) holds."""
 
-    terms: tuple[str, ...] = attrs.field(validator=[v.min_len(1), v.deep_iterable(v.matches_re(_DOTTED))])
+    terms: tuple[str, ...] = attrs.field(validator=[v.min_len(1), v.deep_iterable(v.matches_re(_TERM))])
 
     @property
     def text(self) -> str:
-        return " and ".join(self.terms)
+        alone = len(self.terms) == 1
+        return " and ".join(t if alone or " or " not in t else f"({t})" for t in self.terms)
 
     @staticmethod
     def of(*parts: Cond | str | None) -> Cond | None:

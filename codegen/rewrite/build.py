@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from codegen.lower.plan import Context, Step
+from codegen.lower.plan import Cond, Context, Step
 from codegen.rewrite.printing import module_code
 from codegen.rewrite.textlines import split_lines
 from codegen.targets.base import Spelling, indent
@@ -84,7 +84,7 @@ def _nested(items: list[tuple[tuple[str, ...], list[str]]], depth: int) -> list[
             j += 1
         group = items[i:j]
         if all(t[depth:] == terms[depth:] for t, _ in group):  # one condition for all: ``if a and b:``
-            out.append(f"if {' and '.join(terms[depth:])}:\n{indent([x for _, ls in group for x in ls])}")
+            out.append(f"if {Cond(terms[depth:]).text}:\n{indent([x for _, ls in group for x in ls])}")
         else:
             out.append(f"if {terms[depth]}:\n{indent(_nested(group, depth + 1))}")
         i = j

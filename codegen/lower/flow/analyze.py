@@ -59,12 +59,18 @@ class Walk:
         if not (self.recording and steps):
             return
         known = self.result.steps.setdefault(anchor, [])
-        for step in steps:
+        for step in (self._retested(s, anchor) for s in steps):
             same = next((i for i, k in enumerate(known) if attrs.evolve(k, may=step.may) == step), None)
             if same is None:
                 known.append(step)
                 continue
             known[same] = _merged(known[same], step)
+
+    def _retested(self, step: Step, anchor: Anchor) -> Step:
+        """A join keeps of its facts those whose test ran on every path to ``anchor`` (its wait re-reads them)."""
+        if not (isinstance(step, Join) and step.where):
+            return step
+        return attrs.evolve(step, where=self.fixed.retested(step.site, step.where, anchor))
 
     def join_reads(self, stmt: ast.AST, state: State, reads: set[str], anchor: Anchor | None = None) -> State:
         """Join, before ``anchor`` (default: before ``stmt``), every call whose result ``reads`` touches."""
@@ -175,7 +181,8 @@ class Walk:
 def _merged(known: Step, step: Step) -> Step:
     """One step placed twice at one anchor: *may* if either placement was; a join holds the names of both."""
     if isinstance(known, Join) and isinstance(step, Join):
-        return attrs.evolve(known, may=known.may or step.may, names=known.names | step.names)
+        names, where = known.names | step.names, known.where & step.where
+        return attrs.evolve(known, may=known.may or step.may, names=names, where=where)
     return attrs.evolve(known, may=known.may or step.may)
 
 

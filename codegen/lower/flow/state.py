@@ -5,7 +5,8 @@ For each call site that forked on some path reaching the point, a :class:`Pendin
 flag set at the call must guard the wait); ``pending``, whether on some path it is not joined yet;
 ``names``, the variables that may still hold (a part of) its result, ``unsure`` those of them that some path
 reaching the point binds to something else (``sure``: the rest); ``covers``, the calls whose
-joins a join of this one makes redundant (calls on its stream forked before it, calls relayed into it).
+joins a join of this one makes redundant (calls on its stream forked before it, calls relayed into it); ``where``,
+facts of fixed tests true on every path where it is pending (``fixed_tests.py``: joined where they are false).
 ``None`` stands for an unreachable point.
 """
 
@@ -27,6 +28,7 @@ class Pending:
     covers: frozenset[int] = frozenset()
     inputs: frozenset[str] = frozenset()  # the caller's names whose memory the call reads (no in-place write)
     unsure: frozenset[str] = frozenset()  # of ``names``, those another path may bind to something else
+    where: frozenset[tuple[str, bool]] = frozenset()  # facts of fixed tests where it is pending (``if_facts.Fact``)
 
     @property
     def sure(self) -> frozenset[str]:
@@ -53,6 +55,7 @@ def merge(*states: State | None) -> State | None:
     for site in sorted({p.site for s in reached for p in s}):
         found = [next((p for p in s if p.site == site), None) for s in reached]
         present = [p for p in found if p is not None]
+        live = [p.where for p in present if p.pending]
         covers = _merged_covers(present) if len(present) == len(found) else frozenset()
         names = frozenset().union(*(p.names for p in present))
         common = frozenset.intersection(*(p.names for p in present)) if len(present) == len(found) else frozenset()
@@ -65,6 +68,7 @@ def merge(*states: State | None) -> State | None:
                 covers=covers,
                 inputs=frozenset().union(*(p.inputs for p in present)),
                 unsure=frozenset().union(*(p.unsure for p in present)) | (names - common),
+                where=frozenset.intersection(*live) if live else frozenset(),
             )
         )
     return _sorted(merged)

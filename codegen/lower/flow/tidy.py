@@ -38,6 +38,7 @@ def waited_with(
     return any(
         where == anchor
         and event_of(other.site) == event
+        and other.where <= join.where  # it re-reads no test this one does not (``fixed_tests.py``)
         and (
             joined_as.get(join.site) == other.site
             or (not other.may and relations.covers(join.site, other.site) and relations.covers(other.site, join.site))

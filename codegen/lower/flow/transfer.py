@@ -30,11 +30,13 @@ __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "trans
 @attrs.frozen
 class Join:
     """The caller's stream waits for ``site`` here; ``may``: only if it forked (a flag set at the call says).
-    ``names``: what the caller may read of the joined results afterwards (kept alive for its stream)."""
+    ``names``: what the caller may read of the joined results afterwards (kept alive for its stream); ``where``:
+    facts of fixed tests true wherever it is still pending (the wait re-reads them: ``fixed_tests.py``)."""
 
     site: int
     may: bool
     names: frozenset[str] = attrs.field(default=frozenset(), eq=False)
+    where: frozenset[tuple[str, bool]] = attrs.field(default=frozenset(), eq=False)
 
 
 @attrs.frozen
@@ -89,7 +91,7 @@ def join_step(entry: Pending, state: State) -> Join:
     """The join of ``entry``, holding the names of the calls it covers too."""
     covered = entry.covers if entry.forked else frozenset()
     names = entry.names.union(*(p.names for p in pending(state) if p.site in covered))
-    return Join(entry.site, not entry.forked, names)
+    return Join(entry.site, not entry.forked, names, entry.where)
 
 
 def transfer(

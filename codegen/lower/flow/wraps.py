@@ -22,6 +22,7 @@ import attrs
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
+from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
@@ -122,10 +123,11 @@ class _Lowering:
     def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then)."""
-        out: list[Step] = [] if waited else [self._wait(step.site, step.may)]
+        when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)))  # ``fixed_tests.py``
+        out: list[Step] = [] if waited else [Wait(event=self._join_event(step.site), when=when)]
         values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         if values:
-            out.append(KeepAlive(stream=self.context.current, when=self._when(step.site, step.may), values=values))
+            out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
