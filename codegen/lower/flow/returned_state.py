@@ -30,6 +30,7 @@ from codegen.lower.flow.held_results import holds_until_return
 from codegen.lower.flow.object_chains import class_named
 from codegen.lower.flow.plain_methods import self_returned, unchanged_attribute
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.state_keeps import given_arguments
 
 __all__ = ["held_state"]
 
@@ -82,7 +83,7 @@ def _returned_keeps(
     module, fn = callee
     values = _returned(index, here, module, fn)
     slots = _slots(site.stmt, len(values))
-    given = _given(site.call.call, fn)
+    given = given_arguments(site.call.call, fn)
     found: list[tuple[str, ast.expr]] = []
     for value, slot in zip(values, slots or [], strict=False):
         argument = given.get(value[0]) if value is not None else None
@@ -135,16 +136,6 @@ def _class(index: Any, here: tuple[str, ast.Module], module: str, written: str) 
     found = class_named(index, here, module, written.strip("'\""))
     cls = found[1] if found is not None else None
     return cls if cls is not None and not (cls.bases or cls.keywords or cls.decorator_list) else None
-
-
-def _given(call: ast.Call, fn: _Function) -> dict[str, ast.expr]:
-    """The callee's parameters (not its ``self``) the call gives a plain name or item, by name."""
-    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return {}
-    given = dict(zip(positional, call.args, strict=False))
-    given.update({k.arg: k.value for k in call.keywords if k.arg is not None})
-    return given
 
 
 def _slots(stmt: ast.stmt, count: int) -> list[ast.expr] | None:

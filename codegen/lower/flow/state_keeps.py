@@ -25,7 +25,7 @@ from codegen.lower.flow.class_state import ClassState, Effect, sequence
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
 
-__all__ = ["state_keeps", "through_locals"]
+__all__ = ["given_arguments", "state_keeps", "through_locals"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Holds = Callable[[ast.expr], bool | None]  # True: the object; None: a binding of it that does nothing; False: not
@@ -52,7 +52,7 @@ def state_keeps(
     chains = state_chains(fn, attributes) if fn is not None and fn.args.args and receiver else []
     if fn is None or not fn.args.args or chains is None:
         return None
-    given = _given(call, fn)
+    given = given_arguments(call, fn)
     keeps: list[str] = []
     holders: set[str] = set()
     for name, argument in given.items():
@@ -117,8 +117,9 @@ def _named(cls: ast.ClassDef | None, body: list[ast.stmt], holds: Holds) -> froz
     return wanted if wanted <= effect.sure | constructed(state, cls) else None  # type: ignore[arg-type]
 
 
-def _given(call: ast.Call, fn: _Function) -> dict[str, ast.expr]:
-    """The callee's parameters (not its ``self``) that the call gives a value, by name."""
+def given_arguments(call: ast.Call, fn: _Function) -> dict[str, ast.expr]:
+    """The callee's parameters (not its ``self``) that the call gives a value, by name (none where it spreads
+    ``*args`` or ``**kwargs``)."""
     positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return {}
