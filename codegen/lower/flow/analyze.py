@@ -22,7 +22,7 @@ from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
 from codegen.lower.flow.loop_entry import first_reads
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
-from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, transfer
+from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, minimal_joins, transfer
 from codegen.lower.flow.try_finally import walk_try
 
 __all__ = ["Analysis", "Anchor", "Walk", "analyze"]
@@ -74,13 +74,14 @@ class Walk:
 
     def join_reads(self, stmt: ast.AST, state: State, reads: set[str], anchor: Anchor | None = None) -> State:
         """Join, before ``anchor`` (default: before ``stmt``), every call whose result ``reads`` touches."""
-        steps: list[Step] = [join_step(p, state) for p in pending(state) if p.names & reads]
-        self.place(anchor or ("before", stmt, ""), steps)
-        return joined(state, (s.site for s in steps))
+        joins = [join_step(p, state) for p in pending(state) if p.names & reads]
+        self.place(anchor or ("before", stmt, ""), [*minimal_joins(joins, state)])
+        return joined(state, (j.site for j in joins))
 
     def early_joins(self, stmt: ast.stmt, found: list[Pending], state: State) -> State:
-        """Join ``found`` before ``stmt`` (the lowering waits once per event, :mod:`codegen.lower.flow.wraps`)."""
-        self.place(("before", stmt, ""), [join_step(p, state) for p in found])
+        """Join ``found`` before ``stmt`` (the lowering waits once per event, :mod:`codegen.lower.flow.wraps`), but
+        for a call another of them covers on every path (a later call on its stream: its join orders both)."""
+        self.place(("before", stmt, ""), [*minimal_joins([join_step(p, state) for p in found], state)])
         return joined(state, (p.site for p in found))
 
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:

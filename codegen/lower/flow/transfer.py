@@ -24,7 +24,7 @@ from codegen.lower.flow.state import Pending, State, fork, joined, pending, rena
 from codegen.lower.flow.state_access import state_reads
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "transfer"]
+__all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "minimal_joins", "transfer"]
 
 
 @attrs.frozen
@@ -100,10 +100,10 @@ def transfer(
     """The steps placed before ``stmt`` and the state after it; ``methods``: the caller's own methods (a call of
     one may read any state of its object)."""
     if isinstance(stmt, ast.Return):
-        joins = _minimal([join_step(p, state) for p in pending(state)], state)
+        joins = minimal_joins([join_step(p, state) for p in pending(state)], state)
         return [*joins], joined(state, (j.site for j in joins))
     needed = _needed(stmt, state, site, relations, methods)
-    joins = _minimal([s for s in needed if isinstance(s, Join)], state)
+    joins = minimal_joins([s for s in needed if isinstance(s, Join)], state)
     steps: list[Step] = [*joins, *(s for s in needed if isinstance(s, Relay))]
     state = _rebind(stmt, joined(state, (j.site for j in joins)))
     return steps, (_forked(state, site, steps, relations) if site is not None else state)
@@ -139,7 +139,7 @@ def _forked(state: State, site: SiteView, steps: list[Step], relations: Relation
     return fork(state, site.index, site.names, [*relayed, *covered], site.inputs)
 
 
-def _minimal(joins: list[Join], state: State) -> list[Join]:
+def minimal_joins(joins: list[Join], state: State) -> list[Join]:
     """Drop the joins another join here makes redundant (it covers them on every path)."""
     sites = {j.site for j in joins}
     covered = {c for p in state if p.site in sites and p.forked for c in p.covers}
