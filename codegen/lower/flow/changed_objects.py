@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.walked import walked
+from codegen.index.walked import per_node, walked
+from codegen.lower.flow.exprs import chain_root
 
 __all__ = ["changed_objects"]
 
@@ -25,19 +26,25 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
     """Names (not the receiver) whose object ``fn`` changes: a method called on it or an item of it, an attribute
-    stored on it."""
+    stored on it; read once per function and receiver (the planner and the index ask it for each call)."""
+    known = _known(fn)
+    if receiver not in known:
+        known[receiver] = _changed(fn, receiver)
+    return known[receiver]
+
+
+@per_node
+def _known(fn: _Function) -> dict[str | None, frozenset[str]]:
+    """``changed_objects`` of ``fn`` by receiver, so far (names only: nothing of the tree)."""
+    return {}
+
+
+def _changed(fn: _Function, receiver: str | None) -> frozenset[str]:
     found: set[str] = set()
     for node in walked(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            found.add(_root(node.func.value))
+            found.add(chain_root(node.func.value))
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found.update(_root(t.value) for t in targets if isinstance(t, ast.Attribute))
+            found.update(chain_root(t.value) for t in targets if isinstance(t, ast.Attribute))
     return frozenset(found - {"", receiver or ""})
-
-
-def _root(node: ast.expr) -> str:
-    """The name an attribute or item chain starts from (``""``: none)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""

@@ -13,6 +13,7 @@ from codegen.index.children import children
 from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
+    "chain_root",
     "META_ATTRS",
     "binding_name",
     "bound_names",
@@ -173,3 +174,10 @@ def runs_op(stmt: ast.AST) -> bool:
 def leaves(stmt: ast.AST) -> bool:
     """The statement may leave its block (``return``, ``raise``, ``break``, ``continue`` anywhere in it)."""
     return any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in walked(stmt))
+
+
+def chain_root(node: ast.expr) -> str:
+    """The name an attribute or item chain starts from (``ds[i].t`` -> ``ds``; ``""``: none)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

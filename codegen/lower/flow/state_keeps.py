@@ -22,6 +22,7 @@ from typing import Any
 from codegen.index import scan
 from codegen.index.walked import walked_of
 from codegen.lower.flow.class_state import ClassState, Effect, sequence
+from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
 
@@ -56,12 +57,12 @@ def state_keeps(
     keeps: list[str] = []
     holders: set[str] = set()
     for name, argument in given.items():
-        if _root(argument) in objects and name in classed and not isinstance(argument, ast.Attribute):
+        if chain_root(argument) in objects and name in classed and not isinstance(argument, ast.Attribute):
             found = _param_keeps(index, here, module, fn, name, argument)
             if found is None:
                 return None
             keeps += found
-            holders.add(_root(argument))
+            holders.add(chain_root(argument))
     for chain in chains:
         found = _chain_keeps(index, here, module, qualname, fn, chain, given, receiver or "")
         if found is None:
@@ -132,12 +133,6 @@ def _plain(node: ast.expr) -> bool:
     """Names, attributes and items by a name or constant: the same value at the keep as at the call."""
     allowed = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Load)
     return all(isinstance(n, allowed) for n in ast.walk(node))
-
-
-def _root(node: ast.expr) -> str:
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tuple[str, ...]:

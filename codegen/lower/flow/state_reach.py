@@ -17,6 +17,7 @@ from typing import Any
 
 from codegen.index import scan
 from codegen.index.elements import element_classes
+from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.object_chains import Here, class_named
 
 __all__ = ["reached_apart"]
@@ -55,15 +56,9 @@ def _apart(cls: ast.ClassDef, method: str) -> bool:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
             if node.attr in lists:
                 return False
-        if isinstance(node, ast.Call) and _root(node.func) == me:
+        if isinstance(node, ast.Call) and chain_root(node.func) == me:
             return False  # a method of its own, or of one of its submodules: not followed
     return True
-
-
-def _root(node: ast.expr) -> str:
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _bound_through(node: ast.AST, parents: dict[int, ast.AST], bound: set[int]) -> bool:

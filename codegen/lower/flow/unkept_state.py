@@ -25,6 +25,7 @@ from codegen.index.per_index import per_index
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.state_keeps import state_keeps, through_locals
 from codegen.lower.flow.state_reach import reached_apart
 from codegen.lower.flow.state_views import state_locals
@@ -56,38 +57,17 @@ def _changed_states(fn: _Function) -> dict[str, dict[str, frozenset[str]]]:
     return {}
 
 
-def _changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
-    """``changed_objects.changed_objects``, read once per function (the planner asks it for each of its calls)."""
-    known = _objects_changed(fn)
-    if receiver not in known:
-        known[receiver] = changed_objects(fn, receiver)
-    return known[receiver]
-
-
-@per_node
-def _objects_changed(fn: _Function) -> dict[str | None, frozenset[str]]:
-    """``changed_objects`` of ``fn`` by receiver, so far (names only)."""
-    return {}
-
-
 def _changes(fn: _Function, name: str) -> bool:
     """``fn`` stores an attribute on (an item of) ``name``, or calls a method of it that the ATen table does not
     hold (``ds[i].prepare(x)``; not ``x.relu()``: a tensor op leaves its object's attributes alone)."""
     for node in walked(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _root(node.func.value) == name:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and chain_root(node.func.value) == name:
             if schema.writes_self(node.func.attr) is None:
                 return True
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, _STORES) else []
-        if any(isinstance(t, ast.Attribute) and _root(t.value) == name for t in targets):
+        if any(isinstance(t, ast.Attribute) and chain_root(t.value) == name for t in targets):
             return True
     return False
-
-
-def _root(node: ast.expr) -> str | None:
-    """The name an attribute or item chain starts from."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def reads_changed_state(call: ast.Call, reads_state: frozenset[str], changed: dict[str, frozenset[str]]) -> bool:
@@ -148,7 +128,7 @@ def _named(
         return None  # the body reads the caller's state from another object's side: not followed
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = _changed_objects(fn, receiver)
+    objects = changed_objects(fn, receiver)
     found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
     if found is None:
         return None
