@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow.fixed_values import FixedValues
+from codegen.lower.flow.spelling import spelled_expr
 
 __all__ = ["Fact", "fact_of", "spelled"]
 
@@ -29,20 +30,20 @@ def fact_of(test: ast.expr, values: FixedValues) -> Fact | None:
             inner = fact_of(operand, values)
             return (inner[0], not inner[1]) if inner else None
         case ast.Compare(left=left, ops=[ast.Is() | ast.IsNot() as op], comparators=[ast.Constant(None)]):
-            return (f"{ast.unparse(left)} is None", isinstance(op, ast.Is)) if _fixed(left, values) else None
+            return (f"{spelled_expr(left)} is None", isinstance(op, ast.Is)) if _fixed(left, values) else None
         case ast.BoolOp(op=op, values=parts):
             found = [f for part in parts if (f := fact_of(part, values)) is not None]
             if len(found) < len(parts):
                 return None
             either = isinstance(op, ast.Or)  # ``a or b``: ``not (not a and not b)``
             both = [_test(key, truth != either) for key, truth in found]
-            return ast.unparse(ast.BoolOp(op=ast.And(), values=both)), not either
+            return spelled_expr(ast.BoolOp(op=ast.And(), values=both)), not either
     return None
 
 
 def spelled(fact: Fact) -> str:
     """The test that holds where ``fact`` does: ``x``, ``not x``, ``x is not None``, ``a is None or b is None``."""
-    return ast.unparse(_test(*fact))
+    return spelled_expr(_test(*fact))
 
 
 def _fixed(value: ast.expr, values: FixedValues) -> bool:

@@ -18,6 +18,7 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.lifetime import EventFacts, WaitAhead, result_alias, wait_ahead
 from codegen.lower.flow.site_sync import Flags, hoisted_arguments
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.spelling import spelled_expr
 from codegen.lower.flow.statements import argument_names, statement_blocks
 from codegen.lower.flow.statements import slot_node as _slot_node
 from codegen.lower.plan import Anchor, Assign, CallEdit, CallerPlan, Cond, KeepAlive, Step, SwitchStream, Value, Wrap
@@ -101,7 +102,7 @@ class _Manual:
         if hoisted:
             self.calls[site.call.call] = CallEdit(hoisted=tuple(hoisted))
             bound = tuple(
-                Assign(name=name, value=ast.unparse(_slot_node(site.call.call, slot))) for slot, name in hoisted
+                Assign(name=name, value=spelled_expr(_slot_node(site.call.call, slot))) for slot, name in hoisted
             )
             self.steps[("before", site.stmt, "")] = (*self.steps.get(("before", site.stmt, ""), ()), *bound)
         return dict(hoisted)

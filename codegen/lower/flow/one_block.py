@@ -28,6 +28,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_facts import CallerFacts, Narrowed
 from codegen.lower.flow.guard_paths import Assumed, pruned
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.spelling import spelled_expr
 from codegen.lower.flow.tensors import Returns
 from codegen.lower.plan import Anchor, Cond, Record, Step, Wait, Wrap
 
@@ -162,7 +163,7 @@ def _join(wraps: dict[ast.stmt, Wrap], steps: Steps, found: _Found, then: ast.st
     (under its test), its wait and keep-alives first in its body."""
     record = steps[("before", found.first, "")][0]
     assert isinstance(record, Record)
-    when = Cond.of(ast.unparse(found.outer.test))
+    when = Cond.of(spelled_expr(found.outer.test))
     steps.setdefault(("before", found.outer, ""), []).append(Record(event=record.event, when=when))
     steps[("before", found.first, "")] = list(wraps.pop(found.first).enter)
     for stmt in (found.outer, *found.between):

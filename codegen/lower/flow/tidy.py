@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from codegen.lower.flow.aliasing import views_of
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.spelling import spelled_expr
 from codegen.lower.flow.transfer import Join, Relations
 from codegen.lower.plan import Anchor, Assign, EventRef, Step, Wait, Wrap
 
@@ -54,7 +55,7 @@ def bound_before_waits(steps: Steps, splits: dict[ast.stmt, tuple[str, ast.expr]
     for stmt, (name, first) in splits.items():
         found = steps.get(("before", stmt, ""), [])
         if any(isinstance(s, Wait) for s in found):
-            found.insert(0, Assign(name=name, value=ast.unparse(first)))
+            found.insert(0, Assign(name=name, value=spelled_expr(first)))
             done[stmt] = name
     return done
 
