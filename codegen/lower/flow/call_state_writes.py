@@ -25,7 +25,9 @@ from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
+from codegen.lower.flow.scalar_attributes import plain_state
 from codegen.lower.flow.state_access import writes_state
+from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import alias_parts, alias_root
 from codegen.lower.flow.written_exprs import attribute_chain
 
@@ -55,11 +57,13 @@ def call_state_writes(call: ast.Call, scope: Scope, seen: frozenset[_Function] =
     given = [a for a in [*call.args, *(k.value for k in call.keywords)] if _given(a, scope.receiver)]
     read = given and (scope.unread or resolved_function(call, scope.functions, scope.owner, scope.receiver))
     args = written_arguments(call, scope.functions, scope.owner, scope.receiver) if read else []
-    found = {chain for arg in args for chain in _given(arg, scope.receiver)}
+    found = _unplain({chain for arg in args for chain in _given(arg, scope.receiver)}, scope)
     method = _method_of_object(call, scope)
     if method is not None and method[1][0] not in seen:
         writes = _method_writes(method[1], seen, scope.unread) if seen else _read_once(method[1], scope.unread)
         found |= {f"{method[0]}.{attr}" for attr in writes}
+    elif method is None and scope.unread:
+        found |= unread_method_writes(call, scope.functions, scope.owner, scope.receiver)
     return frozenset(found)
 
 
@@ -82,6 +86,19 @@ def _given(arg: ast.expr, receiver: str | None) -> set[str]:
         elif isinstance(part, ast.Name) and part.id == receiver:
             found.add(f"{receiver}.*")
     return found
+
+
+def _unplain(chains: set[str], scope: Scope) -> set[str]:
+    """``chains`` but the attributes of the caller's object that surely hold no tensor (``self.rope_dim``:
+    ``scalar_attributes.py``), whose memory no function writes."""
+    plain = plain_state(scope.functions, scope.owner) if chains else frozenset()
+    return {c for c in chains if not _plain(c, scope.receiver, plain)}
+
+
+def _plain(chain: str, receiver: str | None, plain: frozenset[str]) -> bool:
+    """``chain`` is ``receiver.attr`` (or of its own attributes) of an attribute in ``plain``."""
+    root, _, rest = chain.partition(".")
+    return root == receiver and rest.partition(".")[0] in plain
 
 
 def _method_of_object(call: ast.Call, scope: Scope) -> tuple[str, _Reached] | None:
