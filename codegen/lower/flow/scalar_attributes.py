@@ -72,13 +72,14 @@ def _plain_stores(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
 
 
 class _Method:
-    """One method's names: its object, its parameters' annotations, its locals bound once (with their values)."""
+    """One method's names: its object, its parameters' annotations (of those it does not bind again), its locals
+    bound once (with their values)."""
 
     def __init__(self, fn: _Function, receiver: str) -> None:
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-        self.receiver = receiver
-        self.annotations = {a.arg: a.annotation for a in args if a.annotation is not None}
         stored = Counter(n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load))
+        self.receiver = receiver
+        self.annotations = {a.arg: a.annotation for a in args if a.annotation is not None and a.arg not in stored}
         self.locals = {
             s.targets[0].id: s.value
             for s in walked_of(fn, ast.Assign)
@@ -165,6 +166,9 @@ def _plain_call(call: ast.Call) -> bool:
 
 def _plain_annotation(annotation: ast.expr, *, item: bool) -> bool:
     """``int`` (``item``: ``dict[str, int]``, ``tuple[int, ...]``, ``list[int]``: its items are plain)."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # ``int | None``
+        parts = [annotation.left, annotation.right]
+        return all(_none(p) or _plain_annotation(p, item=item) for p in parts) and not all(map(_none, parts))
     if not item:
         return isinstance(annotation, ast.Name) and annotation.id in _PLAIN
     if not isinstance(annotation, ast.Subscript):
@@ -172,6 +176,10 @@ def _plain_annotation(annotation: ast.expr, *, item: bool) -> bool:
     elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
     held = elements[-1:] if scan.dotted_name(annotation.value) in ("dict", "Mapping") else elements
     return all(_plain_annotation(e, item=False) or isinstance(e, ast.Constant) for e in held)
+
+
+def _none(annotation: ast.expr) -> bool:
+    return isinstance(annotation, ast.Constant) and annotation.value is None
 
 
 def _stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.expr | None]]:
