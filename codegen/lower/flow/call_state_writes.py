@@ -31,7 +31,7 @@ from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
 from codegen.lower.flow.scalar_attributes import plain_state
-from codegen.lower.flow.state_access import writes_state
+from codegen.lower.flow.state_access import inplace_state, writes_state
 from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import alias_parts, alias_root
 from codegen.lower.flow.written_exprs import attribute_chain
@@ -46,11 +46,15 @@ _DEPTH = 8  # methods followed one inside another at most; a call deeper may wri
 @attrs.frozen
 class Scope:
     """Where a function's calls are read: its module's functions (``imported_writes.ModuleFunctions`` reaches the
-    run's other modules), the class it is defined in and its receiver (``self``)."""
+    run's other modules), the class it is defined in and its receiver (``self``); ``stores``: a method's store to an
+    attribute (``self.buf = t``) counts as a change (what a stream function's body leaves for its caller to read),
+    or not (the caller's statements: a store points the attribute at another tensor and writes none a pending call
+    reads, ``state_access.inplace_state``)."""
 
     functions: Mapping[str, _Function]
     owner: str | None
     receiver: str | None
+    stores: bool = False
 
 
 def call_state_writes(call: ast.Call, scope: Scope, seen: frozenset[_Function] = frozenset()) -> frozenset[str]:
@@ -61,7 +65,8 @@ def call_state_writes(call: ast.Call, scope: Scope, seen: frozenset[_Function] =
     found = _unplain({chain for arg in args for chain in _given(arg, scope.receiver)}, scope)
     method = _method_of_object(call, scope)
     if method is not None and method[1][0] not in seen:
-        writes = _method_writes(method[1], seen) if seen else _read_once(method[1])
+        reading = (method[1], scope.stores)
+        writes = _method_writes(*reading, seen) if seen else _read_once(*reading)
         found |= {f"{method[0]}.{attr}" for attr in writes}
     elif method is None:
         found |= unread_method_writes(call, scope.functions, scope.owner, scope.receiver)
@@ -72,7 +77,7 @@ def method_state_writes(fn: _Function, functions: Mapping[str, _Function], owner
     """The attributes of its object the method ``fn`` of class ``owner`` changes, its body's calls' writes included
     (see above), named as ``state_access.writes_state`` names them: the first attribute (``sub`` for
     ``self.sub.scale``; ``*``: any)."""
-    return frozenset(chain.split(".")[0] for chain in _read_once((fn, functions, owner)))
+    return frozenset(chain.split(".")[0] for chain in _read_once((fn, functions, owner), stores=True))
 
 
 def _given(arg: ast.expr, receiver: str | None) -> set[str]:
@@ -116,7 +121,7 @@ def _method_of_object(call: ast.Call, scope: Scope) -> tuple[str, _Reached] | No
     return ".".join(held), reached
 
 
-def _method_writes(reached: _Reached, seen: frozenset[_Function]) -> frozenset[str]:
+def _method_writes(reached: _Reached, stores: bool, seen: frozenset[_Function]) -> frozenset[str]:
     """The attributes of its object a method changes (``buf``, ``sub.scale``; ``*``: any): its body's own writes
     (``state_access.writes_state``), and those of the calls it makes, read the same way."""
     fn, functions, owner = reached
@@ -125,25 +130,26 @@ def _method_writes(reached: _Reached, seen: frozenset[_Function]) -> frozenset[s
         return frozenset()
     if len(seen) >= _DEPTH:
         return frozenset({"*"})
-    inner, prefix = Scope(functions, owner, receiver), f"{receiver}."
+    inner, prefix = Scope(functions, owner, receiver, stores), f"{receiver}."
     calls = {chain for call in walked_of(fn, ast.Call) for chain in call_state_writes(call, inner, seen | {fn})}
-    return _own_writes(fn) | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
+    own = _own_writes(fn) if stores else _own_inplace(fn)
+    return own | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
 
 
-def _read_once(reached: _Reached) -> frozenset[str]:
+def _read_once(reached: _Reached, stores: bool) -> frozenset[str]:
     """:func:`_method_writes` of a method read first (none being read around it), once per run index."""
     functions = reached[1]
     if not isinstance(functions, ModuleFunctions):
-        return _method_writes(reached, frozenset())
+        return _method_writes(reached, stores, frozenset())
     known = _known(functions.index)
-    found = known.get(reached[0])
+    found = known.get((reached[0], stores))
     if found is None:
-        found = known[reached[0]] = _method_writes(reached, frozenset())
+        found = known[(reached[0], stores)] = _method_writes(reached, stores, frozenset())
     return found
 
 
 @per_index
-def _known(index: object) -> dict[_Function, frozenset[str]]:
+def _known(index: object) -> dict[tuple[_Function, bool], frozenset[str]]:
     """The methods' writes read for the run ``index`` (the last index asked about only)."""
     return {}
 
@@ -151,3 +157,8 @@ def _known(index: object) -> dict[_Function, frozenset[str]]:
 @per_node
 def _own_writes(fn: _Function) -> frozenset[str]:
     return writes_state(fn, signature_of(fn, method=True).receiver)[0]
+
+
+@per_node
+def _own_inplace(fn: _Function) -> frozenset[str]:
+    return inplace_state(fn, signature_of(fn, method=True).receiver)
