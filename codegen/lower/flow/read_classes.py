@@ -5,7 +5,8 @@ methods may write or store any attribute of the object (``unread_methods.py``, `
 read where the run holds its module (the caller's module, or one a name is imported from, re-exports followed);
 torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them: their methods write and store no
 tensor the caller's code names (the planner reads them so everywhere). A base of the caller's own package in a
-module the run does not hold (a file transformed alone) is unread too, unless the caller asks otherwise.
+module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a run
+holds.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import ast
 
 from codegen.index import scan
 from codegen.index.class_chain import class_of
-from codegen.lower.flow.import_chains import run_package
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 
 __all__ = ["read_chain", "unread_bases", "unread_class"]
@@ -23,27 +23,27 @@ _KNOWN = frozenset({"torch", "torch_npu"})  # whose classes are known without re
 _DEPTH = 8  # bases followed one inside another at most; a deeper chain is unread
 
 
-def unread_class(functions: ModuleFunctions, dotted: str, package: bool = True, depth: int = 0) -> bool:
+def unread_class(functions: ModuleFunctions, dotted: str, depth: int = 0) -> bool:
     """The class (or factory) ``dotted`` names in the module of ``functions`` may run methods the run cannot read:
-    a name imported from outside the run but torch's, a function of the module (a factory: no class is named), or
-    a class of the run with such a base; ``package``: a module of the caller's package the run lacks counts."""
+    a name imported from outside the run but torch's (a module of the caller's package the run lacks too), a
+    function of the module (a factory: no class is named), or a class of the run with such a base."""
     root, *rest = dotted.split(".")
     if depth >= _DEPTH:
         return True
     if class_of(functions.index, functions.key, root) is not None and not rest:
-        return unread_bases(functions, root, package, depth + 1)
+        return unread_bases(functions, root, depth + 1)
     bound = functions.binding(root)
     if bound is None:
         return root in functions  # a factory of the module; a builtin or a local names no object of this kind
-    return _unread_import(functions, (*bound, *rest), package, depth)
+    return _unread_import(functions, (*bound, *rest), depth)
 
 
-def unread_bases(functions: ModuleFunctions, owner: str, package: bool = True, depth: int = 0) -> bool:
+def unread_bases(functions: ModuleFunctions, owner: str, depth: int = 0) -> bool:
     """Some base of class ``owner`` of the module, or of its bases, is a class the run cannot read (see above)."""
     cls = class_of(functions.index, functions.key, owner)
     if cls is None:
         return False
-    return any(_unread_base(functions, base, package, depth) for base in cls.bases)
+    return any(_unread_base(functions, base, depth) for base in cls.bases)
 
 
 def read_chain(functions: ModuleFunctions, owner: str) -> list[ast.ClassDef] | None:
@@ -68,19 +68,19 @@ def _home(functions: ModuleFunctions, dotted: str) -> tuple[ModuleFunctions, str
     return _home(*held) if held is not None and held[0] is not functions else None
 
 
-def _unread_base(functions: ModuleFunctions, base: ast.expr, package: bool, depth: int) -> bool:
+def _unread_base(functions: ModuleFunctions, base: ast.expr, depth: int) -> bool:
     dotted = scan.dotted_name(base)
-    return dotted is None or unread_class(functions, dotted, package, depth)
+    return dotted is None or unread_class(functions, dotted, depth)
 
 
-def _unread_import(functions: ModuleFunctions, dotted: tuple[str, ...], package: bool, depth: int) -> bool:
+def _unread_import(functions: ModuleFunctions, dotted: tuple[str, ...], depth: int) -> bool:
     """``dotted`` (absolute) names a class outside the run and torch, or a class of the run with such a base."""
     if dotted[0] in _KNOWN:
         return False
     held = _held(functions, dotted)
     if held is not None:
-        return unread_class(*held, package=package, depth=depth + 1)
-    return package or dotted[0] != run_package(functions.index, functions.key).partition(".")[0]
+        return unread_class(*held, depth=depth + 1)
+    return True
 
 
 def _held(functions: ModuleFunctions, dotted: tuple[str, ...]) -> tuple[ModuleFunctions, str] | None:

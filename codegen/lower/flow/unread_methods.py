@@ -1,7 +1,8 @@
 """What a method of the caller's object, or of one of its objects, writes where the run cannot read the method: any
 of that object's state.
 
-``class Model(ExtBase)`` with ``ExtBase`` from a library outside the run: ``self.ext_update()``, which neither
+``class Model(ExtBase)`` with ``ExtBase`` from outside the run (a library, or a module of the package the run does
+not hold: a file transformed alone, ``read_classes.py``): ``self.ext_update()``, which neither
 ``Model`` nor a base of the run defines, runs ``ExtBase``'s method, which may write any tensor of the object in
 place (``self.buf.mul_(2)``); ``self.sub.reset()``, where ``__init__`` makes ``self.sub`` of a class from outside the
 run (or by a factory, whose class nothing names), may write any of ``self.sub``'s. Nothing the run reads says which,
@@ -27,8 +28,6 @@ from codegen.lower.flow.read_classes import unread_bases, unread_class
 
 __all__ = ["unread_method_writes"]
 
-UNHELD_PACKAGE = False  # a base or class of the caller's package the run does not hold counts as unread
-
 
 def unread_method_writes(call: ast.Call, functions: object, owner: str | None, receiver: str | None) -> frozenset[str]:
     """The caller's state ``call`` may write through a method of its object the run cannot read (see above), for a
@@ -41,9 +40,9 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
         return frozenset()  # a tensor's method (``self.buf.sum()``): read by its spelling
     if len(chain) == 3 or (len(chain) == 2 and chain[1] in made):
         held = made.get(chain[1])
-        unread = held is not None and unread_class(functions, held, UNHELD_PACKAGE)
+        unread = held is not None and unread_class(functions, held)
         return frozenset({f"{receiver}.{chain[1]}", f"{receiver}.{chain[1]}.*"}) if unread else frozenset()
-    if len(chain) == 2 and not _stored(functions, owner, chain[1]) and unread_bases(functions, owner, UNHELD_PACKAGE):
+    if len(chain) == 2 and not _stored(functions, owner, chain[1]) and unread_bases(functions, owner):
         return frozenset({f"{receiver}.*"})
     return frozenset()
 
