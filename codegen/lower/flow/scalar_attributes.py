@@ -50,11 +50,14 @@ def _known(index: object) -> dict[tuple[str, str], frozenset[str]]:
     return {}
 
 
+@per_node
 def plain_stores(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
     """(the attributes every store of which in ``cls``'s own methods is a plain value, the attributes stored
     otherwise: ``*`` for a ``setattr`` on the object); an attribute in neither is not stored by the class. Read
     once per class."""
-    return _plain_stores(cls)
+    reading = _Class(cls)
+    plain = {attr for attr in reading.stores if attr != "*" and reading.attribute(attr)}
+    return frozenset(plain), frozenset(reading.stores.keys() - plain)
 
 
 def plain_attributes(chain: list[ast.ClassDef]) -> frozenset[str]:
@@ -62,13 +65,6 @@ def plain_attributes(chain: list[ast.ClassDef]) -> frozenset[str]:
     stores = [plain_stores(cls) for cls in chain]
     other = frozenset().union(*(o for _, o in stores))
     return frozenset() if "*" in other else frozenset().union(*(p for p, _ in stores)) - other
-
-
-@per_node
-def _plain_stores(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
-    reading = _Class(cls)
-    plain = {attr for attr in reading.stores if attr != "*" and reading.attribute(attr)}
-    return frozenset(plain), frozenset(reading.stores.keys() - plain)
 
 
 class _Method:
