@@ -52,6 +52,9 @@ class Model(nn.Module):
     def set_mode(self):
         self.mode = "b"
 
+    def bump(self):
+        self.stash.add_(1)
+
     def spelled(self, x):
         self.stash = x * 2
         y = self.side(x)
@@ -73,6 +76,14 @@ class Model(nn.Module):
         y = self.side(x)
         z = x * 5
         self.set_mode()
+        w = torch.ones_like(x) * 3
+        return y + z + w
+
+    def written_after(self, x):
+        self.stash = x * 2
+        y = self.side(x)
+        z = x * 5
+        self.bump()
         w = torch.ones_like(x) * 3
         return y + z + w
 
@@ -107,13 +118,14 @@ def test_a_tensor_made_here_is_kept(method: str) -> None:
     assert 'runtime.record_stream(self.stash, "side")' in _body(method)
 
 
-@pytest.mark.parametrize("method", NO_KEEP)
+@pytest.mark.parametrize("method", [*NO_KEEP, "written_after"])
 def test_state_made_before_needs_no_keep(method: str) -> None:
+    """Made before the call, or left on the object (``self.bump()`` writes it in place: joined first, not kept)."""
     assert "record_stream(self." not in _body(method)
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph", "ge"])
-@pytest.mark.parametrize("method", [*STORES, *NO_KEEP])
+@pytest.mark.parametrize("method", [*STORES, *NO_KEEP, "written_after"])
 def test_race_free_and_exact(method: str, target: str) -> None:
     code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(2, 3)

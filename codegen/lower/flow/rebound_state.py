@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.scalar_attributes import plain_state
-from codegen.lower.flow.state_access import writes_state
 
 __all__ = ["rebound_keeps"]
 
@@ -68,12 +67,12 @@ def _changed(
     fn: _Function, receiver: str, where: Callable[[ast.AST], bool], functions: _Functions, owner: str | None
 ) -> set[str]:
     """The attributes ``fn`` stores on its object at the nodes ``where`` takes, itself or through the methods of
-    the object it calls there (``self.swap(z)``: what their bodies change)."""
+    the object it calls there (``self.swap(z)``: what their bodies store)."""
     found = _stored(fn, receiver, where)
     for later in walked_of(fn, ast.Call):
         method = _method(later, receiver, functions, owner) if where(later) else None
-        if method is not None:
-            found |= writes_state(method, method.args.args[0].arg if method.args.args else None)[0]
+        if method is not None and method.args.args:
+            found |= _stored(method, method.args.args[0].arg, lambda _: True)
     return found
 
 
