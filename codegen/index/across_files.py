@@ -11,8 +11,8 @@ other files, which may be indexed after it (a base class's file is read once the
   such an argument after the call waits for it first. Before, the function's own module alone was read, so the
   caller could read the tensor while the side stream still wrote it;
 - what its body changes of its object through its calls (``self.sub.double()`` writing the submodule's ``scale``, a
-  method of the object or a helper of the run given ``self.buf``: ``call_state_writes.py``): the caller's read of
-  that state waits for the call.
+  method of the object or a helper of the run given ``self.buf``, a function the run cannot read given it:
+  ``call_state_writes.py``): the caller's read of that state waits for the call.
 """
 
 from __future__ import annotations

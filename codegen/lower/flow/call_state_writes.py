@@ -9,7 +9,12 @@ by its ATen schema, ``extlib.fill(self.buf)`` of a module the run cannot read (e
 ``self.sub.*``). A method called through the object writes what its body writes of its own object, renamed to the
 caller's chain: ``self.sub.double()`` whose ``def double(self): self.scale.mul_(2)`` writes ``self.sub.scale``,
 ``self.bump()`` of the caller's class writing ``self.buf`` writes ``self.buf``; its body's own calls are read the
-same way, method after method (a cycle is read once; past a depth, the whole object).
+same way, method after method (a cycle is read once; past a depth, the whole object). A method of the object the
+run cannot read (a base from outside the run) may write any of it (``unread_methods.py``: ``self.*``). The same
+reading serves the caller's statements (``state_writes.py``) and a stream function's body (the index,
+``method_state_writes``): a side body giving ``self.buf`` to a function the run cannot read changes it for the
+caller. An attribute that surely holds no tensor (``self.rope_dim = 3``: ``scalar_attributes.py``) is no memory
+a function writes.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
-from codegen.lower.flow.state_access import writes_state
+from codegen.lower.flow.scalar_attributes import plain_state
+from codegen.lower.flow.state_access import inplace_state, writes_state
+from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import alias_parts, alias_root
 from codegen.lower.flow.written_exprs import attribute_chain
 
@@ -39,35 +46,38 @@ _DEPTH = 8  # methods followed one inside another at most; a call deeper may wri
 @attrs.frozen
 class Scope:
     """Where a function's calls are read: its module's functions (``imported_writes.ModuleFunctions`` reaches the
-    run's other modules), the class it is defined in and its receiver (``self``); ``unread``: a function the run
-    cannot read writes the state it is given (the caller's statements), or nothing (what the index says of a
-    stream function's body, as it did before: its state written by the functions the run reads)."""
+    run's other modules), the class it is defined in and its receiver (``self``); ``stores``: a method's store to an
+    attribute (``self.buf = t``) counts as a change (what a stream function's body leaves for its caller to read),
+    or not (the caller's statements: a store points the attribute at another tensor and writes none a pending call
+    reads, ``state_access.inplace_state``)."""
 
     functions: Mapping[str, _Function]
     owner: str | None
     receiver: str | None
-    unread: bool = True
+    stores: bool = False
 
 
 def call_state_writes(call: ast.Call, scope: Scope, seen: frozenset[_Function] = frozenset()) -> frozenset[str]:
     """The attribute chains whose memory ``call`` (in ``scope``) writes in place through the function it runs (see
     above); ``seen``: the methods being read, one inside another."""
     given = [a for a in [*call.args, *(k.value for k in call.keywords)] if _given(a, scope.receiver)]
-    read = given and (scope.unread or resolved_function(call, scope.functions, scope.owner, scope.receiver))
-    args = written_arguments(call, scope.functions, scope.owner, scope.receiver) if read else []
-    found = {chain for arg in args for chain in _given(arg, scope.receiver)}
+    args = written_arguments(call, scope.functions, scope.owner, scope.receiver) if given else []
+    found = _unplain({chain for arg in args for chain in _given(arg, scope.receiver)}, scope)
     method = _method_of_object(call, scope)
     if method is not None and method[1][0] not in seen:
-        writes = _method_writes(method[1], seen, scope.unread) if seen else _read_once(method[1], scope.unread)
+        reading = (method[1], scope.stores)
+        writes = _method_writes(*reading, seen) if seen else _read_once(*reading)
         found |= {f"{method[0]}.{attr}" for attr in writes}
+    elif method is None:
+        found |= unread_method_writes(call, scope.functions, scope.owner, scope.receiver)
     return frozenset(found)
 
 
 def method_state_writes(fn: _Function, functions: Mapping[str, _Function], owner: str) -> frozenset[str]:
     """The attributes of its object the method ``fn`` of class ``owner`` changes, its body's calls' writes included
     (see above), named as ``state_access.writes_state`` names them: the first attribute (``sub`` for
-    ``self.sub.scale``; ``*``: any); what a function the run cannot read may write is left out (``Scope.unread``)."""
-    return frozenset(chain.split(".")[0] for chain in _read_once((fn, functions, owner), unread=False))
+    ``self.sub.scale``; ``*``: any)."""
+    return frozenset(chain.split(".")[0] for chain in _read_once((fn, functions, owner), stores=True))
 
 
 def _given(arg: ast.expr, receiver: str | None) -> set[str]:
@@ -84,6 +94,19 @@ def _given(arg: ast.expr, receiver: str | None) -> set[str]:
     return found
 
 
+def _unplain(chains: set[str], scope: Scope) -> set[str]:
+    """``chains`` but the attributes of the caller's object that surely hold no tensor (``self.rope_dim``:
+    ``scalar_attributes.py``), whose memory no function writes."""
+    plain = plain_state(scope.functions, scope.owner) if chains else frozenset()
+    return {c for c in chains if not _plain(c, scope.receiver, plain)}
+
+
+def _plain(chain: str, receiver: str | None, plain: frozenset[str]) -> bool:
+    """``chain`` is ``receiver.attr`` (or of its own attributes) of an attribute in ``plain``."""
+    root, _, rest = chain.partition(".")
+    return root == receiver and rest.partition(".")[0] in plain
+
+
 def _method_of_object(call: ast.Call, scope: Scope) -> tuple[str, _Reached] | None:
     """The caller's chain of the object a method is called on (``self``, ``self.sub``; ``self.norm`` for its
     ``forward``), and the method, where the run reads it."""
@@ -98,7 +121,7 @@ def _method_of_object(call: ast.Call, scope: Scope) -> tuple[str, _Reached] | No
     return ".".join(held), reached
 
 
-def _method_writes(reached: _Reached, seen: frozenset[_Function], unread: bool) -> frozenset[str]:
+def _method_writes(reached: _Reached, stores: bool, seen: frozenset[_Function]) -> frozenset[str]:
     """The attributes of its object a method changes (``buf``, ``sub.scale``; ``*``: any): its body's own writes
     (``state_access.writes_state``), and those of the calls it makes, read the same way."""
     fn, functions, owner = reached
@@ -107,20 +130,21 @@ def _method_writes(reached: _Reached, seen: frozenset[_Function], unread: bool) 
         return frozenset()
     if len(seen) >= _DEPTH:
         return frozenset({"*"})
-    inner, prefix = Scope(functions, owner, receiver, unread), f"{receiver}."
+    inner, prefix = Scope(functions, owner, receiver, stores), f"{receiver}."
     calls = {chain for call in walked_of(fn, ast.Call) for chain in call_state_writes(call, inner, seen | {fn})}
-    return _own_writes(fn) | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
+    own = _own_writes(fn) if stores else _own_inplace(fn)
+    return own | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
 
 
-def _read_once(reached: _Reached, unread: bool) -> frozenset[str]:
+def _read_once(reached: _Reached, stores: bool) -> frozenset[str]:
     """:func:`_method_writes` of a method read first (none being read around it), once per run index."""
     functions = reached[1]
     if not isinstance(functions, ModuleFunctions):
-        return _method_writes(reached, frozenset(), unread)
+        return _method_writes(reached, stores, frozenset())
     known = _known(functions.index)
-    found = known.get((reached[0], unread))
+    found = known.get((reached[0], stores))
     if found is None:
-        found = known[(reached[0], unread)] = _method_writes(reached, frozenset(), unread)
+        found = known[(reached[0], stores)] = _method_writes(reached, stores, frozenset())
     return found
 
 
@@ -133,3 +157,8 @@ def _known(index: object) -> dict[tuple[_Function, bool], frozenset[str]]:
 @per_node
 def _own_writes(fn: _Function) -> frozenset[str]:
     return writes_state(fn, signature_of(fn, method=True).receiver)[0]
+
+
+@per_node
+def _own_inplace(fn: _Function) -> frozenset[str]:
+    return inplace_state(fn, signature_of(fn, method=True).receiver)

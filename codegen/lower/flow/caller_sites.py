@@ -22,6 +22,7 @@ from codegen.lower.flow.changed_objects import changed_objects
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.helper_writes import stream_call_writes
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
+from codegen.lower.flow.rebound_state import rebound_keeps
 from codegen.lower.flow.sites import Site, plan_site
 from codegen.lower.flow.unkept_state import named_state
 from npudsl import codes
@@ -40,6 +41,7 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     count = 0
     for call in calls:
         site = _reached(_site(module, count, call, fn, local, receiver, changed), functions, qualname, receiver)
+        site = _rebound(site, fn, receiver, functions, qualname)
         if site.guard.static is False or _unreadable(module, call, site):
             continue
         count += 1
@@ -78,6 +80,15 @@ def _reached(site: Site, functions: ModuleFunctions, qualname: str, receiver: st
     """The site, with what its callee's body writes through the run's other modules too (``helper_writes.py``)."""
     more = stream_call_writes(functions, qualname, receiver, site.call.call) - site.writes
     return attrs.evolve(site, names=site.names | more, writes=site.writes | more) if more else site
+
+
+def _rebound(site: Site, fn: _Function, receiver: str | None, functions: ModuleFunctions, qualname: str) -> Site:
+    """The site, keeping the state it reads that the caller made before it and points elsewhere after it
+    (``rebound_state.py``)."""
+    reads = site.callee.reads_state  # type: ignore[attr-defined]
+    owner = qualname.rpartition(".")[0] or None
+    keeps = rebound_keeps(fn, receiver, site.call.call, reads, functions, owner)
+    return attrs.evolve(site, state_keeps=(*site.state_keeps, *keeps)) if keeps else site
 
 
 def _unreadable(module: CallerModule, call: CallSite, site: Site) -> bool:

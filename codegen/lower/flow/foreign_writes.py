@@ -5,8 +5,10 @@ every argument otherwise.
 top-level module imports that the run does not hold) may write ``x`` in place: nothing the run reads says it
 does not, so a call on another stream still reading ``x`` is joined before it. Torch's own functions are known
 without reading torch: ``torch.relu_(x)`` writes ``x`` and ``torch.cat(xs)`` writes nothing, by the schema of
-the ATen op of that name (``schema.py``: ``Tensor(a!) self``, the first argument of the function form). A torch
-function the table does not hold (``torch.distributed.all_reduce``, a custom op) is as unknown as any other.
+the ATen op of that name (``schema.py``: ``Tensor(a!) self``, the first argument of the function form); an op
+called by its overload (``torch.ops.aten.mul_.Scalar(x, 2)``, ``torch.ops.aten.add.out(a, b, out=c)``) writes
+exactly what that overload's schema types ``Tensor(a!)`` (``aten_overloads.py``). A torch function the table
+does not hold (``torch.distributed.all_reduce``, a custom op) is as unknown as any other.
 
 torch_npu's ops (``torch_npu.npu_rms_norm``, ``torch.ops.npu.npu_rms_norm``, ``.default`` or another overload
 named) write the arguments their schema types ``Tensor(a!)`` (``npu_schema.py``): ``npu_rms_norm(x, w)``
@@ -27,6 +29,7 @@ import ast
 from collections.abc import Sequence
 
 from codegen.lower.flow import schema
+from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
 from codegen.lower.flow.view_roots import alias_sources
@@ -34,6 +37,7 @@ from codegen.lower.flow.view_roots import alias_sources
 __all__ = ["Results", "every_argument", "foreign_results", "foreign_writes"]
 
 _ATEN = "torch"  # the namespace whose functions the ATen table (``aten_table.py``) describes
+_ATEN_OPS = ("torch", "ops", "aten")  # an ATen op by its overload (``aten_overloads.py``)
 _NPU = (("torch_npu",), ("torch", "ops", "npu"))  # where torch_npu's ops are reached (``npu_table.py``)
 Results = list[tuple[int | None, ast.expr]]  # (the element of a returned tuple, None: the whole result; an argument)
 
@@ -44,6 +48,8 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     npu = _npu_op(dotted)
     if npu is not None:
         return _npu_writes(call, npu)
+    if tuple(dotted[:3]) == _ATEN_OPS and len(dotted) in (4, 5):
+        return _params_written(call, overload_writes(dotted[3], dotted[4] if len(dotted) == 5 else None))
     writes = schema.writes_self(dotted[-1]) if dotted[0] == _ATEN else None
     if writes is None:
         return every_argument(call)
@@ -76,13 +82,17 @@ def _npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
 def _npu_writes(call: ast.Call, npu: tuple[str, str | None]) -> frozenset[str]:
     """What the call's arguments passed where some overload of the op writes hold (every argument: unknown)."""
     overloads = written_params(*npu)
-    if overloads is None:
+    return _params_written(call, [p for written in overloads for p in written] if overloads is not None else None)
+
+
+def _params_written(call: ast.Call, params: Sequence[Param] | None) -> frozenset[str]:
+    """What the call's arguments passed to ``params`` hold (every argument: None, an unknown op)."""
+    if params is None:
         return every_argument(call)
-    params = [param for written in overloads for param in written]
     spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
     if params and spread:
         return every_argument(call)
-    return frozenset().union(*(alias_sources(v) for v in _passed(call, params)))
+    return frozenset().union(*(alias_sources(v) for v in _passed(call, list(params))))
 
 
 def _passed(call: ast.Call, params: list[Param]) -> list[ast.expr]:

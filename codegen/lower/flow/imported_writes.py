@@ -165,6 +165,10 @@ class ModuleFunctions(Mapping[str, _Function]):
         tree = tree_of(key) if tree_of is not None else None
         return module_functions(self.index, key, tree) if tree is not None else None
 
+    def binding(self, local: str) -> tuple[str, ...] | None:
+        """What the module's one import of ``local`` names, absolute (``("extlib", "ExtBase")``), if one."""
+        return self._import_of(local)
+
     def _import_of(self, local: str) -> tuple[str, ...] | None:
         """What the import that binds ``local`` names, absolute (``("pkg", "helpers", "bump")``); None where no
         import binds it, or more than one, or another statement too."""

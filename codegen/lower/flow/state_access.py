@@ -19,7 +19,7 @@ from codegen.lower.flow.state_views import first_attribute, state_locals
 from codegen.lower.flow.view_roots import alias_root
 from codegen.lower.flow.writes import inplace_writes
 
-__all__ = ["reads_state", "state_reads", "writes_state"]
+__all__ = ["inplace_state", "reads_state", "state_reads", "writes_state"]
 
 
 def writes_state(
@@ -46,6 +46,39 @@ def writes_state(
             found |= held[name]
             rebound |= held[name] if _mutated(node, name) else set()
     return frozenset(found), frozenset(found - rebound - {"*"})
+
+
+def inplace_state(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> frozenset[str]:
+    """The attributes of its object the body changes (``writes_state``) other than by storing the attribute itself:
+    ``self.mode = "x"`` or ``self.buf = t`` points it at another value and writes no memory of the old one, which a
+    pending call reading it still holds; ``self.buf += 1``, ``self.buf.add_(1)``, ``self.acc.append(t)`` and a store
+    through a local change what it holds."""
+    found = writes_state(fn, receiver)[0]
+    if receiver is None or not found:
+        return found
+    stored = {t.attr for t in walked_of(fn, ast.Attribute) if not isinstance(t.ctx, ast.Load) and _on(t, receiver)}
+    return found - (stored - _changed_in_place(fn, receiver))
+
+
+def _changed_in_place(fn: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> set[str]:
+    """The attributes some statement of the body changes other than by a plain store to them (``self.buf += 1``
+    writes the tensor in place)."""
+    found: set[str] = set()
+    held = state_locals(fn, receiver)
+    for node in _simple_statements(fn):
+        if receiver in inplace_writes(node):
+            stores = {
+                t.attr for t in scan.assignment_targets(node) if isinstance(t, ast.Attribute) and _on(t, receiver)
+            }
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+                stores.discard(node.target.attr)  # ``self.buf += 1``: the tensor written in place
+            found |= _attributes_written(node, receiver) - stores
+        found |= {a for name in inplace_writes(node) & held.keys() for a in held[name]}
+    return found
+
+
+def _on(node: ast.expr, receiver: str) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
 
 
 def _mutated(stmt: ast.stmt, name: str) -> bool:

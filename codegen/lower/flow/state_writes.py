@@ -9,7 +9,9 @@ statement writes by its spelling (``written_exprs.py``, the reading ``writes.py`
 through the functions they run (``call_state_writes.py``: a helper of the module or of another module writing its
 argument, a function the run cannot read, a method of the object or of a submodule writing its own state), also
 through a local that holds the state (``v = self.buf[0]``, ``state_views.py``). A rebinding (``self.stash = t``)
-writes no memory the pending call reads.
+writes no memory the pending call reads, spelled here or in a method the statement calls (``self.swap(t)``:
+``state_access.inplace_state``); a tensor the caller made and so drops is kept alive instead
+(``rebound_state.py``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,93 @@
+"""Which classes a class of the run derives from, and whether the run reads every one of them.
+
+``class Model(ExtBase)`` with ``from extlib import ExtBase``: the run reads ``Model`` but not ``ExtBase``, whose
+methods may write or store any attribute of the object (``unread_methods.py``, ``scalar_attributes.py``). A base is
+read where the run holds its module (the caller's module, or one a name is imported from, re-exports followed);
+torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them: their methods write and store no
+tensor the caller's code names (the planner reads them so everywhere). A base of the caller's own package in a
+module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a run
+holds.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.index import scan
+from codegen.index.class_chain import class_of
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
+
+__all__ = ["read_chain", "unread_bases", "unread_class"]
+
+_KNOWN = frozenset({"torch", "torch_npu"})  # whose classes are known without reading them
+_DEPTH = 8  # bases followed one inside another at most; a deeper chain is unread
+
+
+def unread_class(functions: ModuleFunctions, dotted: str, depth: int = 0) -> bool:
+    """The class (or factory) ``dotted`` names in the module of ``functions`` may run methods the run cannot read:
+    a name imported from outside the run but torch's (a module of the caller's package the run lacks too), a
+    function of the module (a factory: no class is named), or a class of the run with such a base."""
+    root, *rest = dotted.split(".")
+    if depth >= _DEPTH:
+        return True
+    if class_of(functions.index, functions.key, root) is not None and not rest:
+        return unread_bases(functions, root, depth + 1)
+    bound = functions.binding(root)
+    if bound is None:
+        return root in functions  # a factory of the module; a builtin or a local names no object of this kind
+    return _unread_import(functions, (*bound, *rest), depth)
+
+
+def unread_bases(functions: ModuleFunctions, owner: str, depth: int = 0) -> bool:
+    """Some base of class ``owner`` of the module, or of its bases, is a class the run cannot read (see above)."""
+    cls = class_of(functions.index, functions.key, owner)
+    if cls is None:
+        return False
+    return any(_unread_base(functions, base, depth) for base in cls.bases)
+
+
+def read_chain(functions: ModuleFunctions, owner: str) -> list[ast.ClassDef] | None:
+    """Class ``owner`` of the module and its bases of the run, where the run reads every base (torch's aside)."""
+    cls = class_of(functions.index, functions.key, owner)
+    if cls is None or unread_bases(functions, owner):
+        return None
+    found = [cls]
+    for base in cls.bases:
+        home = _home(functions, scan.dotted_name(base) or "")
+        found += (read_chain(*home) or []) if home is not None else []
+    return found
+
+
+def _home(functions: ModuleFunctions, dotted: str) -> tuple[ModuleFunctions, str] | None:
+    """The module of the run that defines the class ``dotted`` names, and its name there."""
+    root, *rest = dotted.split(".")
+    if class_of(functions.index, functions.key, root) is not None and not rest:
+        return functions, root
+    bound = functions.binding(root)
+    held = _held(functions, (*bound, *rest)) if bound is not None else None
+    return _home(*held) if held is not None and held[0] is not functions else None
+
+
+def _unread_base(functions: ModuleFunctions, base: ast.expr, depth: int) -> bool:
+    dotted = scan.dotted_name(base)
+    return dotted is None or unread_class(functions, dotted, depth)
+
+
+def _unread_import(functions: ModuleFunctions, dotted: tuple[str, ...], depth: int) -> bool:
+    """``dotted`` (absolute) names a class outside the run and torch, or a class of the run with such a base."""
+    if dotted[0] in _KNOWN:
+        return False
+    held = _held(functions, dotted)
+    if held is not None:
+        return unread_class(*held, depth=depth + 1)
+    return True
+
+
+def _held(functions: ModuleFunctions, dotted: tuple[str, ...]) -> tuple[ModuleFunctions, str] | None:
+    """The longest module of ``dotted`` the run holds, and the rest of the name there."""
+    for cut in range(len(dotted) - 1, 0, -1):
+        key = functions.index.key_of(".".join(dotted[:cut]))  # type: ignore[attr-defined]
+        tree = functions.index.returns.tree_of(key)  # type: ignore[attr-defined]
+        if tree is not None:
+            return module_functions(functions.index, key, tree), ".".join(dotted[cut:])
+    return None
