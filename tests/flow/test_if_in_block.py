@@ -4,9 +4,10 @@ switch and one join record, not two of each.
 
 ``nested`` writes the scale update's ``if`` right after the key update, inside the key update's ``if``; ``sibling``
 writes it after main-stream work, in an ``if`` whose test is the first's and more. Both become one block: the
-``if`` inside the ``with``, the join recorded once at its end, no flag of the second call's. Each other case keeps
-two blocks for one reason: the test runs an op (``test_runs_op``, ``nested_op``), it is not the first test and
-more (``not_implied``), or the main work between reads what the scale update writes (``reads_written``).
+``if`` inside the ``with``, the join recorded once at its end, no flag of the second call's (on GE, one switch:
+``ge_if_block.py``). Each other case keeps two blocks for one reason: the test runs an op (``test_runs_op``,
+``nested_op``), it is not the first test and more (``not_implied``), or the main work between reads what the scale
+update writes (``reads_written``).
 
 ``grouped`` unpacks both caches from one tuple, so the analysis groups them as names that may share memory: the
 key update's write of ``keys`` made ``scales`` look like its stream's own, and the scale update, nested in the key
@@ -157,6 +158,13 @@ def test_one_block(method: str) -> None:
     assert lines[at + 1 : at + 3] == ["if k is not None and s is not None:", "self.scale(s, scales)"]
     assert lines[at + 3 : at + 5] == ["if quant_forked:", 'runtime.record("m.Model.quant.join")']
     assert lines.index("m = x * 3") > at + 4  # the main work keeps its order, after the block
+
+
+@pytest.mark.parametrize("method", ["nested", "sibling"])
+def test_one_switch_on_ge(method: str) -> None:
+    body = _body(method, "ge")  # no join to record: the switch alone (``ge_if_block.py``)
+    assert body.count("npu_stream_switch(") == 1
+    assert body.index("self.scale(s, scales)") < body.index("m = x * 3")
 
 
 @pytest.mark.parametrize("method", ["test_runs_op", "nested_op", "not_implied", "reads_written"])
