@@ -63,14 +63,19 @@ def issued(fn: _Function, moves: Mapping[ast.stmt, ast.stmt]) -> tuple[_Function
         order.remove(moved)
         if after in order:
             order.insert(order.index(after) + 1, moved)
-            continue
-        at = next(i for i, s in enumerate(order) if isinstance(s, ast.If) and s.body and s.body[-1] is after)
-        found = copy.copy(order[at])
-        assert isinstance(found, ast.If)
-        found.body = [*found.body, moved]
-        copies[found] = copies.pop(order[at], order[at])
-        order[at] = found
+        else:
+            _appended(order, moved, after, copies)
     copied = copy.copy(fn)
     copied.body = order
     copies[copied] = fn
     return copied, copies
+
+
+def _appended(order: list[ast.stmt], moved: ast.stmt, after: ast.stmt, copies: dict[ast.AST, ast.AST]) -> None:
+    """The ``if`` of ``order`` whose body ends with ``after`` replaced by a copy whose body ends with ``moved``."""
+    at = next(i for i, s in enumerate(order) if isinstance(s, ast.If) and s.body and s.body[-1] is after)
+    found = copy.copy(order[at])
+    assert isinstance(found, ast.If)
+    found.body = [*found.body, moved]
+    copies[found] = copies.pop(order[at], order[at])
+    order[at] = found
