@@ -33,6 +33,7 @@ class _Placer:
     plan: CallerPlan
     spelling: Spelling
     wraps: Wraps
+    carried: dict[ast.stmt, Pair] = attrs.Factory(dict)  # statements moved into a later block (``moved.py``)
 
     def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[cst.BaseStatement]:
         return guarded_statements(self.spelling, self.plan.steps.get((kind, node, field), ()))
@@ -59,7 +60,7 @@ class _Placer:
             count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
             pairs.append((stmt, stmts[at : at + count]))
             at += count
-        for stmt, parts in moved_order(pairs, self.plan.moves):
+        for stmt, parts in moved_order(pairs, self.plan.moves, self.carried):
             out += (
                 self.line(stmt, parts) if isinstance(stmt, cst.SimpleStatementLine) else self.compound(stmt, parts[0])  # type: ignore[arg-type]
             )

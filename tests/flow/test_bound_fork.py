@@ -118,10 +118,11 @@ def test_no_fork_after_the_binders_fork() -> None:
 
 def test_one_join_event_for_both() -> None:
     """The scale update records the key update's join event; the one wait, under the key update's flag, joins
-    both (``shared_join.py``)."""
+    both (``shared_join.py``). Issued in the key update's block (``hoist_into.py``, ``if_in_block.py``), the two
+    share one record, at the block's end."""
     body = _body("sibling")
     assert "m.Model.scales.join" not in body
-    assert body.count('runtime.record("m.Model.quant.join")') == 2
+    assert body.count('runtime.record("m.Model.quant.join")') == 1
     assert body.count('runtime.wait("m.Model.quant.join")') == 1
     assert body.index('runtime.record("m.Model.quant.join")', body.index("self.scales(")) < body.index("h = q * 7")
 

@@ -17,7 +17,7 @@ import attrs
 from codegen.lower.flow.analyze import Analysis
 from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.transfer import Relations
+from codegen.lower.flow.transfer import Relations, SiteView
 from codegen.lower.plan import Cond, EventRef
 
 __all__ = ["CallerFacts", "Narrowed", "Planned", "SiteEvents", "SiteSync", "any_may"]
@@ -55,6 +55,7 @@ class Planned:
     relations: Relations
     splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
     narrowed: Narrowed | None = None  # the caller as it runs where a site's guard holds
+    views: dict[ast.stmt, SiteView] = attrs.Factory(dict)  # each call as the analysis saw it (``planner._view``)
 
 
 @attrs.frozen(kw_only=True)

@@ -24,6 +24,7 @@ from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.caller_sites import caller_sites, receiver_of
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.ge import fork_waits
+from codegen.lower.flow.ge_if_block import ge_if_in_block
 from codegen.lower.flow.ge_layers import submodules
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.local_returns import local_returns
@@ -94,7 +95,8 @@ def _ge_plan(
     method = "." in qualname
 
     def plan_of(body: _Function) -> CallerPlan:
-        return fork_waits(body, auto, method=method, returns=returns, flags=module.flags(), submodules=layers)
+        plan = fork_waits(body, auto, method=method, returns=returns, flags=module.flags(), submodules=layers)
+        return ge_if_in_block(body, plan)  # an ``if`` switched with the call before it
 
     if len(auto) < 2:
         return plan_of(fn)

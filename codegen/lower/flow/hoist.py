@@ -4,8 +4,9 @@ vllm-ascend's DeepSeek-V4 MLA prolog runs its KV half as three calls on the over
 between them (the query's quantization, its matmuls, its norm): three ``with`` blocks, the third forked again.
 A careful engineer issues the three as one block at the first fork: the side stream has all its work at once,
 and the main stream's statements keep their order. A call moves up to right after the call before it on its
-stream when both stand in the function's body, on one stream and priority, under one guard read once (the
-planner's keys), and:
+stream when both stand in the function's body (or the ``if`` holding it moves to the end of the ``if`` the call
+before it ends: ``hoist_into.py``), on one stream and priority, under one guard read once (the planner's keys),
+and:
 
 - the statements between may be run after it as the source reads (``hoist_above.py``: no jump, nothing bound
   that it reads or binds, no planned or manual call, no graph break);
@@ -23,13 +24,13 @@ moves the lines (``codegen/rewrite/moved.py``).
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable, Collection
 
 import attrs
 
 from codegen.index.walked import walked
 from codegen.lower.flow.hoist_above import alone, may_move
+from codegen.lower.flow.hoist_into import guarded_call, into, issued
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.flow.transfer import Relations, Step
@@ -67,41 +68,54 @@ def hoisted(
 ) -> CallerPlan:
     """``plan``, or the plan of ``fn`` with calls moved up where every test holds (``trial``: plans a reordered
     copy; ``fixed``: statements no call moves across)."""
-    order, moves, best, cost = list(fn.body), dict[ast.stmt, ast.stmt](), plan, None
+    current, moves, best, cost = fn, dict[ast.stmt, ast.stmt](), plan, None
     planned = {s.stmt: s for s in apart.sites}
-    for site in [s for s in apart.sites if s.stmt in fn.body]:
-        earlier = _earlier(site, order, planned)
-        if earlier is None or not _pair(earlier, site, apart, fn.body):
+    for site in apart.sites:
+        found = _move(site, current.body, planned, apart)
+        if found is None:
             continue
-        at, to = order.index(site.stmt), order.index(earlier.stmt)
-        between = order[to + 1 : at]
-        if not may_move(site, between, {*fixed, *planned}):
+        moved, earlier, between = found
+        if not may_move(site, between, {*fixed, *planned}, moved):
             continue
-        moved = [*order[: to + 1], site.stmt, *between, *order[at + 1 :]]
-        copied = _copied(fn, moved)
-        found = trial(copied)
+        tried = {**moves, moved: earlier.stmt}
+        copied, copies = issued(fn, tried)
+        done = trial(copied)
         cost = _cost(plan, fn) if cost is None else cost  # counted once a move is tried (most callers try none)
-        if found is None or not _kept_apart(found, apart, site, between) or _cost(found.plan, copied) >= cost:
+        if done is None or not _kept_apart(done, apart, site, between) or _cost(done.plan, copied) >= cost:
             continue
-        order, moves[site.stmt], cost = moved, earlier.stmt, _cost(found.plan, copied)
-        best = _restored(found.plan, copied, fn)
+        current, moves, cost = copied, tried, _cost(done.plan, copied)
+        best = _restored(done.plan, copies)
     return attrs.evolve(best, moves=moves) if moves else plan
 
 
-def _earlier(site: Site, order: list[ast.stmt], planned: dict[ast.stmt, Site]) -> Site | None:
-    """The planned call of the function's body nearest before ``site`` in ``order`` (None: none, or a planned call
-    nested in a statement between)."""
-    at = order.index(site.stmt)
-    for stmt in reversed(order[:at]):
+def _move(
+    site: Site, order: list[ast.stmt], planned: dict[ast.stmt, Site], apart: Apart
+) -> tuple[ast.stmt, Site, list[ast.stmt]] | None:
+    """What moves (the call's statement, or the ``if`` around it: ``hoist_into.py``), the planned call it would
+    follow, and the statements between; None where nothing qualifies: no planned call before it in ``order``, or
+    one nested in a statement between that it may not follow into."""
+    moved = site.stmt if site.stmt in order else guarded_call(site.stmt, order)
+    if moved is None or not alone(moved, order):
+        return None
+    at = order.index(moved)
+    for to in range(at - 1, -1, -1):
+        stmt = order[to]
         if stmt in planned:
-            return planned[stmt]
-        if any(node in planned for node in walked(stmt)):
+            after: ast.stmt | None = stmt
+        elif any(node in planned for node in walked(stmt)):
+            after = into(stmt, moved) if isinstance(moved, ast.If) else None
+        else:
+            continue
+        earlier = planned.get(after) if after is not None else None
+        block = order if stmt is after else stmt.body  # type: ignore[attr-defined]
+        if earlier is None or not _pair(earlier, site, apart) or not alone(earlier.stmt, block):
             return None
+        return moved, earlier, order[to + 1 : at]
     return None
 
 
-def _pair(earlier: Site, site: Site, apart: Apart, body: list[ast.stmt]) -> bool:
-    """One stream and priority, one guard read once, each alone on its lines."""
+def _pair(earlier: Site, site: Site, apart: Apart) -> bool:
+    """One stream and priority, one guard read once."""
     key = apart.keys[site.index]
     return (
         earlier.tag == site.tag
@@ -109,16 +123,7 @@ def _pair(earlier: Site, site: Site, apart: Apart, body: list[ast.stmt]) -> bool
         and apart.keys[earlier.index] == key
         and not (key or "").startswith("<call")
         and apart.relations.covers(earlier.index, site.index)
-        and alone(site.stmt, body)
-        and alone(earlier.stmt, body)
     )
-
-
-def _copied(fn: _Function, order: list[ast.stmt]) -> _Function:
-    """``fn`` with its body in ``order`` (the same statements: the plan's anchors stay theirs)."""
-    found = copy.copy(fn)
-    found.body = order
-    return found
 
 
 def _kept_apart(found: Trial, apart: Apart, site: Site, between: list[ast.stmt]) -> bool:
@@ -163,7 +168,9 @@ def _switches(plan: CallerPlan, fn: _Function) -> int:
     return found
 
 
-def _restored(plan: CallerPlan, copied: _Function, fn: _Function) -> CallerPlan:
-    """``plan`` of the reordered copy, its anchors at the end of the copy's body put on ``fn``'s."""
-    steps = {(kind, fn if node is copied else node, field): found for (kind, node, field), found in plan.steps.items()}
-    return attrs.evolve(plan, steps=steps)
+def _restored(plan: CallerPlan, copies: dict[ast.AST, ast.AST]) -> CallerPlan:
+    """``plan`` of a reordered copy, its anchors and wraps on the copied nodes (the function, an ``if`` a call moved
+    into) put on the nodes they copy."""
+    steps = {(kind, copies.get(node, node), field): found for (kind, node, field), found in plan.steps.items()}
+    wraps = {copies.get(stmt, stmt): wrap for stmt, wrap in plan.wraps.items()}
+    return attrs.evolve(plan, steps=steps, wraps=wraps)  # type: ignore[arg-type]

@@ -28,8 +28,9 @@ _PLAIN = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Pass)
 _NEVER = (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
 
 
-def may_move(site: Site, between: list[ast.stmt], fixed: Collection[ast.stmt]) -> bool:
-    """``site``'s call may be issued above ``between`` (``fixed``: statements nothing moves across)."""
+def may_move(site: Site, between: list[ast.stmt], fixed: Collection[ast.stmt], moved: ast.stmt | None = None) -> bool:
+    """``site``'s call may be issued above ``between`` (``fixed``: statements nothing moves across; ``moved``: what
+    moves with it, the ``if`` around it: ``hoist_into.py``)."""
     if not between or aware_call(site.stmt) is not site.call.call or site.guard.hoist is not None:
         return False
     if site.callee.user_events:  # type: ignore[attr-defined]  # the user's events order it, not its data
@@ -39,7 +40,7 @@ def may_move(site: Site, between: list[ast.stmt], fixed: Collection[ast.stmt]) -
     inner = [s for m in between for s in walked_of(m, ast.stmt)]
     if not all(plain(s) for s in inner) or any(s in fixed for s in inner):
         return False
-    held = _names(site.stmt) | ({site.guard.expr.split(".")[0]} if site.guard.expr else set())
+    held = _names(moved or site.stmt) | ({site.guard.expr.split(".")[0]} if site.guard.expr else set())
     made = bound_names(site.stmt)
     return not any(_binds(s) & (held | made) or _names(s) & made or _stores_attribute(s) for s in inner)
 

@@ -21,7 +21,6 @@ import attrs
 from codegen.frontend.signature import Tensorness
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.fork import same_stream
 from codegen.lower.flow.held_past_join import held_by_callers, held_by_results, held_past_join
 from codegen.lower.flow.item_stores import container_item
 from codegen.lower.flow.kept_earlier import Kept, kept_earlier
@@ -30,6 +29,7 @@ from codegen.lower.flow.quiet import maker_idle, maker_waits, quiet_until, surel
 from codegen.lower.flow.schema import aliases_self, tensors_only
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import argument_names, viewed
+from codegen.lower.flow.stream_made import stream_made
 from codegen.lower.flow.transfer import Join
 from codegen.lower.plan import Value
 
@@ -45,7 +45,7 @@ def inputs_to_keep(
     is added to ``kept``; ``applied``: the statements whose first operand runs before their wait; ``ahead``
     gets the tensors kept once before a loop over their views, ``loop_views.py``)."""
     state = facts.result.states.get(site.stmt, ())
-    own = same_stream(state, site, facts.relations)
+    own = stream_made(state, site, facts)
     values: list[Value] = []
     hoisted = dict(facts.syncs[site.index].hoisted)
     join = surely_joined_at(facts, site)

@@ -17,7 +17,6 @@ are statements no call moves across, as in ``callers.py``).
 from __future__ import annotations
 
 import ast
-import copy
 
 import attrs
 
@@ -32,6 +31,7 @@ from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.caller_sites import caller_sites, receiver_of
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.fixed_tests import fixed_tests
+from codegen.lower.flow.hoist_into import issued
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.state import EMPTY, State, joined, merge
@@ -104,18 +104,10 @@ def _points(
 
 def issued_order(fn: _Function, moves: dict[ast.stmt, ast.stmt]) -> _Function:
     """``fn`` with its body in the order the plan issues it: each moved call right after the call it follows, in
-    the order the moves were decided (``codegen/rewrite/moved.py`` moves the lines the same way); ``fn`` itself
-    where nothing moved. The statements are ``fn``'s own, so what is found of them holds for the source's."""
-    if not moves:
-        return fn
-    order = list(fn.body)
-    for moved, after in moves.items():
-        if moved in order and after in order:
-            order.remove(moved)
-            order.insert(order.index(after) + 1, moved)
-    found = copy.copy(fn)
-    found.body = order
-    return found
+    the order the moves were decided (``hoist_into.issued``; ``codegen/rewrite/moved.py`` moves the lines the same
+    way); ``fn`` itself where nothing moved. The statements are ``fn``'s own, so what is found of them holds for the
+    source's."""
+    return issued(fn, moves)[0]
 
 
 def _during(stmt: ast.stmt, state: State, walk: _Recording) -> State:

@@ -113,7 +113,13 @@ def _planned(
     splits = {stmt: (context.flags.fresh(split.temp_name(first)), first) for stmt, first in result.splits.items()}
     narrowed = functools.partial(guarded_body, fn, found.keys, key_of, context.returns)
     return Planned(
-        sites=found.sites, syncs=syncs, result=result, relations=found.relations, splits=splits, narrowed=narrowed
+        sites=found.sites,
+        syncs=syncs,
+        result=result,
+        relations=found.relations,
+        splits=splits,
+        narrowed=narrowed,
+        views=found.views,
     )
 
 

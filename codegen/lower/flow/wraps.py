@@ -23,6 +23,7 @@ from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
 from codegen.lower.flow.if_facts import spelled
+from codegen.lower.flow.if_in_block import flags_unread, if_in_block
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
@@ -76,8 +77,10 @@ class _Lowering:
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
         one_block.one_block(wraps, self.facts, self.steps, self.facts.planned.narrowed)
+        taken = if_in_block(wraps, self.facts, self.steps)  # an ``if`` in the block of the call before it
         late_keeps.late_keeps(wraps, self.facts, self.steps, split)
-        unread = tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
+        unread = flags_unread(wraps, self.facts, self.steps, taken)
+        unread |= tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
         start = self._start(unread)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
         steps = {k: tuple(v) for k, v in self.steps.items() if v}
