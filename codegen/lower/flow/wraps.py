@@ -143,7 +143,7 @@ class _Lowering:
         events = self.context.events(site)
         enter = (
             []
-            if site.stmt in self.context.event_forks
+            if self.context.event_forks.serves(self.facts, site)
             else self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
         )
         enter += [wait for _, wait in relayed]
