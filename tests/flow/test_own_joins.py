@@ -68,7 +68,7 @@ class Model(nn.Module):
 
 CALLS_BOTH = 8  # one fork, one block on "comm" for both calls, a join record and a wait for each
 CALLS_EITHER = 6  # fork, switch, wait, keep the input, join record, wait: on the path that ran
-CALLS_TOGETHER = 8  # one fork and block for both calls, keep each input, a join record after each, one wait
+CALLS_TOGETHER = 7  # one fork and block for both calls, keep each input, one join record after both, one wait
 
 
 def _body(code: str, name: str) -> str:

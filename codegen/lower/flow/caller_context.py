@@ -20,7 +20,7 @@ from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
-from codegen.lower.flow.event_fork import event_forks
+from codegen.lower.flow.event_fork import EventForks, event_forks
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.local_returns import local_returns
@@ -63,7 +63,7 @@ class CallerContext:
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
-    event_forks: frozenset[ast.stmt] = frozenset()  # calls whose own ``@after`` event is their fork (``event_fork.py``)
+    event_forks: EventForks = attrs.Factory(EventForks)  # user events that may be calls' forks (``event_fork.py``)
     state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
 
 

@@ -1,59 +1,93 @@
-"""Calls whose own ``@after`` event is their fork: the caller's stream recorded it just before, and the call's stream
-waits for it first thing.
+"""Calls whose own ``@after`` event is their fork: the caller's stream recorded it last, and the call's stream waits
+for it first thing.
 
-A call forks so that its stream waits for the work the caller's stream issued before it. Where the statement
-just before the call is a call of a method of the same class that records a user event as it ends
-(``@records("dispatched")``, on the caller's stream, unconditionally), and the call's own method waits for that
-very event before anything else (``@after("dispatched")``, unconditionally), that wait already orders the call's
-stream after everything the caller issued before the call: nothing runs on the caller's stream between the record
-and the call (the record's statement only binds names, the call's arguments are names). A fork record there would
-be a second event at the same point (CONTRACT section 2: one event per point), and its wait a second wait for it;
-the call is still treated as forked by every other decision (its stream is ordered after the caller's work).
+A call forks so that its stream waits for the work the caller's stream issued before it. Where a statement of the
+caller calls a method of the same class that records a user event as it ends (``@records("dispatched")``, on the
+caller's stream, unconditionally), and the call's own method waits for that very event before anything else
+(``@after("dispatched")``, unconditionally), that wait orders the call's stream after everything the caller issued
+before the record. The record serves as the call's fork where the fork may reuse it as it reuses an earlier call's
+fork record (:func:`~codegen.lower.flow.reuse.earlier_fork`): it is the latest record before the call on every path
+(earlier in its block, or in a block around it through ``if`` statements only), and nothing between reads or writes
+on the caller's stream what the call reads (the record's own results were made before it). No other call of the
+function records that event (a wait reads the event's latest record, maybe made on another stream), and the call
+evaluates nothing before its body's wait (its arguments are names). A fork record there would be a second event
+ordering the same work (CONTRACT section 2: one event per point), and its wait a second wait; the call is still
+treated as forked by every other decision (its stream is ordered after the caller's work it reads).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+
+import attrs
 
 from codegen.frontend.ir import Events, ModuleIR, StreamFunction
+from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
+from codegen.lower.plan import EventRef
 
-__all__ = ["event_forks"]
+__all__ = ["EventForks", "event_forks"]
 
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
-def event_forks(
-    ir: ModuleIR, qualname: str, fn: ast.AST, receiver: str | None, sites: list[Site]
-) -> frozenset[ast.stmt]:
-    """The statements of the method ``fn`` (``qualname``, its ``self`` is ``receiver``) whose planned call needs no
-    fork record: the statement before it records, on the caller's stream, an event the call's method waits for
-    first; both are methods of the caller's own class, decorated in its module (``ir``)."""
+@attrs.frozen
+class EventForks:
+    """A caller's statements that record a user event on its stream, and the calls that wait for one first."""
+
+    records: dict[ast.stmt, frozenset[str]] = attrs.field(factory=dict)  # statement -> the events it records last
+    waits: dict[ast.stmt, frozenset[str]] = attrs.field(factory=dict)  # call -> the events its method waits for first
+
+    def serves(self, facts: CallerFacts, site: Site) -> bool:
+        """The latest record of an event the call's method waits for first orders the call as a fork would."""
+        events = self.waits.get(site.stmt, frozenset())
+        guard = facts.syncs[site.index].guard_text  # the record is made on every path: it serves any guard
+        return any(self._served(facts, site, event, guard) for event in events)
+
+    def _served(self, facts: CallerFacts, site: Site, event: str, guard: str | None) -> bool:
+        recorders = {stmt: (_ANY, guard, frozenset[str]()) for stmt, found in self.records.items() if event in found}
+        return bool(recorders) and earlier_fork(facts, site, recorders) is not None
+
+
+_ANY = EventRef(var="", tag="")  # the record's event is the caller's class's own: only its position matters
+
+
+def event_forks(ir: ModuleIR, qualname: str, fn: ast.AST, receiver: str | None, sites: list[Site]) -> EventForks:
+    """The user events of the method ``fn`` (``qualname``, its ``self`` is ``receiver``) that may serve its planned
+    calls as forks: the statements recording one on the caller's stream, and the calls whose method waits for one
+    first, recorded by no planned call; both methods of the caller's own class, decorated in its module (``ir``)."""
     owner = qualname.rpartition(".")[0]
     if receiver is None or not owner:
-        return frozenset()
+        return EventForks()
     methods = {f.name: f for f in ir.functions if f.owner == owner}
-    before = dict(_previous(fn))
     planned = {site.stmt for site in sites}
-    return frozenset(
-        site.stmt
+    records = {stmt: frozenset(found) for stmt in _statements(fn) if (found := _records_last(stmt, receiver, methods))}
+    records = {stmt: found for stmt, found in records.items() if stmt not in planned}
+    elsewhere = {e for site in sites for e in _recorded_by(site, methods, receiver)}
+    waits = {
+        site.stmt: frozenset(found - elsewhere)
         for site in sites
-        if site.stmt in before
-        and before[site.stmt] not in planned
-        and _names_only(site)
-        and _waits_first(_own_method(site.call.call, receiver, methods), f"{ir.module_name}:{owner}", site)
-        & _records_last(before[site.stmt], receiver, methods)
-    )
+        if _names_only(site)
+        and (found := _waits_first(_own_method(site.call.call, receiver, methods), f"{ir.module_name}:{owner}", site))
+        - elsewhere
+    }
+    return EventForks(records=records, waits=waits)
 
 
-def _previous(fn: ast.AST) -> Iterator[tuple[ast.stmt, ast.stmt]]:
-    """Each statement with the one just before it in its block."""
+def _statements(fn: ast.AST) -> Iterable[ast.stmt]:
     for node in ast.walk(fn):
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if isinstance(block, list):
-                yield from ((later, earlier) for earlier, later in zip(block, block[1:]))
+                yield from (s for s in block if isinstance(s, ast.stmt))
+
+
+def _recorded_by(site: Site, methods: dict[str, StreamFunction], receiver: str) -> set[str]:
+    """The events a planned call's method records (on its stream): never a fork on the caller's."""
+    callee = _own_method(site.call.call, receiver, methods)
+    return {name for spec in callee.records for name in spec.names} if callee is not None else set()
 
 
 def _names_only(site: Site) -> bool:

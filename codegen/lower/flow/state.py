@@ -52,11 +52,12 @@ def merge(*states: State | None) -> State | None:
     if len(reached) == 1:
         return reached[0]
     merged = []
+    live = [frozenset(p.site for p in pending(s)) for s in reached]  # the calls pending on each path
     for site in sorted({p.site for s in reached for p in s}):
         found = [next((p for p in s if p.site == site), None) for s in reached]
         present = [p for p in found if p is not None]
-        live = [p.where for p in present if p.pending]
-        covers = _merged_covers(present) if len(present) == len(found) else frozenset()
+        facts = [p.where for p in present if p.pending]
+        covers = _merged_covers(found, live)
         names = frozenset().union(*(p.names for p in present))
         common = frozenset.intersection(*(p.names for p in present)) if len(present) == len(found) else frozenset()
         merged.append(
@@ -68,17 +69,24 @@ def merge(*states: State | None) -> State | None:
                 covers=covers,
                 inputs=frozenset().union(*(p.inputs for p in present)),
                 unsure=frozenset().union(*(p.unsure for p in present)) | (names - common),
-                where=frozenset.intersection(*live) if live else frozenset(),
+                where=frozenset.intersection(*facts) if facts else frozenset(),
             )
         )
     return _sorted(merged)
 
 
-def _merged_covers(entries: list[Pending]) -> frozenset[int]:
-    """What a join of the site covers where paths meet: what it covers on each path where it is pending (an
-    entry joined on a path forked there, so everything it covered was joined with it: nothing to cover)."""
-    live = [p.covers for p in entries if p.pending]
-    return frozenset.intersection(*live) if live else frozenset()
+def _merged_covers(found: list[Pending | None], live: list[frozenset[int]]) -> frozenset[int]:
+    """What a join of the site covers where paths meet (``found``: its entry on each path, ``live``: the calls
+    pending on each): a call it covers on every path where that call is pending. Where the site is joined (or never
+    forked) and the call is pending, the call forked after the site's last record (a loop came back to it, a branch
+    forked it again): a wait for the site's event does not order it there."""
+    candidates = frozenset().union(*(p.covers for p in found if p is not None and p.pending))
+    return frozenset(c for c in candidates if all(_covered(p, c, on) for p, on in zip(found, live)))
+
+
+def _covered(entry: Pending | None, call: int, live: frozenset[int]) -> bool:
+    """On one path: ``call`` is not pending there, or ``entry`` is pending there and covers it."""
+    return call not in live or (entry is not None and entry.pending and call in entry.covers)
 
 
 def pending(state: State) -> list[Pending]:

@@ -6,7 +6,8 @@ the dataflow needs, each decided in its own module and composed here:
 - the fork (the caller's stream records, the side stream waits first thing): :mod:`~codegen.lower.flow.fork` says
   which calls fork, :mod:`~codegen.lower.flow.wrap_fork` which record each waits for; two calls forked at one point
   share one record (:mod:`~codegen.lower.flow.fold`);
-- the join's record (last thing on the side stream): only when some wait reads it;
+- the join's record (last thing on the side stream): only where some wait reads it, per call
+  (:mod:`~codegen.lower.flow.read_records`);
 - an input kept alive for the side stream (``record_stream``), and a result kept alive for the caller's stream:
   :mod:`~codegen.lower.flow.keep_alive` (none after a join the function returns right after: ``leaves.py``);
   once the blocks are final, an input the caller made is kept where its stream first allocates before the join,
@@ -20,18 +21,20 @@ import ast
 import attrs
 
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
+from codegen.lower.flow.before_call import before_call
 from codegen.lower.flow.caller_context import CallerContext
-from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
+from codegen.lower.flow.caller_facts import CallerFacts, Planned, any_may
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.next_iteration import another_iteration
+from codegen.lower.flow.read_records import read_records
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
+from codegen.lower.flow.statements import in_loops, simple_statements, statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
@@ -57,6 +60,7 @@ __all__ = ["lower_sites", "statement_blocks"]  # statement_blocks: for ge.py
 class _Lowering:
     facts: CallerFacts
     context: CallerContext
+    fn: ast.FunctionDef | ast.AsyncFunctionDef
     steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
     waited: set[int] = attrs.Factory(set)  # sites whose join event some wait reads
     forks: Forks = attrs.field(init=False)
@@ -65,11 +69,13 @@ class _Lowering:
     kept_ahead: set[tuple[ast.stmt, str]] = attrs.Factory(set)  # ... whose step is placed
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
     joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
+    read: set[int] = attrs.Factory(set)  # the calls whose join record some wait reads (``read_records.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
         self.joined_as = shared_joins(self.facts)
         relays, joins = self._placed()
+        self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
@@ -136,11 +142,11 @@ class _Lowering:
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
-        before = _before(site, sync)
+        before = before_call(site, sync)
         events = self.context.events(site)
         enter = (
             []
-            if site.stmt in self.context.event_forks
+            if self.context.event_forks.serves(self.facts, site)
             else self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
         )
         enter += [wait for _, wait in relayed]
@@ -151,9 +157,8 @@ class _Lowering:
             self.steps.setdefault(("before", site.stmt, ""), []).extend(before)
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
-        waited = {self._join_event(i).var for i in self.waited}
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
-        leave = (Record(event=join, when=guard),) if join.var in waited else ()
+        leave = (Record(event=join, when=guard),) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 
@@ -179,17 +184,6 @@ class _Lowering:
         return kept, [Assign(name=flag, value=test)] if flag and test else []
 
 
-def _before(site: Site, sync: SiteSync) -> list[Step]:
-    """What the caller's stream runs just before the call: its computed arguments bound to fresh names, and its
-    guard read into its flag."""
-    before: list[Step] = [
-        Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
-    ]
-    if sync.flag and sync.guard_text:
-        before.append(Assign(name=sync.flag, value=sync.guard_text))
-    return before
-
-
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, context: CallerContext) -> CallerPlan:
     """The steps of one caller: ``planned``, the planner's decisions, lowered with what ``context`` says of the
     caller (its stream and events; its ``self``, whose state lives on: never kept alive; its names that certainly
@@ -207,4 +201,4 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         held_params=context.held_params,
         object_state=context.object_state,
     )
-    return _Lowering(facts=facts, context=context).run()
+    return _Lowering(facts=facts, context=context, fn=fn).run()
