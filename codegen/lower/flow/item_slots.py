@@ -32,7 +32,7 @@ import ast
 import attrs
 
 from codegen.index.walked import walked
-from codegen.lower.flow.state import State
+from codegen.lower.flow.state import State, joined
 from codegen.lower.flow.transfer import Join, Relay
 
 __all__ = ["NO_SLOTS", "SlotLoop", "Slots"]
@@ -59,16 +59,9 @@ class Slots:
     alone: frozenset[int] = frozenset()  # calls joined before each next one: one event, the last item waits
 
     def swept(self, loop: ast.stmt, state: State) -> State:
-        """After ``loop``, which waited for every item's call of the calls it sweeps: those are joined."""
-        done = self.sweeps.get(loop, frozenset())
-        return tuple(
-            attrs.evolve(
-                p, pending=False, names=frozenset(), covers=frozenset(), inputs=frozenset(), unsure=frozenset()
-            )
-            if p.site in done
-            else p
-            for p in state
-        )
+        """After ``loop``, which waited for every item's call of the calls it sweeps (the last one's too, which
+        orders whatever that call's join covers): those are joined."""
+        return joined(state, self.sweeps.get(loop, frozenset()))
 
     def items(self, stmt: ast.stmt, site: int) -> frozenset[str]:
         """The containers of ``site``'s result that ``stmt`` reads only as the item of its slot index."""
@@ -93,15 +86,12 @@ class Slots:
     @staticmethod
     def _last(slot: SlotLoop, anchor: tuple[str, ast.AST, str]) -> str:
         """The slot of the call's last record at ``anchor``: this iteration's, the one before, or the loop's last."""
-        node = anchor[1]
-        if node is not slot.loop and node in walked(slot.loop):
-            before = getattr(node, "lineno", 0) < slot.stmt.lineno
-            return f"({slot.var} - 1) % 2" if before else f"{slot.var} % 2"
-        return f"({slot.count} - 1) % 2"
+        where = _where(slot, anchor)
+        return {"before": f"({slot.var} - 1) % 2", "after": f"{slot.var} % 2"}.get(where, f"({slot.count} - 1) % 2")
 
     def settled(self, states: dict[ast.stmt, State]) -> Slots:
         """``alone``: the calls joined before each next one (before their statement, on every path)."""
-        alone = {i for i, s in self.sites.items() if not any(p.site == i and p.pending for p in states.get(s.stmt, ()))}
+        alone = {i for i, s in self.sites.items() if s.stmt in states and not _pending(states[s.stmt], i)}
         return attrs.evolve(self, alone=frozenset(alone))
 
     def invalid(self, steps: dict[tuple[str, ast.AST, str], list[Join | Relay]]) -> set[int]:
@@ -112,13 +102,9 @@ class Slots:
             for step in found:
                 if isinstance(step, Relay):
                     bad |= {step.site, step.to} & set(self.sites)
-                elif step.site in self.sites and not step.slot and not step.may and self._before(step.site, anchor):
-                    bad.add(step.site)
+                elif step.site in self.sites and not (step.slot or step.may):
+                    bad |= {step.site} if _where(self.sites[step.site], anchor) == "before" else set()
         return bad - self.alone
-
-    def _before(self, site: int, anchor: tuple[str, ast.AST, str]) -> bool:
-        slot = self.sites[site]
-        return self._last(slot, anchor).startswith(f"({slot.var} - 1)")
 
     def without(self, sites: set[int]) -> Slots:
         kept = {i: s for i, s in self.sites.items() if i not in sites}
@@ -128,3 +114,15 @@ class Slots:
 
 
 NO_SLOTS = Slots()
+
+
+def _where(slot: SlotLoop, anchor: tuple[str, ast.AST, str]) -> str:
+    """Where ``anchor`` stands: in the call's loop "before" or "after" its statement, or "past" the loop."""
+    node = anchor[1]
+    if node is slot.loop or node not in walked(slot.loop):
+        return "past"
+    return "before" if getattr(node, "lineno", 0) < slot.stmt.lineno else "after"
+
+
+def _pending(state: State, site: int) -> bool:
+    return any(p.site == site and p.pending for p in state)
