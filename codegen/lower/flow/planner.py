@@ -163,7 +163,7 @@ def _round(
     left on the caller's stream so far write."""
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
-    keys = [guard_key(s, stability, since, context.aliases) for s in sites]
+    keys = [guard_key(s, stability, since, context.aliases, context.uniform) for s in sites]
     reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
