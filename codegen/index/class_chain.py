@@ -21,7 +21,7 @@ from codegen.index import scan
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imports import resolve_spec
 
-__all__ = ["Origins", "bases_of", "class_of", "forward_of", "origins", "unheld_base"]
+__all__ = ["Origins", "bases_of", "class_of", "forward_of", "home_of", "origins", "unheld_base"]
 
 Origins = dict[str, tuple[str, str]]  # attribute -> (the run key of the module naming its class, the class name)
 _Home = tuple[str, str]  # (a module's run key, a class name there)
@@ -32,6 +32,11 @@ def class_of(index: object, module: str, name: str) -> ast.ClassDef | None:
     tree = _tree(index, module)
     found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name] if tree is not None else []
     return found[-1] if found else None
+
+
+def home_of(index: object, module: str, local: str) -> _Home | None:
+    """(module, class name) of the class ``module`` names ``local``, where the run holds it."""
+    return next((home for home in _home(index, module, local) if home is not None), None)
 
 
 def bases_of(index: object, module: str, cls: ast.ClassDef) -> Iterator[_Home | None]:

@@ -63,7 +63,8 @@ def _events_used(
     seen: dict[str, EventRef] = {}
     for step in steps:
         if isinstance(step, (Record, Wait)):
-            seen.setdefault(step.event.var, step.event)
+            for event in step.event.pick or (step.event,):  # a picked event: each it picks from
+                seen.setdefault(event.var, event)
     return tuple(attrs.evolve(e, scope=_scope(e, module)) for e in seen.values())
 
 

@@ -66,6 +66,8 @@ class EventRef:
     shared: bool = False  # a shared event (``"ns:name"``): one event for every class and file that names it
     scope: str = ""  # in a module's events: the tag after that module's name (``Class.name``), made at import
     listed: bool = False  # GE: a record of this user event orders on a returned container's tensors (a list)
+    pick: tuple[EventRef, ...] = ()  # one of these events, by ``index`` (a micro-batch's join: ``item_slots.py``)
+    index: str = ""  # which of ``pick``: an expression of the caller, ``i % 2``
 
 
 @attrs.frozen(kw_only=True)

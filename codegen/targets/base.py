@@ -32,7 +32,17 @@ if TYPE_CHECKING:
     from codegen.check.diagnostics import Diagnostic
     from codegen.frontend.ir import ModuleIR
 
-__all__ = ["CompileArgs", "Spelling", "Target", "indent", "is_tensor", "quote", "returned_record", "wants_values"]
+__all__ = [
+    "CompileArgs",
+    "Spelling",
+    "Target",
+    "indent",
+    "is_tensor",
+    "picked",
+    "quote",
+    "returned_record",
+    "wants_values",
+]
 
 CompileArgs = dict[str, Any]  # keyword arguments of torch.compile
 
@@ -70,6 +80,13 @@ class Target:
 def quote(text: str) -> str:
     """A double-quoted literal; tags and stream names are validated to need no escapes."""
     return f'"{text}"'
+
+
+def picked(event: EventRef, one: Callable[[EventRef], str]) -> str:
+    """How a step names ``event``: ``one`` of it, or of each event it picks from, indexed (``(A, B)[i % 2]``)."""
+    if not event.pick:
+        return one(event)
+    return f"({', '.join(one(e) for e in event.pick)})[{event.index}]"
 
 
 def indent(lines: list[str]) -> str:

@@ -22,7 +22,7 @@ from codegen.lower.plan import (
     Value,
     Wait,
 )
-from codegen.targets.base import Spelling, indent, is_tensor, quote
+from codegen.targets.base import Spelling, indent, is_tensor, picked, quote
 from codegen.targets.helpers import CLONE, RECORD
 
 __all__ = ["RECORD_DOC", "NativeSpelling"]
@@ -91,7 +91,7 @@ class NativeSpelling(Spelling):
         return f"{name}({quote(tag)}{'' if priority is None else f', {priority}'})"
 
     def event(self, event: EventRef) -> str:
-        return f"{event.var}()"
+        return f"{picked(event, lambda e: e.var)}()"
 
     def context(self, context: Context) -> str | None:
         if isinstance(context, LimitCores):

@@ -168,8 +168,11 @@ class Walk:
     _TryStar = _Try
 
     def _For(self, stmt: ast.For | ast.AsyncFor, state: State) -> State | None:
-        state = self.join_reads(stmt, state, data_reads(stmt.iter) | first_reads(stmt, self.sites))
-        return walk_loop(self, stmt, state, lambda s: unbound(s, [stmt.target]), None)
+        slots = getattr(self.relations, "slots", None)  # a micro-batch's item read waits in the body: item_slots.py
+        first = first_reads(stmt, self.sites) - (slots.item_names(stmt) if slots else set())
+        state = self.join_reads(stmt, state, data_reads(stmt.iter) | first)
+        after = walk_loop(self, stmt, state, lambda s: unbound(s, [stmt.target]), None)
+        return slots.swept(stmt, after) if slots and after is not None else after
 
     _AsyncFor = _For
 

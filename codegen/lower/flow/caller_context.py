@@ -35,7 +35,8 @@ from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state_writes import StateWrites, state_writes
 from codegen.lower.flow.tensor_bindings import certain_tensors
 from codegen.lower.flow.tensors import Returns
-from codegen.lower.plan import Cond, CurrentStream
+from codegen.lower.flow.uniform_guards import uniform_guards
+from codegen.lower.plan import Cond, CurrentStream, EventRef
 
 __all__ = ["CallerContext", "event_context"]
 
@@ -65,6 +66,8 @@ class CallerContext:
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
     event_forks: EventForks = attrs.Factory(EventForks)  # user events that may be calls' forks (``event_fork.py``)
     state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
+    uniform: dict[str, str] = attrs.Factory(dict)  # guards every layer of a loop holds equal (uniform_guards.py)
+    slot_events: Callable[[Site], EventRef] | None = None  # a call's second join event (``item_slots.py``; events)
 
 
 def event_context(
@@ -96,6 +99,7 @@ def event_context(
         results=result_aliases(fn, module.tree),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
+        uniform=uniform_guards(module.tree, module.index, module.ir.module_name, qualname, fn),
     )
 
 

@@ -9,6 +9,7 @@ the fork's control edge.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 
 import attrs
@@ -33,7 +34,7 @@ from codegen.lower.flow.planner import hoisted_plan, plan_caller
 from codegen.lower.flow.reorder_hints import split_chains
 from codegen.lower.flow.sites import Site
 from codegen.lower.hygiene import ModuleNames
-from codegen.lower.plan import CallerPlan
+from codegen.lower.plan import CallerPlan, EventRef
 
 __all__ = ["Callers", "plan_callers"]
 
@@ -68,7 +69,9 @@ def _plan(module: CallerModule, qualname: str, fn: _Function, sites: list[Site],
     receiver = receiver_of(qualname, fn)
     if event_sync:
         fixed = frozenset(s.stmt for s in manual)
-        plan = plan_caller(fn, auto, event_context(module, qualname, fn, receiver, auto), fixed)
+        context = event_context(module, qualname, fn, receiver, auto)
+        second = functools.partial(_second_join, module)  # events only: a micro-batch's own join (item_slots.py)
+        plan = plan_caller(fn, auto, attrs.evolve(context, slot_events=second), fixed)
         split_chains(fn, plan, module.warn)
     else:
         plan = _ge_plan(module, qualname, fn, receiver, auto, frozenset(s.stmt for s in manual))
@@ -101,6 +104,10 @@ def _ge_plan(
     if len(auto) < 2:
         return plan_of(fn)
     return hoisted_plan(fn, auto, event_context(module, qualname, fn, receiver, auto), plan_of, fixed)
+
+
+def _second_join(module: CallerModule, site: Site) -> EventRef:
+    return module.site_events({site.index: 2})(site).join
 
 
 def _numbered(sites: Iterable[Site]) -> list[Site]:

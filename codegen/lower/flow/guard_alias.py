@@ -18,7 +18,7 @@ import ast
 from codegen.index import scan
 from codegen.index.walked import walked, walked_of
 
-__all__ = ["guard_aliases"]
+__all__ = ["guard_aliases", "init_params", "passed_names", "stored_params"]
 
 
 def guard_aliases(tree: ast.Module, owner: str, receiver: str | None) -> dict[str, str]:
@@ -28,7 +28,7 @@ def guard_aliases(tree: ast.Module, owner: str, receiver: str | None) -> dict[st
     cls = classes.get(owner)
     if cls is None or receiver is None:
         return {}
-    by_param = {param: attr for attr, param in _stored_params(cls).items()}
+    by_param = {param: attr for attr, param in stored_params(cls).items()}
     found: dict[str, str] = {}
     for sub, call in _built(cls).items():
         made = classes.get(scan.dotted_name(call.func) or "")
@@ -40,9 +40,9 @@ def guard_aliases(tree: ast.Module, owner: str, receiver: str | None) -> dict[st
 def _shared(call: ast.Call, made: ast.ClassDef, by_param: dict[str, str]) -> dict[str, str]:
     """The attributes of the submodule ``call`` builds (of class ``made``) that store a constructor argument of the
     owner, with the owner's attribute that stores it too (``by_param``: the owner's, by its parameter)."""
-    passed = _passed(call, _init_params(made))
+    passed = passed_names(call, init_params(made))
     shared: dict[str, str] = {}
-    for attr, param in _stored_params(made).items():
+    for attr, param in stored_params(made).items():
         source = passed.get(param)
         if source in by_param:
             shared[attr] = by_param[source]
@@ -53,19 +53,19 @@ def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
     return next((f for f in scan.functions_of(cls) if f.name == "__init__"), None)  # type: ignore[return-value]
 
 
-def _init_params(cls: ast.ClassDef) -> list[str]:
+def init_params(cls: ast.ClassDef) -> list[str]:
     init = _init(cls)
     return [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]] if init is not None else []
 
 
-def _stored_params(cls: ast.ClassDef) -> dict[str, str]:
+def stored_params(cls: ast.ClassDef) -> dict[str, str]:
     """``self.attr = param`` in ``__init__`` (also in a tuple assignment): {attr: param}, for attributes no other
     statement of the class stores to."""
     init = _init(cls)
     if init is None:
         return {}
     rebound = {n.id for n in walked_of(init, ast.Name) if isinstance(n.ctx, ast.Store)}
-    params = set(_init_params(cls)) - rebound  # a parameter assigned again holds another value after that
+    params = set(init_params(cls)) - rebound  # a parameter assigned again holds another value after that
     found: dict[str, str] = {}
     for stmt in walked_of(init, ast.Assign):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -103,7 +103,7 @@ def _built(cls: ast.ClassDef) -> dict[str, ast.Call]:
     return found
 
 
-def _passed(call: ast.Call, params: list[str]) -> dict[str, str]:
+def passed_names(call: ast.Call, params: list[str]) -> dict[str, str]:
     """The callee's parameters bound to a bare name of the caller: {parameter: that name}."""
     bound = dict(zip(params, call.args)) if not any(isinstance(a, ast.Starred) for a in call.args) else {}
     bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})

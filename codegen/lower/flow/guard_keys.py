@@ -9,6 +9,7 @@ name forks only where that test held: it takes the test's key (``reached_keys``)
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
@@ -18,12 +19,18 @@ from codegen.lower.flow.stability import Stability
 __all__ = ["guard_key", "reached_keys"]
 
 
-def guard_key(site: Site, stability: Stability, since: int, aliases: dict[str, str]) -> str | None:
+def guard_key(
+    site: Site, stability: Stability, since: int, aliases: dict[str, str], uniform: Mapping[str, str] = {}
+) -> str | None:
     """Two sites with the same key fork on the same paths; None: the site always forks. ``aliases``: guards
-    spelled otherwise that hold the same value (``guard_alias.py``)."""
+    spelled otherwise that hold the same value (``guard_alias.py``); ``uniform``: guards read through a layer
+    loop's target that every layer holds equal (``uniform_guards.py``)."""
     guard = site.guard
     if guard.static:
         return None
+    held = uniform.get(guard.expr or "") if guard.hoist is None else None
+    if held is not None and stability.unchanged(guard.expr or "", since):
+        return held
     if guard.hoist is not None or guard.expr is None or not stability.stable(guard.expr, since):
         return f"<call {site.index}>"
     return aliases.get(guard.expr, guard.expr)

@@ -26,10 +26,12 @@ from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.guard_keys import guard_key, reached_keys
 from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.slot_loops import item_slots
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.transfer import SiteView
 from codegen.lower.flow.wraps import lower_sites
@@ -167,12 +169,17 @@ def _round(
     left on the caller's stream so far write."""
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)
-    keys = [guard_key(s, stability, since, context.aliases) for s in sites]
+    keys = [guard_key(s, stability, since, context.aliases, context.uniform) for s in sites]
     reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
+    relations.slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
     result = analyze(fn, views, relations, context.barriers, context.methods, following)
+    while bad := relations.slots.settled(result.states).invalid(result.steps):
+        relations.slots = relations.slots.without(bad)  # a wait no slot expresses (``item_slots.py``)
+        result = analyze(fn, views, relations, context.barriers, context.methods, following)
+    relations.slots = relations.slots.settled(result.states)
     return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 

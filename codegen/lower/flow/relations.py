@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import attrs
 
+from codegen.lower.flow.item_slots import NO_SLOTS, Slots
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state_writes import state_writes
 
@@ -31,6 +32,7 @@ class CallRelations:
     made_only_by: dict[str, frozenset[int]] = attrs.Factory(dict)  # a local only calls bind -> those calls
     # (``call_bound.py``: read by ``fork.same_stream``)
     state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
+    slots: Slots = NO_SLOTS  # calls whose join event is their iteration's parity's (``item_slots.py``)
 
     def state_written(self, stmt: ast.stmt) -> frozenset[str]:
         return self.state_writer(stmt)

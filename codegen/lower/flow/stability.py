@@ -34,6 +34,10 @@ class Stability:
         root = expr.split(".")[0]
         return not (root != "self" and root in bound) and not scan.on_path(stored | self.changed, expr)
 
+    def unchanged(self, expr: str, since: int = 0) -> bool:
+        """Nothing from line ``since`` on stores to ``expr`` or what holds it (its root may be bound again)."""
+        return not scan.on_path(self._assigned(since)[1] | self.changed, expr)
+
     def _assigned(self, since: int) -> tuple[frozenset[str], frozenset[str]]:
         """The names the statements from ``since`` on bind, and the dotted targets they store to."""
         if since not in self._seen:

@@ -37,6 +37,7 @@ class Join:
     may: bool
     names: frozenset[str] = attrs.field(default=frozenset(), eq=False)
     where: frozenset[tuple[str, bool]] = attrs.field(default=frozenset(), eq=False)
+    slot: str = ""  # the index ``j`` of the one item ``xs[j]`` whose call it waits for: the call stays pending
 
 
 @attrs.frozen
@@ -105,7 +106,7 @@ def transfer(
     needed = _needed(stmt, state, site, relations, methods)
     joins = minimal_joins([s for s in needed if isinstance(s, Join)], state)
     steps: list[Step] = [*joins, *(s for s in needed if isinstance(s, Relay))]
-    state = _rebind(stmt, joined(state, (j.site for j in joins)))
+    state = _rebind(stmt, joined(state, (j.site for j in joins if not j.slot)))
     return steps, (_forked(state, site, steps, relations) if site is not None else state)
 
 
@@ -117,14 +118,22 @@ def _needed(
     passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
     reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
     written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
+    slots = getattr(relations, "slots", None)  # results read as one micro-batch's item (``item_slots.py``)
+    items = {p.site: slots.items(stmt, p.site) if slots else frozenset() for p in pending(state)}
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)
-        if touches(p.names, reads)
+        if touches(p.names, reads - items[p.site])
         or p.inputs & written
         or writes_apart(p, site, relations)
         or state_crosses(p, site, relations)
         or state_written(p, stmt, site, relations)
+    ]
+    joining = {s.site for s in steps}
+    steps += [
+        attrs.evolve(join_step(p, state), slot=slots.reads[stmt][p.site][0])  # type: ignore[union-attr]
+        for p in pending(state)
+        if p.site not in joining and p.names & items[p.site]
     ]
     if site is not None:
         steps += _consumed(state, site, relations)
@@ -141,7 +150,7 @@ def _forked(state: State, site: SiteView, steps: list[Step], relations: Relation
 
 def minimal_joins(joins: list[Join], state: State) -> list[Join]:
     """Drop the joins another join here makes redundant (it covers them on every path)."""
-    sites = {j.site for j in joins}
+    sites = {j.site for j in joins if not j.slot}  # a slot's wait covers one item's call only
     covered = {c for p in state if p.site in sites and p.forked for c in p.covers}
     return [j for j in joins if j.site not in covered]
 

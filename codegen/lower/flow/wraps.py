@@ -26,6 +26,7 @@ from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, any_may
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
+from codegen.lower.flow.item_slots import NO_SLOTS, Slots
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
@@ -78,7 +79,8 @@ class _Lowering:
         self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
+            slot = self._slots.waits(join.site, anchor, join.slot) if join.site in self._slots.sites else ("", "")
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), slot))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -129,15 +131,30 @@ class _Lowering:
     def _join_event(self, site: int) -> EventRef:
         return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
-    def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
+    def _join(
+        self, step: Join, waited: bool = False, leaves: bool = False, slot: tuple[str, str] = ("", "")
+    ) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
-        function ``leaves`` right after: no later call of it can allocate then)."""
-        when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)))  # ``fixed_tests.py``
-        out: list[Step] = [] if waited else [Wait(event=self._join_event(step.site), when=when)]
+        function ``leaves`` right after: no later call of it can allocate then); ``slot``: the event it picks and
+        the test it adds for one micro-batch's call (``item_slots.py``)."""
+        when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)), slot[1] or None)
+        event = self._picked(self._join_event(step.site), step.site, slot[0])
+        out: list[Step] = [] if waited else [Wait(event=event, when=when)]
         values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         if values:
             out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
+
+    @property
+    def _slots(self) -> Slots:
+        return getattr(self.facts.relations, "slots", NO_SLOTS)
+
+    def _picked(self, event: EventRef, site: int, index: str) -> EventRef:
+        """A micro-batch's join (``item_slots.py``): the callee's event or its second, by ``index``."""
+        if not index or self.context.slot_events is None:
+            return event
+        second = self.context.slot_events(self.facts.sites[site])
+        return attrs.evolve(event, pick=(event, second), index=index)
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
@@ -158,7 +175,8 @@ class _Lowering:
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
-        leave = (Record(event=join, when=guard),) if site.index in self.read else ()
+        record = Record(event=self._picked(join, site.index, self._slots.records(site.index)), when=guard)
+        leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from codegen.lower.plan import CurrentStream, EventRef, ForkWait, Record, Step, Value, Wait
-from codegen.targets.base import is_tensor, quote
+from codegen.targets.base import is_tensor, picked, quote
 from codegen.targets.helpers import RECORD
 from codegen.targets.torchair import TorchairSpelling, tag_text
 
@@ -31,9 +31,9 @@ _TAGGED_EVENT = '''def {name}(tag: str) -> str:
 class AclGraphSpelling(TorchairSpelling):
     def step(self, step: Step) -> list[str]:
         if isinstance(step, Record):
-            return [f"{self.use('torch')}.ops.air.tagged_event_record({step.event.var})"]
+            return [f"{self.use('torch')}.ops.air.tagged_event_record({picked(step.event, _var)})"]
         if isinstance(step, Wait):
-            return [f"{self.use('torch')}.ops.air.tagged_event_wait({step.event.var})"]
+            return [f"{self.use('torch')}.ops.air.tagged_event_wait({picked(step.event, _var)})"]
         if isinstance(step, ForkWait):
             return []
         raise TypeError(step)
@@ -64,3 +64,7 @@ class AclGraphSpelling(TorchairSpelling):
 
     def event_comment(self) -> str | None:
         return "# torchair's tagged events, made once per process and named by tag."
+
+
+def _var(event: EventRef) -> str:
+    return event.var

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from codegen.lower.plan import Context, CurrentStream, LimitCores, Record, Step, Value, Wait
-from codegen.targets.base import Spelling, is_tensor, quote
+from codegen.lower.plan import Context, CurrentStream, EventRef, LimitCores, Record, Step, Value, Wait
+from codegen.targets.base import Spelling, is_tensor, picked, quote
 
 __all__ = ["PortableSpelling"]
 
@@ -27,9 +27,9 @@ class PortableSpelling(Spelling):
 
     def step(self, step: Step) -> list[str]:
         if isinstance(step, Record):
-            return [f"{self.runtime}.record({quote(step.event.tag)})"]
+            return [f"{self.runtime}.record({picked(step.event, _tag)})"]
         if isinstance(step, Wait):
-            return [f"{self.runtime}.wait({quote(step.event.tag)})"]
+            return [f"{self.runtime}.wait({picked(step.event, _tag)})"]
         return []  # GE's control edges: portable orders through events
 
     def keep_alive(self, value: Value, stream: str | CurrentStream) -> list[str]:
@@ -41,3 +41,7 @@ class PortableSpelling(Spelling):
 
     def clone(self, value: Value) -> str:
         return f"{value.name}.clone()" if is_tensor(value) else f"{self.runtime}.clone({value.name})"
+
+
+def _tag(event: EventRef) -> str:
+    return quote(event.tag)

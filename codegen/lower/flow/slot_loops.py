@@ -1,0 +1,134 @@
+"""Which planned calls take a join event per micro-batch (:mod:`~codegen.lower.flow.item_slots`), and which
+statements read their results as one micro-batch's item.
+
+A call qualifies when its statement stands directly in the body of a ``for i in range(n)`` loop at the top of the
+function (no ``break``, ``continue`` or ``return`` in it, ``i`` not rebound, ``n`` a name bound once before the
+loop, ``range`` not rebound), binds its result only as items ``xs[i]`` of containers only the function reaches
+(``item_stores.py``), is its callee's only call in the function, reads its guard the same at every call, and some
+later loop over the same ``range(n)`` reads its result as ``xs[j]``, ``j`` that loop's variable. A later loop
+whose body reads the item directly (not under an ``if``) and never leaves early waits for every micro-batch's call
+(a *sweep*): the call is joined after it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+
+from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.item_slots import SlotLoop, Slots
+from codegen.lower.flow.item_stores import containers
+from codegen.lower.flow.sites import Site
+from codegen.lower.flow.statements import COMPOUND
+from codegen.lower.flow.transfer import SiteView
+
+__all__ = ["item_slots"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_EXITS = (ast.Break, ast.Continue, ast.Return)
+
+
+def item_slots(fn: _Function, sites: Sequence[Site], views: dict[ast.stmt, SiteView]) -> Slots:
+    """The calls of ``sites`` that record a join event per iteration parity, and the item reads of their results."""
+    found = {s.index: loop for s in sites if (loop := _slot_loop(fn, s, sites, views)) is not None}
+    reads: dict[ast.stmt, dict[int, tuple[str, frozenset[str]]]] = {}
+    sweeps: dict[ast.stmt, frozenset[int]] = {}
+    for index, slot in found.items():
+        for sweep in _sweeps(fn, slot):
+            var = sweep.target.id  # type: ignore[attr-defined]
+            for stmt in (s for s in walked_of(sweep, ast.stmt) if not isinstance(s, COMPOUND)):
+                read = _item_reads(stmt, slot.items, var)
+                if read:
+                    reads.setdefault(stmt, {})[index] = (var, read)
+            every = any(index in reads.get(stmt, {}) for stmt in sweep.body)  # each iteration waits for its item
+            if every and not any(isinstance(n, _EXITS) for n in walked(sweep)):
+                sweeps[sweep] = sweeps.get(sweep, frozenset()) | {index}
+    waited = {i for found_reads in reads.values() for i in found_reads}
+    return Slots(found, reads, sweeps).without(set(found) - waited)  # a call no item read waits for keeps one event
+
+
+def _slot_loop(fn: _Function, site: Site, sites: Sequence[Site], views: dict[ast.stmt, SiteView]) -> SlotLoop | None:
+    """``site``'s loop when its call may take a slotted join event (the module docstring's conditions)."""
+    loop = next((s for s in fn.body if isinstance(s, ast.For) and site.stmt in s.body), None)
+    count = _range_count(loop) if loop is not None else None
+    if loop is None or count is None or not _bound_once(fn, count, loop) or _rebinds(fn, "range"):
+        return None
+    var = loop.target.id  # type: ignore[attr-defined]
+    same = [s for s in sites if s.callee.key == site.callee.key]  # type: ignore[attr-defined]
+    if len(same) > 1 or views[site.stmt].guarded or _rebinds(loop, var, body=loop.body):
+        return None
+    if any(isinstance(n, _EXITS) for n in walked(loop)):
+        return None
+    items = _stored_items(site.stmt, containers(fn), var)
+    return SlotLoop(loop=loop, stmt=site.stmt, var=var, count=count, items=items) if items else None
+
+
+def _range_count(loop: ast.For) -> str | None:
+    """``n`` of ``for i in range(n)`` (a name; no ``else``)."""
+    it = loop.iter
+    plain = isinstance(loop.target, ast.Name) and not loop.orelse and isinstance(it, ast.Call)
+    if not plain or not isinstance(it.func, ast.Name) or it.func.id != "range":  # type: ignore[attr-defined]
+        return None
+    args = it.args  # type: ignore[attr-defined]
+    if it.keywords or len(args) != 1 or not isinstance(args[0], ast.Name):  # type: ignore[attr-defined]
+        return None
+    return str(args[0].id)
+
+
+def _bound_once(fn: _Function, name: str, loop: ast.For) -> bool:
+    """``name`` holds one value from before ``loop`` to the function's end: a parameter never bound again, or a
+    local bound once, before the loop and in no loop."""
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    stores = [n for n in walked_of(fn, ast.Name) if n.id == name and not isinstance(n.ctx, ast.Load)]
+    if name in params:
+        return not stores
+    top = [s for s in fn.body if any(n in walked(s) for n in stores)]
+    simple = len(stores) == 1 and len(top) == 1 and isinstance(top[0], ast.Assign)
+    return simple and fn.body.index(top[0]) < fn.body.index(loop)
+
+
+def _rebinds(node: ast.AST, name: str, body: Iterable[ast.stmt] | None = None) -> bool:
+    scope = [node] if body is None else list(body)
+    return any(n.id == name and not isinstance(n.ctx, ast.Load) for s in scope for n in walked_of(s, ast.Name))
+
+
+def _stored_items(stmt: ast.stmt, owned: frozenset[str], var: str) -> frozenset[str]:
+    """The containers ``stmt`` stores the call's result into, when it binds it only as their items at ``var``."""
+    if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+        return frozenset()
+    targets: list[ast.expr] = list(stmt.targets)
+    found: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Tuple):
+            targets.extend(target.elts)
+        elif _item_at(target, owned, var):
+            found.add(target.value.id)  # type: ignore[attr-defined]
+        else:
+            return frozenset()
+    return frozenset(found)
+
+
+def _item_at(node: ast.AST, owned: frozenset[str], var: str) -> bool:
+    """``node`` is ``xs[var]`` for a container ``xs`` only the function reaches (``item_stores.py``)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in owned):
+        return False
+    return isinstance(node.slice, ast.Name) and node.slice.id == var
+
+
+def _sweeps(fn: _Function, slot: SlotLoop) -> list[ast.For]:
+    """The loops after the call's loop over the same ``range(n)`` whose variable their body does not rebind."""
+    after = fn.body[fn.body.index(slot.loop) + 1 :]
+    loops = [loop for stmt in after for loop in walked_of(stmt, ast.For)]
+    return [
+        loop
+        for loop in loops
+        if _range_count(loop) == slot.count and not _rebinds(loop, loop.target.id, body=loop.body)  # type: ignore[attr-defined]
+    ]
+
+
+def _item_reads(stmt: ast.stmt, items: frozenset[str], var: str) -> frozenset[str]:
+    """The containers of ``items`` that ``stmt`` names only as ``xs[var]``."""
+    at = {id(n.value) for n in walked_of(stmt, ast.Subscript) if _item_at(n, items, var)}
+    named = [n for n in walked_of(stmt, ast.Name) if n.id in items]
+    return frozenset(n.id for n in named) - {n.id for n in named if id(n) not in at}
