@@ -31,7 +31,7 @@ from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["Results", "every_argument", "foreign_results", "foreign_writes"]
+__all__ = ["Results", "every_argument", "foreign_results", "foreign_writes", "npu_op"]
 
 _ATEN = "torch"  # the namespace whose functions the ATen table (``aten_table.py``) describes
 _NPU = (("torch_npu",), ("torch", "ops", "npu"))  # where torch_npu's ops are reached (``npu_table.py``)
@@ -41,7 +41,7 @@ Results = list[tuple[int | None, ast.expr]]  # (the element of a returned tuple,
 def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     """The caller's names whose memory ``call`` of the function ``dotted`` (``("torch", "relu_")``), which the
     run does not hold, may write in place."""
-    npu = _npu_op(dotted)
+    npu = npu_op(dotted)
     if npu is not None:
         return _npu_writes(call, npu)
     writes = schema.writes_self(dotted[-1]) if dotted[0] == _ATEN else None
@@ -54,7 +54,7 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
 def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     """The arguments of ``call`` of ``dotted`` its result may be as they came, each with where in the result (see
     above); none known for any other function."""
-    npu = _npu_op(dotted)
+    npu = npu_op(dotted)
     if npu is not None:
         returned = returned_params(*npu) or ()
         return [(r.position, arg) for r in returned for arg in _passed(call, [r.param])]
@@ -64,7 +64,7 @@ def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     return []
 
 
-def _npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
+def npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
     """The torch_npu op and overload ``dotted`` names (``torch.ops.npu.npu_rms_norm.default``), if it is one."""
     for prefix in _NPU:
         rest = tuple(dotted[len(prefix) :])

@@ -1,56 +1,121 @@
-"""Names a statement binds to the memory of an argument that a call returns as it came.
+"""Names a statement binds to memory one of its arguments may be: an argument a call returns as it came, a view of
+one, or anything a function the run cannot read was given.
 
 ``c = x.mul_(2)`` (an ATen op writing ``self`` returns it), ``c = torch.relu_(x)``, ``c =
 torch_npu.npu_scatter_nd_update_(x, i, u)`` (its schema's ``-> Tensor(a!)``) and ``k, ckv, kr, ckv_out =
 torch_npu.npu_kv_rmsnorm_rope_cache(..., k_cache, ckv_cache)`` (its kernel returns the two caches as they came:
 ``foreign_writes.foreign_results``) bind names that are the argument: a later write in place through ``c`` writes
-``x``, and a call on another stream reading ``c`` reads ``x``. The planner groups such names with what the argument
-may hold (``input_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple unpacked from the
-call pairs each name with its own element; any other target holds every argument the result may be. The function
-an op's name stands for is read through the module's imports (``import torch_npu as tnpu``, ``from torch_npu import
-npu_silu_``).
+``x``, and a call on another stream reading ``c`` reads ``x``. So do views whatever their arguments (``v =
+x.view(n, -1)``, ``v = x[i]``, ``v = torch.narrow(x, 0, s, n)``: an op whose ATen schema returns views of
+``self``), a torch function called with ``inplace=True`` (``F.relu(x, inplace=True)`` returns ``x``), and the
+result of a function no table knows and the run cannot read (``y = extlib.pick(x)``, a torch_npu op the table
+lacks or whose kernel writes what nothing declares): it may be, or hold, any tensor it was given, so it is paired
+with every argument's memory (only metadata, ``x.shape[0]``, passes none). The planner groups such names with
+what the argument may hold (``input_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
+unpacked from a known op pairs each name with its own element; any other target holds every argument the result
+may be. The function an op's name stands for is read through the module's imports (``import torch_npu as tnpu``,
+``from torch_npu import npu_silu_``); whether the run can read it, through its ``ModuleFunctions``
+(``imported_writes.py``: a frozenset where it cannot).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.foreign_writes import Results, foreign_results
+from codegen.lower.flow.foreign_writes import every_argument, foreign_results, npu_op
 from codegen.lower.flow.imports import module_bindings
-from codegen.lower.flow.schema import writes_self
+from codegen.lower.flow.npu_schema import written_params
+from codegen.lower.flow.schema import aliases_self, writes_self
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["Pairs", "result_aliases"]
+__all__ = ["Pairs", "Reach", "result_aliases"]
 
 Pairs = list[tuple[frozenset[str], frozenset[str]]]  # (names bound, names whose memory they may be)
+Reach = Callable[[ast.Call], object]  # ``ModuleFunctions.reached`` for the caller: a frozenset where the run cannot
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
+_Imports = dict[str, tuple[str, ...]]
+_ATEN = "torch"
 
 
-def result_aliases(fn: _Function, tree: ast.Module) -> Pairs:
-    """Each binding of ``fn`` (``tree``'s function) to a call's result that may be one of its arguments."""
+def result_aliases(fn: _Function, tree: ast.Module, reach: Reach | None = None) -> Pairs:
+    """Each binding of ``fn`` (``tree``'s function) to a value that may be one of its arguments' memory; ``reach``
+    says where a call goes (without it, a call of an imported function that is no torch op may return anything)."""
     imported = {
         local: (*b.module.split("."), *([b.name] if b.name else [])) for local, b in module_bindings(tree, "").items()
     }
     found: Pairs = []
     for stmt in walked_of(fn, ast.Assign):
-        results = _results(stmt.value, imported) if isinstance(stmt.value, ast.Call) else []
-        for target in stmt.targets if results else []:
-            found += _paired(target, results)
-    return [(names, held) for names, held in found if names and held]
+        held = _held(stmt.value, imported, reach)
+        for target in stmt.targets if held else []:
+            found += _paired(target, held)
+    return [(names, memory) for names, memory in found if names and memory]
 
 
-def _results(call: ast.Call, imported: dict[str, tuple[str, ...]]) -> Results:
-    """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)``, else what the function it names returns."""
+def _held(value: ast.expr, imported: _Imports, reach: Reach | None) -> _Held:
+    """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
+    if isinstance(value, ast.Call):
+        return _results(value, imported, reach)
+    root = _viewed(value, imported)
+    return [(None, frozenset({root}))] if root else []
+
+
+def _results(call: ast.Call, imported: _Imports, reach: Reach | None) -> _Held:
+    """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)`` or ``x.view(n, -1)``, else what the function
+    it names returns."""
     func = call.func
-    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None and writes_self(func.attr):
-        return [(None, func.value)]
+    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None:
+        if writes_self(func.attr):
+            return [(None, alias_sources(func.value))]
+        root = _viewed(call, imported)
+        return [(None, frozenset({root}))] if root else []
     dotted = _dotted(func, imported)
-    return foreign_results(call, dotted) if dotted else []
+    if dotted is None:
+        return []
+    if npu_op(dotted) is not None or dotted[0] == _ATEN:
+        return _known(call, dotted)
+    reached = reach(call) if reach is not None else frozenset()
+    return [(None, every_argument(call))] if isinstance(reached, frozenset) else []
 
 
-def _dotted(node: ast.expr, imported: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+def _known(call: ast.Call, dotted: tuple[str, ...]) -> _Held:
+    """A torch function's or torch_npu op's result, by its tables: every argument where they do not know it."""
+    npu = npu_op(dotted)
+    if npu is not None and written_params(*npu) is None:
+        return [(None, every_argument(call))]  # an op the table lacks, or whose kernel writes what nothing declares
+    if npu is None and writes_self(dotted[-1]) is None:
+        return [(None, every_argument(call))]  # ``torch.distributed.all_reduce``, ``torch.ops.vllm.<op>``
+    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("self", "input")), None)
+    inplace = any(k.arg == "inplace" and not _false(k.value) for k in call.keywords)
+    if npu is None and first is not None and (inplace or (len(dotted) == 2 and aliases_self(dotted[1]))):
+        return [(None, alias_sources(first))]
+    return [(at, alias_sources(arg)) for at, arg in foreign_results(call, dotted)]
+
+
+def _false(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and not node.value
+
+
+def _viewed(node: ast.expr, imported: _Imports) -> str | None:
+    """The local ``node`` takes a view of, whatever the view's arguments (``x[i]``, ``x.view(n, -1)[0]``,
+    ``x.chunk(k)``); None where the chain passes an attribute (the object's state: ``state_views.py``) or a call
+    that is no view."""
+    if not isinstance(node, (ast.Subscript, ast.Call)):
+        return None
+    while isinstance(node, (ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
+            node = node.func.value
+        else:
+            return None
+    return node.id if isinstance(node, ast.Name) and node.id not in imported else None
+
+
+def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     """``tnpu.npu_silu_`` -> ``("torch_npu", "npu_silu_")``, through the module's imports; None for a chain that
     starts at no imported name."""
     parts: list[str] = []
@@ -62,13 +127,13 @@ def _dotted(node: ast.expr, imported: dict[str, tuple[str, ...]]) -> tuple[str, 
     return (*imported[node.id], *reversed(parts))
 
 
-def _paired(target: ast.expr, results: Results) -> Pairs:
+def _paired(target: ast.expr, held: _Held) -> Pairs:
     """Each name of ``target`` with the arguments its part of the result may be."""
-    whole = frozenset().union(*(alias_sources(arg) for _, arg in results))
+    whole = frozenset().union(*(names for _, names in held))
     elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
-    if not elements or any(at is None for at, _ in results) or any(isinstance(e, ast.Starred) for e in elements):
+    if not elements or any(at is None for at, _ in held) or any(isinstance(e, ast.Starred) for e in elements):
         return [(bound_names(target), whole)]
     return [
-        (bound_names(element), frozenset().union(*(alias_sources(arg) for where, arg in results if where == at)))
+        (bound_names(element), frozenset().union(*(names for where, names in held if where == at)))
         for at, element in enumerate(elements)
     ]
