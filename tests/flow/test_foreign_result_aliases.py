@@ -1,5 +1,6 @@
 """The result of a function the run cannot read may be (a view of) any tensor it was given: ``y =
-extlib.pick(x)`` binds ``y`` to memory ``x`` may hold (``codegen/lower/flow/result_aliases.py``).
+extlib.pick(x)`` binds ``y`` to memory ``x`` may hold (``codegen/lower/flow/result_aliases.py``); so does a view
+whatever its arguments (``v = x.view(x.shape[0], -1)``, ``v = torch.narrow(x, 0, 0, n)``).
 
 A side call writing ``x`` is joined before the caller reads ``y``; a side call reading ``y`` is joined before the
 caller writes ``x``. Before, ``y`` was a fresh tensor: neither join was placed, and the race checker found both.
@@ -68,6 +69,20 @@ class Model(nn.Module):
         z = torch.ones(x.shape) * 3
         w = y * 1
         return r + w + z
+
+    def written_aside_read_through_view(self, x):
+        v = x.view(x.shape[0], -1)
+        r = self.bump(x)
+        z = torch.ones(x.shape) * 3
+        w = v * 1
+        return r + w + z
+
+    def read_aside_through_narrow_written(self, x):
+        v = torch.narrow(x, 0, 0, x.shape[0])
+        r = self.side(v)
+        z = torch.ones(x.shape) * 3
+        x.add_(1)
+        return r + x + z
 """ + caller_source()
 
 INIT = """\
@@ -78,7 +93,14 @@ def build(method):
     return model.Caller(method)
 """
 
-RACED = ["written_aside_read_through_result", "read_aside_through_result_written", "written_aside_read_through_chain"]
+RACED = [
+    "written_aside_read_through_result",
+    "read_aside_through_result_written",
+    "written_aside_read_through_chain",
+    "written_aside_read_through_view",
+    "read_aside_through_narrow_written",
+]
+READ_ASIDE = ("read_aside_through_result_written", "read_aside_through_narrow_written")
 _COUNT = itertools.count()
 
 
@@ -98,14 +120,14 @@ def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:
     """The same arithmetic, on one stream."""
-    return (x + 1) * 2 + (x + 1) + 3 if method != "read_aside_through_result_written" else x * 2 + (x + 1) + 3
+    return x * 2 + (x + 1) + 3 if method in READ_ASIDE else (x + 1) * 2 + (x + 1) + 3
 
 
 @pytest.mark.parametrize("method", RACED)
 def test_the_caller_waits_before_the_other_name_is_used(tmp_path: Path, method: str) -> None:
     """The side call overlaps the caller's next statement; the use through the other name comes after its join."""
     body = method_source(_generated(tmp_path, "portable")[1], method)
-    use = "x.add_(1)" if method == "read_aside_through_result_written" else "w = y * 1"
+    use = "x.add_(1)" if method in READ_ASIDE else "w = "
     assert body.index("runtime.stream(") < body.index("z = ") < body.rindex("runtime.wait(") < body.index(use)
 
 
