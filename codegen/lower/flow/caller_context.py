@@ -27,7 +27,7 @@ from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.none_facts import never_none
 from codegen.lower.flow.object_state import ObjectState, object_state
 from codegen.lower.flow.own_joins import own_joins
-from codegen.lower.flow.result_aliases import Pairs, Reach, result_aliases
+from codegen.lower.flow.result_aliases import Pairs, result_aliases
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.returned_state import held_state
 from codegen.lower.flow.site_sync import Flags
@@ -93,7 +93,7 @@ def event_context(
         helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
-        results=result_aliases(fn, module.tree, _reach(module, qualname, receiver)),
+        results=result_aliases(fn, module.tree, _scope(module, qualname, receiver)),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
     )
@@ -103,16 +103,14 @@ def _state_writes(
     module: CallerModule, qualname: str, fn: _Function, receiver: str | None, helped: dict[ast.stmt, frozenset[str]]
 ) -> StateWrites:
     """What each statement of ``fn`` writes in place of objects' state (``state_writes.py``)."""
-    functions = module_functions(module.index, module.ir.module_name, module.tree)
-    owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
-    return StateWrites(Scope(functions, owner, receiver), fn, helped)
+    return StateWrites(_scope(module, qualname, receiver), fn, helped)
 
 
-def _reach(module: CallerModule, qualname: str, receiver: str | None) -> Reach:
-    """Where a call of ``fn`` goes outside its module (``imported_writes.py``), for ``result_aliases.py``."""
+def _scope(module: CallerModule, qualname: str, receiver: str | None) -> Scope:
+    """Where the calls of ``fn`` go: its module's functions (``imported_writes.py``), its class and receiver."""
     functions = module_functions(module.index, module.ir.module_name, module.tree)
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
-    return functools.partial(functions.reached, owner=owner, receiver=receiver)
+    return Scope(functions, owner, receiver)
 
 
 def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:

@@ -21,64 +21,101 @@ may be. The function an op's name stands for is read through the module's import
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 
-from codegen.index.walked import walked_of
+from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.foreign_writes import every_argument, foreign_results, npu_op
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.npu_schema import written_params
+from codegen.lower.flow.param_writes import resolved_function
+from codegen.lower.flow.run_results import returned_arguments
 from codegen.lower.flow.schema import aliases_self, writes_self
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["Pairs", "Reach", "result_aliases"]
+__all__ = ["Pairs", "result_aliases"]
 
 Pairs = list[tuple[frozenset[str], frozenset[str]]]  # (names bound, names whose memory they may be)
-Reach = Callable[[ast.Call], object]  # ``ModuleFunctions.reached`` for the caller: a frozenset where the run cannot
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
 _Imports = dict[str, tuple[str, ...]]
+_Seen = frozenset[_Function]
 _ATEN = "torch"
 
 
-def result_aliases(fn: _Function, tree: ast.Module, reach: Reach | None = None) -> Pairs:
-    """Each binding of ``fn`` (``tree``'s function) to a value that may be one of its arguments' memory; ``reach``
+def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) -> Pairs:
+    """Each binding of ``fn`` (``tree``'s function) to a value that may be one of its arguments' memory; ``scope``
     says where a call goes (without it, a call of an imported function that is no torch op may return anything)."""
-    imported = {
-        local: (*b.module.split("."), *([b.name] if b.name else [])) for local, b in module_bindings(tree, "").items()
-    }
+    return _pairs(fn, _imported(tree), scope, frozenset())
+
+
+def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
     for stmt in walked_of(fn, ast.Assign):
-        held = _held(stmt.value, imported, reach)
+        held = _held(stmt.value, imported, scope, seen)
         for target in stmt.targets if held else []:
             found += _paired(target, held)
     return [(names, memory) for names, memory in found if names and memory]
 
 
-def _held(value: ast.expr, imported: _Imports, reach: Reach | None) -> _Held:
+@per_node
+def _imported(tree: ast.Module) -> _Imports:
+    """The module's imports: local name -> what it names (``("torch_npu", "npu_silu_")``)."""
+    return {
+        local: (*b.module.split("."), *([b.name] if b.name else [])) for local, b in module_bindings(tree, "").items()
+    }
+
+
+def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
     if isinstance(value, ast.Call):
-        return _results(value, imported, reach)
+        return _results(value, imported, scope, seen)
     root = _viewed(value, imported)
     return [(None, frozenset({root}))] if root else []
 
 
-def _results(call: ast.Call, imported: _Imports, reach: Reach | None) -> _Held:
-    """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)`` or ``x.view(n, -1)``, else what the function
-    it names returns."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None:
-        if writes_self(func.attr):
-            return [(None, alias_sources(func.value))]
-        root = _viewed(call, imported)
-        return [(None, frozenset({root}))] if root else []
-    dotted = _dotted(func, imported)
-    if dotted is None:
-        return []
-    if npu_op(dotted) is not None or dotted[0] == _ATEN:
+def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
+    """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)`` or ``x.view(n, -1)``, what the function it
+    names returns (by its tables, its body where the run reads it), every argument where nothing says."""
+    func, dotted = call.func, _dotted(call.func, imported)
+    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None and writes_self(func.attr):
+        return [(None, alias_sources(func.value))]
+    if dotted is not None and (npu_op(dotted) is not None or dotted[0] == _ATEN):
         return _known(call, dotted)
-    reached = reach(call) if reach is not None else frozenset()
-    return [(None, every_argument(call))] if isinstance(reached, frozenset) else []
+    callee = resolved_function(call, scope.functions, scope.owner, scope.receiver) if scope is not None else None
+    if callee is not None:
+        given = returned_arguments(call, callee, (_value_held, _callee_pairs), seen)
+        return [(None, _own(frozenset().union(*(alias_sources(a) for a in given)), scope))]
+    root = _viewed(call, imported)
+    if root is not None or dotted is None:
+        return [(None, frozenset({root}))] if root else []
+    functions = scope.functions if scope is not None else None
+    if isinstance(functions, ModuleFunctions):  # where the run cannot read the callee: a frozenset
+        reached = functions.reached(call, scope.owner, scope.receiver)  # type: ignore[union-attr]
+        return [(None, _own(every_argument(call), scope))] if isinstance(reached, frozenset) else []
+    return [(None, every_argument(call))]
+
+
+def _own(names: frozenset[str], scope: Scope | None) -> frozenset[str]:
+    """``names`` but the receiver: ``self.pcp_rank`` handed to a call gives its result none of the object's memory
+    the planner tracks by name (its state is read and written by attribute: ``state_views.py``)."""
+    return names - {scope.receiver} if scope is not None and scope.receiver else names
+
+
+def _value_held(value: ast.expr, scope: Scope, seen: _Seen) -> frozenset[str]:
+    """What a value a function of the run returns may hold of its names (``run_results.py``)."""
+    held = _held(value, _imported(_tree(scope)), scope, seen)
+    return frozenset().union(*(names for _, names in held))
+
+
+def _callee_pairs(fn: _Function, scope: Scope, seen: _Seen) -> Pairs:
+    return _pairs(fn, _imported(_tree(scope)), scope, seen)
+
+
+def _tree(scope: Scope) -> ast.Module:
+    tree = getattr(scope.functions, "tree", None)
+    return tree if tree is not None else ast.Module(body=[], type_ignores=[])
 
 
 def _known(call: ast.Call, dotted: tuple[str, ...]) -> _Held:
