@@ -32,6 +32,7 @@ from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, slot_node, statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
+from codegen.lower.flow.unbound_keeps import bound_at, first_bindings
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
     Anchor,
@@ -64,6 +65,7 @@ class _Lowering:
     kept_ahead: set[tuple[ast.stmt, str]] = attrs.Factory(set)  # ... whose step is placed
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
     joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
+    first: dict[str, int] = attrs.Factory(dict)  # each name's first binding line (``unbound_keeps.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
@@ -71,7 +73,7 @@ class _Lowering:
         relays, joins = self._placed()
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -120,12 +122,14 @@ class _Lowering:
     def _join_event(self, site: int) -> EventRef:
         return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
-    def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
+    def _join(self, step: Join, waited: bool, leaves: bool, anchor: Anchor) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
-        function ``leaves`` right after: no later call of it can allocate then)."""
+        function ``leaves`` right after: no later call of it can allocate then; none first bound below ``anchor``:
+        ``unbound_keeps.py``)."""
         when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)))  # ``fixed_tests.py``
         out: list[Step] = [] if waited else [Wait(event=self._join_event(step.site), when=when)]
-        values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
+        kept = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
+        values = bound_at(kept, anchor, self.first)
         if values:
             out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
@@ -204,4 +208,4 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         held_params=context.held_params,
         object_state=context.object_state,
     )
-    return _Lowering(facts=facts, context=context).run()
+    return _Lowering(facts=facts, context=context, first=first_bindings(fn)).run()
