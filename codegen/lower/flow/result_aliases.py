@@ -9,8 +9,10 @@ torch_npu.npu_kv_rmsnorm_rope_cache(..., k_cache, ckv_cache)`` (its kernel retur
 x.view(n, -1)``, ``v = x[i]``, ``v = torch.narrow(x, 0, s, n)``: an op whose ATen schema returns views of
 ``self``), a torch function called with ``inplace=True`` (``F.relu(x, inplace=True)`` returns ``x``), and the
 result of a function no table knows and the run cannot read (``y = extlib.pick(x)``, a torch_npu op the table
-lacks or whose kernel writes what nothing declares): it may be, or hold, any tensor it was given, so it is paired
-with every argument's memory (only metadata, ``x.shape[0]``, passes none). The planner groups such names with
+lacks or whose kernel writes what nothing declares), or of a submodule whose class the run does not read
+(``self.ident(x)``: ``nn.Identity`` hands back its input): it may be, or hold, any tensor it was
+given, so it is paired with every argument's memory (only metadata, ``x.shape[0]``, passes none; nor does the
+receiver, ``self.pcp_rank``). A function of the run is read (``run_results.py``). The planner groups such names with
 what the argument may hold (``input_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
 unpacked from a known op pairs each name with its own element; any other target holds every argument the result
 may be. The function an op's name stands for is read through the module's imports (``import torch_npu as tnpu``,
@@ -87,6 +89,8 @@ def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _See
     if callee is not None:
         given = returned_arguments(call, callee, (_value_held, _callee_pairs), seen)
         return [(None, _own(frozenset().union(*(alias_sources(a) for a in given)), scope))]
+    if _unread_submodule(call, scope):  # ``self.ident(x)``: ``nn.Identity`` returns its input
+        return [(None, _own(every_argument(call), scope))]
     root = _viewed(call, imported)
     if root is not None or dotted is None:
         return [(None, frozenset({root}))] if root else []
@@ -95,6 +99,17 @@ def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _See
         reached = functions.reached(call, scope.owner, scope.receiver)  # type: ignore[union-attr]
         return [(None, _own(every_argument(call), scope))] if isinstance(reached, frozenset) else []
     return [(None, every_argument(call))]
+
+
+def _unread_submodule(call: ast.Call, scope: Scope | None) -> bool:
+    """``self.<attr>(...)`` of a submodule ``__init__`` makes of a class the run does not read (a function of the
+    run is resolved before): what its ``forward`` returns may be what it was given."""
+    func, functions = call.func, scope.functions if scope is not None else None
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) or scope is None:
+        return False
+    if func.value.id != scope.receiver or not scope.owner or not isinstance(functions, ModuleFunctions):
+        return False
+    return func.attr in functions.index.submodules.get(f"{functions.key}:{scope.owner}", {})  # type: ignore[attr-defined]
 
 
 def _own(names: frozenset[str], scope: Scope | None) -> frozenset[str]:
