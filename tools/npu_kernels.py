@@ -18,9 +18,11 @@ text (comments and string literals blanked) for:
 C++ parameters are matched to the schema's by position (op-plugin spells them in schema order, not always with the
 schema's names: ``k_cache_ref`` for ``k_cache``); a kernel whose parameter count differs is not read.
 
-Evidence looked at and not used: the pages of ``npu_mla_prolog`` and ``npu_mla_prolog_v2`` name ``kv_cache`` and
-``kr_cache`` as updated in place, and that of ``npu_apply_rotary_pos_emb`` its ``query`` and ``key``; but a page
-does not say that an argument it leaves unnamed is only read. Standard library only.
+Evidence looked at and not used here: the pages of ``npu_mla_prolog`` and ``npu_mla_prolog_v2`` name ``kv_cache``
+and ``kr_cache`` as updated in place, and that of ``npu_apply_rotary_pos_emb`` its ``query`` and ``key``; but a page
+does not say that an argument it leaves unnamed is only read. The declarations of the aclnn functions and aclops
+operators such kernels call do (their ``Ref`` parameters, their inputs that are outputs too): ``npu_settled.py``
+holds what they say of the ops left unknown here. Standard library only.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as ``python tools/npu_table_build.py``
 
 from npu_kernels import Kernel, kernels, passed_written, read_positions, returned, written  # noqa: E402
+from npu_settled import SETTLED  # noqa: E402
 
 TABLE = Path(__file__).resolve().parent.parent / "codegen" / "lower" / "flow" / "npu_table.py"
 _FUNC = re.compile(r"^  - func: (.+?)\s*$")
@@ -98,6 +99,8 @@ def kernel_facts(schemas: list[str], root: Path) -> KernelFacts:
             facts.returned[op] = back
         if ops and len(ops) == len(defined) and all(w is not None for w in writes) and any(writes):
             facts.writes[op] = sorted({names[k.params.index(p)] for k, w in zip(ops, writes) for p in w or ()})  # type: ignore[index]
+        elif hidden and op in SETTLED:  # CANN's declaration of its callee says what (``npu_settled.py``)
+            facts.writes[op] = list(SETTLED[op].writes)
         elif hidden:
             facts.undeclared.append(op)
     return facts
@@ -144,7 +147,8 @@ def render(schemas: list[str], quiet: list[str], source: str, facts: KernelFacts
     facts = facts or KernelFacts(quiet, {}, {})
     rows = "".join(f"    {_quoted(s)},\n" for s in schemas)
     names = "".join(f'        "{name}",\n' for name in facts.undeclared)
-    writes = "".join(f'    "{op}": {_strings(params)},\n' for op, params in sorted(facts.writes.items()))
+    unknown = f"frozenset(\n    {{\n{names}    }}\n)" if names else "frozenset()"
+    writes = "".join(_settled(op) + f'    "{op}": {_strings(params)},\n' for op, params in sorted(facts.writes.items()))
     back = "".join(f'    "{op}": {_pairs(pairs)},\n' for op, pairs in sorted(facts.returned.items()))
     return (
         '"""The schemas of torch_npu ops (``torch.ops.npu``), written by ``tools/npu_table_build.py``: do not edit.\n\n'
@@ -155,14 +159,20 @@ def render(schemas: list[str], quiet: list[str], source: str, facts: KernelFacts
         f"SCHEMAS: tuple[str, ...] = (\n{rows})\n\n"
         "# Ops whose kernel returns a tensor parameter, or whose page says it updates in place, while no schema of\n"
         "# theirs marks a write, and whose kernel does not say what it writes: what they write is unknown.\n"
-        f"UNDECLARED: frozenset[str] = frozenset(\n    {{\n{names}    }}\n)\n\n"
+        f"UNDECLARED: frozenset[str] = {unknown}\n\n"
         "# Ops no schema of which marks a write whose kernel writes these arguments: it hands them to an aclnn call\n"
-        "# at a position a declared op calling the same function writes, and the others where such ops read only.\n"
+        "# at a position a declared op calling the same function writes, and the others where such ops read only;\n"
+        "# or, where no declared op makes its calls, what CANN's declaration of them says (the line above each).\n"
         f"KERNEL_WRITES: dict[str, tuple[str, ...]] = {{\n{writes}}}\n\n"
         "# Ops no schema of which marks a write whose kernel returns arguments as they came: (result position,\n"
         "# argument); position 0 of an op returning one tensor is that tensor.\n"
         f"RETURNED: dict[str, tuple[tuple[int, str], ...]] = {{\n{back}}}\n"
     )
+
+
+def _settled(op: str) -> str:
+    """The comment above an op that ``npu_settled.py`` settles: the sources that say what it writes."""
+    return f"    # {SETTLED[op].source}\n" if op in SETTLED else ""
 
 
 def _strings(names: list[str]) -> str:

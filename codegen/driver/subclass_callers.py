@@ -7,8 +7,9 @@ search for the names the stream functions are defined under (``indexing.py``); f
 ones, the classes whose ``__init__`` makes a submodule of such a class are read (their trees are the index's own,
 shared within the run), and the files that define a class deriving from one of them are added, then the files
 deriving from those, until a round adds none. A base is read in the text of the class statement (``class
-Attn(AttnWeights):``, ``class Attn(weights.AttnWeights)``), so a file that only imports or mentions a holder costs
-a search, not a parse: the run indexes no file beyond those that may make such a call.
+Attn(AttnWeights):``, ``class Attn(weights.AttnWeights)``, ``class Attn(AttnWeights[T])``), so a file that only
+imports or mentions a holder costs a search, not a parse: the run indexes no file beyond those that may make such a
+call.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = ["holders", "subclasses", "through_bases"]
 
 _M = TypeVar("_M")
 _CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.M)
+_SUBSCRIPT = re.compile(r"\[.*", re.S)  # ``Weights[T]`` derives from ``Weights``
 
 
 def holders(sources: Iterable[str], classes: frozenset[str]) -> frozenset[str]:
@@ -47,7 +49,8 @@ def subclasses(source: str, bases: frozenset[str]) -> frozenset[str]:
     """The classes ``source`` defines with one of ``bases`` among their bases, by name or as an attribute."""
     found = set()
     for match in _CLASS.finditer(source):
-        named = {part.split("=")[-1].strip().rpartition(".")[2] for part in match.group(2).split(",")}
+        parts = (_SUBSCRIPT.sub("", part.split("=")[-1]).strip() for part in match.group(2).split(","))
+        named = {part.rpartition(".")[2] for part in parts}
         if named & bases:
             found.add(match.group(1))
     return frozenset(found)

@@ -9,7 +9,11 @@ module need not import. A base is followed where the run holds its module: defin
 name relatively or by the absolute name of a module of the run; a base of such a base too. An attribute a class
 stores itself, in any method, is that class's: a base's assignment does not hold there (a ``setattr`` on the object
 hides every base's). A base imported from the package whose module the run does not hold (a file transformed
-alone) leaves the object's attributes unknown (:func:`unheld_base`).
+alone) leaves the object's attributes unknown (:func:`unheld_base`), as does a base the source computes: a call
+(``class A(make_base())``) or a module-level name bound otherwise than by a class or an import (``Base =
+make_base()``) may be any class. A base is read through a subscript (``Base[T]``) and through an attribute chain
+on an import (``weights.Weights`` after ``from . import weights``, ``pkg.weights.Weights`` after ``import
+pkg.weights``).
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ import ast
 from collections.abc import Iterator
 
 from codegen.index import scan
+from codegen.index.blocks import module_scope
 from codegen.index.walked import per_node, walked_of
-from codegen.lower.flow.imports import resolve_spec
+from codegen.lower.flow.imports import Binding, module_bindings, resolve_spec
 
 __all__ = ["Origins", "bases_of", "class_of", "forward_of", "home_of", "origins", "unheld_base"]
 
@@ -40,11 +45,21 @@ def home_of(index: object, module: str, local: str) -> _Home | None:
 
 
 def bases_of(index: object, module: str, cls: ast.ClassDef) -> Iterator[_Home | None]:
-    """Each plain-named base of ``cls`` as (module, class name) where the run holds its class; None for one the
-    package defines in a module the run does not hold; bases from outside the package are left out."""
+    """Each base of ``cls`` as (module, class name) where the run holds its class; None for one the package defines
+    in a module the run does not hold, and for one the source computes (see above); bases from outside the package
+    are left out."""
     for base in cls.bases:
-        if isinstance(base, ast.Name):
-            yield from _home(index, module, base.id)
+        while isinstance(base, ast.Subscript):  # ``Base[T]``: the class is ``Base``
+            base = base.value
+        chain = scan.dotted_name(base)
+        if chain is None:
+            yield None  # ``make_base()``: any class
+        elif "." in chain:
+            yield from _attribute_home(index, module, chain.split("."))
+        elif _computed(index, module, chain):
+            yield None
+        else:
+            yield from _home(index, module, chain)
 
 
 def origins(index: object, module: str, name: str, seen: frozenset[_Home] = frozenset()) -> Origins:
@@ -100,6 +115,45 @@ def _home(index: object, module: str, local: str) -> Iterator[_Home | None]:
         yield key, name
     elif spec.startswith("."):
         yield None
+
+
+def _attribute_home(index: object, module: str, chain: list[str]) -> Iterator[_Home | None]:
+    """``weights.Weights`` (``chain`` split at its dots) through the import that binds ``weights``: the class in the
+    longest module of the chain the run holds; None where the run holds none of it and the import is the package's
+    (relative, or of its top package), or the chain starts at a name bound otherwise (``Bases.Attn``)."""
+    binding = _bindings(index, module).get(chain[0])
+    if binding is None:
+        if _computed(index, module, chain[0]) or class_of(index, module, chain[0]) is not None:
+            yield None
+        return
+    dotted = [*binding.module.split("."), *([binding.name] if binding.name else []), *chain[1:]]
+    for cut in range(len(dotted) - 1, 0, -1):
+        key = index.key_of(".".join(dotted[:cut]))  # type: ignore[attr-defined]
+        if _tree(index, key) is not None:
+            yield from _home(index, key, dotted[cut]) if cut == len(dotted) - 1 else [None]
+            return
+    if binding.spec.startswith(".") or dotted[0] == index.package_of(module).partition(".")[0]:  # type: ignore[attr-defined]
+        yield None
+
+
+def _bindings(index: object, module: str) -> dict[str, Binding]:
+    tree = _tree(index, module)
+    return module_bindings(tree, index.package_of(module)) if tree is not None else {}  # type: ignore[attr-defined]
+
+
+def _computed(index: object, module: str, name: str) -> bool:
+    """``name`` is bound in the module's scope by a statement other than a class or an import (``Base =
+    make_base()``): it may be any class."""
+    tree = _tree(index, module)
+    return tree is not None and name in _assigned(tree)
+
+
+@per_node
+def _assigned(tree: ast.Module) -> frozenset[str]:
+    """The names an assignment of the module's scope binds; read once per module."""
+    kinds = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+    nodes = [n for node in module_scope(tree) if isinstance(node, kinds) for n in ast.walk(node)]
+    return frozenset(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
 
 @per_node

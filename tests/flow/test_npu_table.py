@@ -14,6 +14,7 @@ from pathlib import Path
 
 from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.npu_table import SCHEMAS, UNDECLARED
+from tools.npu_settled import SETTLED
 
 _TOOL = Path(__file__).resolve().parents[2] / "tools" / "npu_table_build.py"
 
@@ -92,5 +93,5 @@ def test_every_declared_write_is_read() -> None:
 
 
 def test_the_undeclared_writers_include_the_known_ones() -> None:
-    assert {"npu_apply_rotary_pos_emb", "npu_mla_prolog_v2"} <= UNDECLARED
+    assert {"npu_apply_rotary_pos_emb", "npu_mla_prolog_v2"} <= UNDECLARED | set(SETTLED)  # settled by CANN's sources
     assert not any("!" in s.rpartition(") ->")[0] for s in SCHEMAS if s.split("(")[0].split(".")[0] in UNDECLARED)

@@ -96,7 +96,7 @@ def event_context(
         helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
-        results=result_aliases(fn, module.tree),
+        results=result_aliases(fn, module.tree, _scope(module, qualname, receiver)),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
         uniform=uniform_guards(module.tree, module.index, module.ir.module_name, qualname, fn),
@@ -107,9 +107,14 @@ def _state_writes(
     module: CallerModule, qualname: str, fn: _Function, receiver: str | None, helped: dict[ast.stmt, frozenset[str]]
 ) -> StateWrites:
     """What each statement of ``fn`` writes in place of objects' state (``state_writes.py``)."""
+    return StateWrites(_scope(module, qualname, receiver), fn, helped)
+
+
+def _scope(module: CallerModule, qualname: str, receiver: str | None) -> Scope:
+    """Where the calls of ``fn`` go: its module's functions (``imported_writes.py``), its class and receiver."""
     functions = module_functions(module.index, module.ir.module_name, module.tree)
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
-    return StateWrites(Scope(functions, owner, receiver), fn, helped)
+    return Scope(functions, owner, receiver)
 
 
 def _object_state(module: CallerModule, qualname: str, receiver: str | None) -> ObjectState | None:

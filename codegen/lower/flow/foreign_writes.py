@@ -34,7 +34,7 @@ from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["Results", "every_argument", "foreign_results", "foreign_writes"]
+__all__ = ["Results", "every_argument", "foreign_results", "foreign_writes", "npu_op"]
 
 _ATEN = "torch"  # the namespace whose functions the ATen table (``aten_table.py``) describes
 _ATEN_OPS = ("torch", "ops", "aten")  # an ATen op by its overload (``aten_overloads.py``)
@@ -45,7 +45,7 @@ Results = list[tuple[int | None, ast.expr]]  # (the element of a returned tuple,
 def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     """The caller's names whose memory ``call`` of the function ``dotted`` (``("torch", "relu_")``), which the
     run does not hold, may write in place."""
-    npu = _npu_op(dotted)
+    npu = npu_op(dotted)
     if npu is not None:
         return _npu_writes(call, npu)
     if tuple(dotted[:3]) == _ATEN_OPS and len(dotted) in (4, 5):
@@ -60,7 +60,7 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
 def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     """The arguments of ``call`` of ``dotted`` its result may be as they came, each with where in the result (see
     above); none known for any other function."""
-    npu = _npu_op(dotted)
+    npu = npu_op(dotted)
     if npu is not None:
         returned = returned_params(*npu) or ()
         return [(r.position, arg) for r in returned for arg in _passed(call, [r.param])]
@@ -70,7 +70,7 @@ def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     return []
 
 
-def _npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
+def npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:
     """The torch_npu op and overload ``dotted`` names (``torch.ops.npu.npu_rms_norm.default``), if it is one."""
     for prefix in _NPU:
         rest = tuple(dotted[len(prefix) :])

@@ -431,27 +431,35 @@ SCHEMAS: tuple[str, ...] = (
 
 # Ops whose kernel returns a tensor parameter, or whose page says it updates in place, while no schema of
 # theirs marks a write, and whose kernel does not say what it writes: what they write is unknown.
-UNDECLARED: frozenset[str] = frozenset(
-    {
-        "_npu_distribute_barrier",
-        "dropout_with_byte_mask",
-        "npu_apply_rotary_pos_emb",
-        "npu_batch_gather_matmul",
-        "npu_dequant_rope_quant_kvcache",
-        "npu_dropout_with_add_softmax_backward",
-        "npu_get_float_status",
-        "npu_mla_prolog",
-        "npu_mla_prolog_v2",
-        "npu_rope_quant_kvcache",
-    }
-)
+UNDECLARED: frozenset[str] = frozenset()
 
 # Ops no schema of which marks a write whose kernel writes these arguments: it hands them to an aclnn call
-# at a position a declared op calling the same function writes, and the others where such ops read only.
+# at a position a declared op calling the same function writes, and the others where such ops read only;
+# or, where no declared op makes its calls, what CANN's declaration of them says (the line above each).
 KERNEL_WRITES: dict[str, tuple[str, ...]] = {
+    # aclnnDistributeBarrier(V2)GetWorkspaceSize(aclTensor* xRef, ...): only xRef is Ref; the kernel returns x_ref
+    "_npu_distribute_barrier": ("x_ref",),
+    # aclops kernel: self goes to _dropout_with_byte_mask (a fresh result) or self.mul; returned as it came at p 0
+    "dropout_with_byte_mask": (),
+    # aclnnApplyRotaryPosEmb(V2)GetWorkspaceSize(aclTensor* queryRef, aclTensor* keyRef, cos, sin, ...)
+    "npu_apply_rotary_pos_emb": ("key", "query"),
+    # aclnnAddLoraGetWorkspaceSize(const aclTensor *y, ..., const aclTensor *out): no Ref; out is a fresh tensor
+    "npu_batch_gather_matmul": (),
+    # aclnnDequantRopeQuantKvcacheGetWorkspaceSize(x, cos, sin, aclTensor *kCacheRef, aclTensor *vCacheRef, ...)
+    "npu_dequant_rope_quant_kvcache": ("k_cache", "v_cache"),
+    # aclops DropoutWithMulsAndSoftmaxGrad: grad, mask, softmax_out are inputs, its one output a fresh tensor
+    "npu_dropout_with_add_softmax_backward": (),
+    # aclops NPUGetFloatStatus(Input self, a fresh Output), then the kernel returns self: the status lands in self
+    "npu_get_float_status": ("self",),
     "npu_grouped_matmul_add": ("self",),
     "npu_kv_rmsnorm_rope_cache": ("ckv_cache", "k_cache"),
     "npu_kv_rmsnorm_rope_cache_v2_functional": ("ckv_cache", "k_cache"),
+    # aclops MlaProlog: kv_cache, kr_cache are inputs and outputs of the same name (aclnn: kvCacheRef, krCacheRef)
+    "npu_mla_prolog": ("kr_cache", "kv_cache"),
+    # aclnnMlaPrologV2WeightNzGetWorkspaceSize(..., aclTensor *kvCacheRef, aclTensor *krCacheRef, ...)
+    "npu_mla_prolog_v2": ("kr_cache", "kv_cache"),
+    # its kernel calls aclnnDequantRopeQuantKvcache(x, cos, sin, kCacheRef, vCacheRef, ...) with k_cache, v_cache
+    "npu_rope_quant_kvcache": ("k_cache", "v_cache"),
 }
 
 # Ops no schema of which marks a write whose kernel returns arguments as they came: (result position,

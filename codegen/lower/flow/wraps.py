@@ -37,6 +37,7 @@ from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import in_loops, simple_statements, statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
+from codegen.lower.flow.unbound_keeps import bound_at, first_bindings
 from codegen.lower.flow.wrap_fork import Forks
 from codegen.lower.plan import (
     Anchor,
@@ -71,6 +72,7 @@ class _Lowering:
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
     joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
     read: set[int] = attrs.Factory(set)  # the calls whose join record some wait reads (``read_records.py``)
+    first: dict[str, int] = attrs.Factory(dict)  # each name's first binding line (``unbound_keeps.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
@@ -80,7 +82,7 @@ class _Lowering:
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
             slot = self._slots.waits(join.site, anchor, join.slot) if join.site in self._slots.sites else ("", "")
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), slot))
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -132,15 +134,17 @@ class _Lowering:
         return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
     def _join(
-        self, step: Join, waited: bool = False, leaves: bool = False, slot: tuple[str, str] = ("", "")
+        self, step: Join, waited: bool, leaves: bool, anchor: Anchor, slot: tuple[str, str] = ("", "")
     ) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
-        function ``leaves`` right after: no later call of it can allocate then); ``slot``: the event it picks and
-        the test it adds for one micro-batch's call (``item_slots.py``)."""
+        function ``leaves`` right after: no later call of it can allocate then; none first bound below ``anchor``:
+        ``unbound_keeps.py``); ``slot``: the event it picks and the test it adds for one micro-batch's call
+        (``item_slots.py``)."""
         when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)), slot[1] or None)
         event = self._picked(self._join_event(step.site), step.site, slot[0])
         out: list[Step] = [] if waited else [Wait(event=event, when=when)]
-        values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
+        kept = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
+        values = bound_at(kept, anchor, self.first)
         if values:
             out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
@@ -219,4 +223,4 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
         held_params=context.held_params,
         object_state=context.object_state,
     )
-    return _Lowering(facts=facts, context=context, fn=fn).run()
+    return _Lowering(facts=facts, context=context, fn=fn, first=first_bindings(fn)).run()
