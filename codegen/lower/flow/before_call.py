@@ -7,10 +7,9 @@ once, as the call would read it.
 
 from __future__ import annotations
 
-import ast
-
 from codegen.lower.flow.caller_facts import SiteSync
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.spelling import spelled_expr
 from codegen.lower.flow.statements import slot_node
 from codegen.lower.plan import Assign, Step
 
@@ -21,7 +20,7 @@ def before_call(site: Site, sync: SiteSync) -> list[Step]:
     """What the caller's stream runs just before the call: its computed arguments bound to fresh names, and its
     guard read into its flag."""
     before: list[Step] = [
-        Assign(name=name, value=ast.unparse(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
+        Assign(name=name, value=spelled_expr(slot_node(site.call.call, slot))) for slot, name in sync.hoisted
     ]
     if sync.flag and sync.guard_text:
         before.append(Assign(name=sync.flag, value=sync.guard_text))

@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
 from codegen.lower.flow.analyze import Analysis
+from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.statements import in_loops, simple_statements, statement_blocks
 from codegen.lower.flow.transfer import Relations, SiteView
 from codegen.lower.plan import Cond, EventRef
 
-__all__ = ["CallerFacts", "Narrowed", "Planned", "SiteEvents", "SiteSync", "any_may"]
+if TYPE_CHECKING:
+    from codegen.lower.flow.caller_context import CallerContext
+
+__all__ = ["CallerFacts", "Narrowed", "Planned", "SiteEvents", "SiteSync", "any_may", "facts_of"]
 
 _BLOCKS = ("body", "orelse", "finalbody")
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -113,3 +119,21 @@ class CallerFacts:
 
 def any_may(result: Analysis, site: int) -> bool:
     return any(s.site == site and s.may for found in result.steps.values() for s in found)
+
+
+def facts_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, context: CallerContext) -> CallerFacts:
+    """What the lowering of one caller reads: ``planned``, the planner's decisions, with the caller's blocks and
+    what ``context`` says of it."""
+    return CallerFacts(
+        planned=planned,
+        blocks=statement_blocks(fn),
+        receiver=context.receiver,
+        tensors=context.tensors,
+        free=context.free,
+        simple=simple_statements(fn),
+        looped=in_loops(fn),
+        guard_aliases=guard_aliases(fn),
+        returned=context.returned,
+        held_params=context.held_params,
+        object_state=context.object_state,
+    )

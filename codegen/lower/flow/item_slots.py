@@ -28,14 +28,17 @@ A loop that reads every micro-batch's item (a *sweep*) joins the call for good: 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import attrs
 
 from codegen.index.walked import walked
+from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, joined
 from codegen.lower.flow.transfer import Join, Relay
+from codegen.lower.plan import EventRef
 
-__all__ = ["NO_SLOTS", "SlotLoop", "Slots"]
+__all__ = ["NO_SLOTS", "SlotLoop", "Slots", "picked", "slots_of"]
 
 
 @attrs.frozen(kw_only=True)
@@ -114,6 +117,19 @@ class Slots:
 
 
 NO_SLOTS = Slots()
+
+
+def slots_of(relations: object) -> Slots:
+    """The caller's micro-batch slots (none where the planner found no such loop)."""
+    return getattr(relations, "slots", NO_SLOTS)
+
+
+def picked(event: EventRef, index: str, second_of: Callable[[Site], EventRef] | None, site: Site) -> EventRef:
+    """A micro-batch's join: the callee's event or its second, by ``index`` (an expression of the loop's
+    counter); ``event`` itself where no slot is picked."""
+    if not index or second_of is None:
+        return event
+    return attrs.evolve(event, pick=(event, second_of(site)), index=index)
 
 
 def _where(slot: SlotLoop, anchor: tuple[str, ast.AST, str]) -> str:

@@ -12,12 +12,13 @@ import ast
 from collections.abc import Callable, Mapping
 
 from codegen.lower.flow.aliasing import views_of
+from codegen.lower.flow.caller_facts import CallerFacts, any_may
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.spelling import spelled_expr
 from codegen.lower.flow.transfer import Join, Relations
 from codegen.lower.plan import Anchor, Assign, EventRef, Step, Wait, Wrap
 
-__all__ = ["bound_before_waits", "glued", "unread_flags", "waited_with"]
+__all__ = ["bound_before_waits", "cleared_flags", "glued", "unread_flags", "waited_with"]
 
 Steps = dict[Anchor, list[Step]]
 
@@ -87,3 +88,13 @@ def unread_flags(steps: Steps, wraps: dict[ast.stmt, Wrap], set_after: set[str])
         if anchor[0] == "after":
             steps[anchor] = [s for s in found if not (isinstance(s, Assign) and s.name in unread)]
     return unread
+
+
+def cleared_flags(facts: CallerFacts, unread: set[str]) -> tuple[Step, ...]:
+    """The flags cleared as the caller starts, read by a may-join on paths where the call did not run (``unread``:
+    the flags no step reads any more)."""
+    return tuple(
+        Assign(name=s.flag, value="False")
+        for s, site in zip(facts.syncs, facts.sites, strict=False)
+        if s.flag and s.flag not in unread and any_may(facts.result, site.index)
+    )

@@ -23,19 +23,18 @@ import attrs
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
 from codegen.lower.flow.before_call import before_call
 from codegen.lower.flow.caller_context import CallerContext
-from codegen.lower.flow.caller_facts import CallerFacts, Planned, any_may
+from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
-from codegen.lower.flow.item_slots import NO_SLOTS, Slots
+from codegen.lower.flow.item_slots import Slots, picked, slots_of
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
-from codegen.lower.flow.local_alias import guard_aliases
 from codegen.lower.flow.next_iteration import another_iteration
 from codegen.lower.flow.read_records import read_records
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.statements import in_loops, simple_statements, statement_blocks
+from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.unbound_keeps import bound_at, first_bindings
 from codegen.lower.flow.wrap_fork import Forks
@@ -73,15 +72,17 @@ class _Lowering:
     joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
     read: set[int] = attrs.Factory(set)  # the calls whose join record some wait reads (``read_records.py``)
     first: dict[str, int] = attrs.Factory(dict)  # each name's first binding line (``unbound_keeps.py``)
+    slots: Slots = attrs.field(init=False)  # micro-batch calls joined per item (``item_slots.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
+        self.slots = slots_of(self.facts.relations)
         self.joined_as = shared_joins(self.facts)
         relays, joins = self._placed()
         self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
-            slot = self._slots.waits(join.site, anchor, join.slot) if join.site in self._slots.sites else ("", "")
+            slot = self.slots.waits(join.site, anchor, join.slot) if join.site in self.slots.sites else ("", "")
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
@@ -91,19 +92,10 @@ class _Lowering:
         late_keeps.late_keeps(wraps, self.facts, self.steps, split)
         unread = flags_unread(wraps, self.facts, self.steps, taken)
         unread |= tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
-        start = self._start(unread)
+        start = tidy.cleared_flags(self.facts, unread)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
         steps = {k: tuple(v) for k, v in self.steps.items() if v}
         return CallerPlan(steps=steps, start=start, calls=calls, wraps=wraps, splits=split)
-
-    def _start(self, unread: set[str]) -> tuple[Step, ...]:
-        """The flags cleared as the caller starts, read by a may-join on paths where the call did not run (``unread``:
-        the flags no step reads any more)."""
-        return tuple(
-            Assign(name=s.flag, value="False")
-            for s, site in zip(self.facts.syncs, self.facts.sites)
-            if s.flag and s.flag not in unread and any_may(self.facts.result, site.index)
-        )
 
     def _placed(self) -> tuple[dict[int, list[tuple[int, Step]]], list[tuple[Anchor, Join]]]:
         """The analysis's steps: the relayed waits by the call that waits, and the joins; which calls fork (a
@@ -149,16 +141,8 @@ class _Lowering:
             out.append(KeepAlive(stream=self.context.current, when=when, values=values))
         return out
 
-    @property
-    def _slots(self) -> Slots:
-        return getattr(self.facts.relations, "slots", NO_SLOTS)
-
     def _picked(self, event: EventRef, site: int, index: str) -> EventRef:
-        """A micro-batch's join (``item_slots.py``): the callee's event or its second, by ``index``."""
-        if not index or self.context.slot_events is None:
-            return event
-        second = self.context.slot_events(self.facts.sites[site])
-        return attrs.evolve(event, pick=(event, second), index=index)
+        return picked(event, index, self.context.slot_events, self.facts.sites[site])
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
@@ -179,7 +163,7 @@ class _Lowering:
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
-        record = Record(event=self._picked(join, site.index, self._slots.records(site.index)), when=guard)
+        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=guard)
         leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
@@ -210,17 +194,4 @@ def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, co
     """The steps of one caller: ``planned``, the planner's decisions, lowered with what ``context`` says of the
     caller (its stream and events; its ``self``, whose state lives on: never kept alive; its names that certainly
     hold a tensor; which statements issue work on no side stream; the inputs each call's results hold)."""
-    facts = CallerFacts(
-        planned=planned,
-        blocks=statement_blocks(fn),
-        receiver=context.receiver,
-        tensors=context.tensors,
-        free=context.free,
-        simple=simple_statements(fn),
-        looped=in_loops(fn),
-        guard_aliases=guard_aliases(fn),
-        returned=context.returned,
-        held_params=context.held_params,
-        object_state=context.object_state,
-    )
-    return _Lowering(facts=facts, context=context, fn=fn, first=first_bindings(fn)).run()
+    return _Lowering(facts=facts_of(fn, planned, context), context=context, fn=fn, first=first_bindings(fn)).run()
