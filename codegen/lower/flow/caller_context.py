@@ -65,6 +65,7 @@ class CallerContext:
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
     event_forks: frozenset[ast.stmt] = frozenset()  # calls whose own ``@after`` event is their fork (``event_fork.py``)
     state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
+    sized: frozenset[str] = frozenset()  # its object's layer lists, of a length fixed after ``__init__`` (elements.py)
 
 
 def event_context(
@@ -96,6 +97,9 @@ def event_context(
         results=result_aliases(fn, module.tree),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
+        sized=frozenset(
+            getattr(module.index, "elements", {}).get(f"{module.ir.module_name}:{qualname.rpartition('.')[0]}", {})
+        ),
     )
 
 

@@ -26,7 +26,7 @@ from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
 from codegen.lower.flow.local_alias import guard_aliases
-from codegen.lower.flow.next_iteration import another_iteration
+from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
@@ -150,7 +150,9 @@ class _Lowering:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
         waited = {self._join_event(i).var for i in self.waited}
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
-        leave = (Record(event=join, when=guard),) if join.var in waited else ()
+        flag = next((s.name for s in again if isinstance(s, Assign)), None)  # ``next_iteration.py``
+        last = f"not {flag}" if flag and last_record(self.facts, site, self.joined_as) else None
+        leave = (Record(event=join, when=Cond.of(guard, last)),) if join.var in waited else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
 
@@ -168,7 +170,9 @@ class _Lowering:
             keep = KeepAlive(stream=tag, when=when, values=(self.ahead[loop, tag],))
             self.steps.setdefault(("before", loop, ""), []).append(keep)
             self.kept_ahead.add((loop, tag))
-        test = another_iteration(self.facts, site, self.applied, self.steps) if values else None
+        last = last_record(self.facts, site, self.joined_as)
+        sized = self.context.sized
+        test = another_iteration(self.facts, site, self.applied, self.steps, sized) if values or last else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
         kept: list[Step] = (
             [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
