@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.paths import dotted_name
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.ge_before import works
+from codegen.lower.flow.loop_count import enumerated
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join, Relay
@@ -111,27 +111,9 @@ def _may_share(facts: CallerFacts, site: Site, before: ast.stmt, steps: Steps) -
 
 def _walked(facts: CallerFacts, loop: ast.For, sized: frozenset[str]) -> tuple[str, str]:
     """(the loop's index, its count): ``i, n`` of ``for i in range(n)``, ``i, len(self.layers)`` of ``for i, x in
-    enumerate(self.layers)``; empty where the loop is neither."""
-    call = loop.iter
-    if isinstance(call, ast.Call) and dotted_name(call.func) == "enumerate":
-        return _enumerated(facts, loop, call, sized)
-    return _target(loop), _count(facts, loop)
-
-
-def _enumerated(facts: CallerFacts, loop: ast.For, call: ast.Call, sized: frozenset[str]) -> tuple[str, str]:
-    """``i, len(self.layers)`` of ``for i, x in enumerate(self.layers)``: a layer list of the caller's object,
-    ``i`` a name the body binds nowhere else."""
-    target = loop.target
-    if len(call.args) != 1 or call.keywords or not isinstance(target, ast.Tuple) or len(target.elts) != 2:
-        return "", ""
-    index, walked_list = target.elts[0], call.args[0]
-    if not isinstance(walked_list, ast.Attribute) or dotted_name(walked_list.value) != facts.receiver:
-        return "", ""
-    if walked_list.attr not in sized or not isinstance(index, ast.Name):
-        return "", ""
-    if any(index.id in bound_names(s) for s in loop.body):
-        return "", ""
-    return index.id, f"len({ast.unparse(walked_list)})"
+    enumerate(self.layers)`` (``loop_count.py``); empty where the loop is neither."""
+    index, count = enumerated(loop, facts.receiver, sized)
+    return (index, count) if index else (_target(loop), _count(facts, loop))
 
 
 def _target(loop: ast.For) -> str:
