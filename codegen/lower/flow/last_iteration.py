@@ -26,7 +26,7 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.loop_count import enumerated
 
-__all__ = ["LastIterations", "false_at_last"]
+__all__ = ["LastIterations", "another", "false_at_last", "false_in_last"]
 
 
 @attrs.frozen
@@ -44,11 +44,16 @@ def false_at_last(
     found: dict[ast.If, ast.For] = {}
     entered: set[ast.For] = set()
     for loop in walked_of(fn, ast.For):
-        test = _another(loop, receiver, sized)
-        if test and not loop.orelse:
-            found |= {stmt: loop for stmt in _guarded(loop, test, receiver, sized)}
+        found |= {stmt: loop for stmt in false_in_last(loop, receiver, sized)}
+        if found and loop in found.values():
             entered |= {loop} if _entered(fn, loop, receiver, sized) else set()
     return LastIterations(tests=found, entered=frozenset(entered))
+
+
+def false_in_last(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> list[ast.If]:
+    """The ``if`` statements of the loop's body whose test its last iteration knows false."""
+    test = another(loop, receiver, sized)
+    return _guarded(loop, test, receiver, sized) if test and not loop.orelse else []
 
 
 def _entered(
@@ -83,7 +88,7 @@ def _looks_up(stmt: ast.stmt, walked_list: str) -> bool:
     )
 
 
-def _another(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> str:
+def another(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> str:
     """``"i + 1 < n"``: the test that holds exactly where another iteration follows ("": none is known)."""
     index, count = enumerated(loop, receiver, sized)
     if index:

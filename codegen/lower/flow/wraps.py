@@ -20,6 +20,7 @@ import ast
 import attrs
 
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
+from codegen.lower.flow.ahead_keeps import kept_ahead
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, SiteSync, any_may
 from codegen.lower.flow.if_facts import spelled
@@ -71,7 +72,7 @@ class _Lowering:
         relays, joins = self._placed()
         for anchor, join in joins:
             waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor)))
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
@@ -120,14 +121,15 @@ class _Lowering:
     def _join_event(self, site: int) -> EventRef:
         return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
-    def _join(self, step: Join, waited: bool = False, leaves: bool = False) -> list[Step]:
+    def _join(self, step: Join, waited: bool = False, leaves: bool = False, at: Anchor | None = None) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then)."""
         when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)))  # ``fixed_tests.py``
         out: list[Step] = [] if waited else [Wait(event=self._join_event(step.site), when=when)]
         values = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         if values:
-            out.append(KeepAlive(stream=self.context.current, when=when, values=values))
+            ahead = kept_ahead(self.facts, step.site, at, values, (self.forks.forks, self.context.sized))
+            out.append(KeepAlive(stream=self.context.current, when=Cond.of(when, ahead), values=values))
         return out
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
