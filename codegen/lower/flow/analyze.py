@@ -135,9 +135,7 @@ class Walk:
             chain.append(chain[-1].orelse[0])
         state = self.join_reads(stmt, state, set().union(*(data_reads(link.test) for link in chain)))
         state = self.early_joins(stmt, self.ahead.due(stmt, state), state)
-        if (
-            self.last.tests.get(stmt) in self.lasting
-        ):  # its test is false in this last iteration (``last_iteration.py``)
+        if self.last.tests.get(stmt) in self.lasting:  # false in this last iteration (``last_iteration.py``)
             return self.block(stmt.orelse, state)
         known = self.fixed.branches(chain)
         outs = [self.block(link.body, self.fixed.narrowed(state, k)) for link, k in zip(chain, known)]
