@@ -19,6 +19,7 @@ from codegen.lower.flow import early
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
 from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
+from codegen.lower.flow.last_iteration import LastIterations
 from codegen.lower.flow.loop_entry import first_reads
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
@@ -52,6 +53,8 @@ class Walk:
     raises: list[list[State]] = attrs.Factory(list)
     ahead: early.Lookahead = attrs.field(kw_only=True)  # what the statements after a point do first
     fixed: FixedTests = attrs.field(kw_only=True, factory=FixedTests)  # tests read one value (``fixed_tests.py``)
+    last: LastIterations = attrs.field(kw_only=True, factory=LastIterations)  # ``last_iteration.py``
+    lasting: set[ast.For] = attrs.field(kw_only=True, factory=set)  # loops walked as their last iteration
 
     def place(self, anchor: Anchor, steps: list[Step]) -> None:
         """Record ``steps`` at ``anchor``; a step placed twice there (two analyses of one block) is *may*
@@ -132,6 +135,8 @@ class Walk:
             chain.append(chain[-1].orelse[0])
         state = self.join_reads(stmt, state, set().union(*(data_reads(link.test) for link in chain)))
         state = self.early_joins(stmt, self.ahead.due(stmt, state), state)
+        if self.last.tests.get(stmt) in self.lasting:  # false in this last iteration (``last_iteration.py``)
+            return self.block(stmt.orelse, state)
         known = self.fixed.branches(chain)
         outs = [self.block(link.body, self.fixed.narrowed(state, k)) for link, k in zip(chain, known)]
         return merge(*outs, self.block(chain[-1].orelse, self.fixed.narrowed(state, known[-1])))
@@ -197,14 +202,16 @@ def analyze(
     barriers: frozenset[ast.stmt] = frozenset(),
     methods: frozenset[str] = frozenset(),
     after: dict[ast.stmt, Anchor] | None = None,
+    last: LastIterations | None = None,
 ) -> Analysis:
     """Where to join and relay each call of ``sites`` (keyed by the statement that binds it) in ``fn``; every
     call is joined before a statement of ``barriers`` (one that breaks the captured graph). ``after``:
-    ``early.following(fn)``, when the caller has it."""
+    ``early.following(fn)``, when the caller has it; ``last``: the tests known false in a loop's last iteration."""
     after = after if after is not None else early.following(fn)
     ahead = early.Lookahead(sites=sites, relations=relations, barriers=barriers, methods=methods, after=after)
     fixed = fixed_tests(fn, {stmt: view.index for stmt, view in sites.items()})
     walk = Walk(sites=sites, relations=relations, barriers=barriers, methods=methods, ahead=ahead, fixed=fixed)
+    walk.last = last or LastIterations()
     out = walk.block(fn.body, EMPTY)
     if out:
         walk.place(("end", fn, "body"), [join_step(p, out) for p in pending(out)])

@@ -68,6 +68,7 @@ class CallerContext:
     state_writes: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.py``
     uniform: dict[str, str] = attrs.Factory(dict)  # guards every layer of a loop holds equal (uniform_guards.py)
     slot_events: Callable[[Site], EventRef] | None = None  # a call's second join event (``item_slots.py``; events)
+    sized: frozenset[str] = frozenset()  # its object's layer lists, of a length fixed after ``__init__`` (elements.py)
 
 
 def event_context(
@@ -100,6 +101,9 @@ def event_context(
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
         uniform=uniform_guards(module.tree, module.index, module.ir.module_name, qualname, fn),
+        sized=frozenset(
+            getattr(module.index, "elements", {}).get(f"{module.ir.module_name}:{qualname.rpartition('.')[0]}", {})
+        ),
     )
 
 

@@ -41,8 +41,24 @@ def walk_loop(
     ``test``: what a ``while`` test reads)."""
     head = _head(walk, stmt, state, enter, test)
     _, loop = _iterate(walk, stmt, head, enter, test)
-    exits = walk.block(stmt.orelse, head) if stmt.orelse else head
+    exits = walk.block(stmt.orelse, head) if stmt.orelse else _ran_out(walk, stmt, state, head, enter)
     return merge(exits, *loop.breaks)
+
+
+def _ran_out(walk: Walk, stmt: _Looping, state: State, head: State, enter: Callable[[State], State]) -> State | None:
+    """The state a loop with no ``else`` leaves in when it runs out: its head's, or, where its last iteration knows
+    tests false (``last_iteration.py``), the state that iteration ends in, merged with the one it entered with
+    unless it surely runs an iteration."""
+    if not isinstance(stmt, ast.For) or stmt not in walk.last.tests.values():
+        return head
+    recording, walk.recording = walk.recording, False
+    walk.lasting.add(stmt)
+    try:
+        out, loop = _iterate(walk, stmt, head, enter, None)
+    finally:
+        walk.lasting.discard(stmt)
+        walk.recording = recording
+    return merge(None if stmt in walk.last.entered else state, out, *(s for _, s in loop.continues))
 
 
 def _head(walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None) -> State:

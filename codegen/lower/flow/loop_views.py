@@ -17,8 +17,9 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.schema import aliases_self, tensors_only
 from codegen.lower.flow.sites import Site
+from codegen.lower.plan import Anchor, Cond, KeepAlive, Step, Value
 
-__all__ = ["loop_base"]
+__all__ = ["loop_base", "placed_before_loops"]
 
 
 def loop_base(facts: CallerFacts, site: Site, name: str) -> tuple[ast.stmt, str] | None:
@@ -40,3 +41,16 @@ def _receiver_of_views(node: ast.expr) -> str | None:
     method, receiver = node.func.attr, node.func.value
     views = aliases_self(method) and tensors_only(method)
     return receiver.id if views and isinstance(receiver, ast.Name) else None
+
+
+def placed_before_loops(
+    ahead: dict[tuple[ast.stmt, str], Value],
+    placed: set[tuple[ast.stmt, str]],
+    steps: dict[Anchor, list[Step]],
+    when: Cond | None,
+) -> None:
+    """Each tensor kept alive once before a loop over its views (``ahead``: by loop and stream), placed before
+    that loop the first time it is found (``placed``: those already placed)."""
+    for loop, tag in set(ahead) - placed:
+        steps.setdefault(("before", loop, ""), []).append(KeepAlive(stream=tag, when=when, values=(ahead[loop, tag],)))
+        placed.add((loop, tag))

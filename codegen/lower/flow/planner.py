@@ -27,6 +27,7 @@ from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.guard_keys import guard_key, reached_keys
 from codegen.lower.flow.input_aliases import alias_groups, widened
 from codegen.lower.flow.item_slots import NO_SLOTS
+from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
@@ -108,7 +109,12 @@ def _planned(
     joins, the statements split before a wait, the caller as it runs where a call's guard holds."""
     key_of = functools.partial(_key_of, stability, context.aliases)
     rerun = functools.partial(
-        _rerun, views=found.views, relations=found.relations, barriers=context.barriers, methods=context.methods
+        _rerun,
+        views=found.views,
+        relations=found.relations,
+        barriers=context.barriers,
+        methods=context.methods,
+        last=false_at_last(fn, context.receiver, context.sized),
     )
     result = under_guards(fn, found.result, found.sites, found.keys, key_of, context.returns, rerun)
     syncs = [site_sync(s, result, stability, context.flags, found.since) for s in found.sites]
@@ -175,10 +181,11 @@ def _round(
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
     views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
     relations.slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
-    result = analyze(fn, views, relations, context.barriers, context.methods, following)
+    last = false_at_last(fn, context.receiver, context.sized)
+    result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
     while bad := relations.slots.settled(result.states).invalid(result.steps):
         relations.slots = relations.slots.without(bad)  # a wait no slot expresses (``item_slots.py``)
-        result = analyze(fn, views, relations, context.barriers, context.methods, following)
+        result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
     relations.slots = relations.slots.settled(result.states)
     return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
@@ -189,7 +196,8 @@ def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: in
 
 
 def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
-    return analyze(fn, context["views"], context["relations"], context["barriers"], context["methods"])
+    views, relations = context["views"], context["relations"]
+    return analyze(fn, views, relations, context["barriers"], context["methods"], last=context["last"])
 
 
 def _view(site: Site, key: str | None, context: CallerContext, groups: dict[str, frozenset[str]]) -> SiteView:

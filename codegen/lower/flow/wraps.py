@@ -21,6 +21,7 @@ import ast
 import attrs
 
 from codegen.lower.flow import fold, fork, late_keeps, one_block, tidy
+from codegen.lower.flow.ahead_keeps import kept_ahead
 from codegen.lower.flow.before_call import before_call
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
@@ -29,7 +30,8 @@ from codegen.lower.flow.if_in_block import flags_unread, if_in_block
 from codegen.lower.flow.item_slots import Slots, picked, slots_of
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
-from codegen.lower.flow.next_iteration import another_iteration
+from codegen.lower.flow.loop_views import placed_before_loops
+from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.read_records import read_records
 from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.site_sync import short_name
@@ -138,7 +140,8 @@ class _Lowering:
         kept = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         values = bound_at(kept, anchor, self.first)
         if values:
-            out.append(KeepAlive(stream=self.context.current, when=when, values=values))
+            ahead = kept_ahead(self.facts, step.site, anchor, values, (self.forks.forks, self.context.sized))
+            out.append(KeepAlive(stream=self.context.current, when=Cond.of(when, ahead), values=values))
         return out
 
     def _picked(self, event: EventRef, site: int, index: str) -> EventRef:
@@ -163,7 +166,9 @@ class _Lowering:
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
-        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=guard)
+        flag = next((s.name for s in again if isinstance(s, Assign)), None)  # ``next_iteration.py``
+        last = f"not {flag}" if flag and last_record(self.facts, site, self.joined_as) else None
+        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=Cond.of(guard, last))
         leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
@@ -177,12 +182,10 @@ class _Lowering:
         values += [
             Value(name=kept) for kept in site.state_keeps if kept not in held
         ]  # named tensors of changed objects
-        for loop, tag in set(self.ahead) - self.kept_ahead:
-            when = Cond.of(self.facts.syncs[site.index].guard_text)
-            keep = KeepAlive(stream=tag, when=when, values=(self.ahead[loop, tag],))
-            self.steps.setdefault(("before", loop, ""), []).append(keep)
-            self.kept_ahead.add((loop, tag))
-        test = another_iteration(self.facts, site, self.applied, self.steps) if values else None
+        placed_before_loops(self.ahead, self.kept_ahead, self.steps, Cond.of(self.facts.syncs[site.index].guard_text))
+        last = last_record(self.facts, site, self.joined_as)
+        sized = self.context.sized
+        test = another_iteration(self.facts, site, self.applied, self.steps, sized) if values or last else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
         kept: list[Step] = (
             [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
