@@ -165,7 +165,7 @@ def _waits_under(method: str) -> list[str]:
 @pytest.mark.parametrize(
     ("method", "want"),
     [
-        ("lookup", ['if w is not None and w["k"] is not None:', "if w is None or w['k'] is None:"]),
+        ("lookup", ['if w is not None and w["k"] is not None:', 'if w is None or w["k"] is None:']),
         ("is_none", ["if w is not None:", "if w is None:"]),
         ("in_else", ["else:", "if w is None:"]),
         ("tested_again", ["if w is not None:", "if w is None:"]),
@@ -237,7 +237,7 @@ def test_a_test_run_on_some_paths_is_not_read_again(given: str) -> None:
 def test_re_reading_half_the_test_races() -> None:
     """Waiting only where ``w is None`` at the return leaves ``{"k": None}`` reading the result unjoined."""
     code = _code()
-    without = code.replace("if w is None or w['k'] is None:", "if w is None:")
+    without = code.replace('if w is None or w["k"] is None:', "if w is None:")
     assert without != code
     with pytest.raises(StreamRaceError):
         trace_graph(without, "portable", lambda m: m.Caller("lookup", "empty"), (torch.randn(2, 3),))

@@ -30,6 +30,14 @@ from npudsl import on_stream
 from extlib_unread import ExtBase, ExtSub
 
 
+def _linear():
+    return nn.Linear(3, 3)
+
+
+def _ext_sub():
+    return ExtSub()
+
+
 class Mid(ExtSub):
     def halve(self):
         self.scale.div_(2)
@@ -44,6 +52,8 @@ class Model(ExtBase):
         self.made = extlib_unread.make_sub()
         self.mid = Mid()
         self.lin = nn.Linear(3, 3)
+        self.made_lin = _linear()
+        self.made_ext = _ext_sub()
 
     @on_stream("side")
     def side(self, x):
@@ -60,6 +70,14 @@ class Model(ExtBase):
     @on_stream("side")
     def side_mid(self, x):
         return x * self.mid.scale
+
+    @on_stream("side")
+    def side_made_lin(self, x):
+        return x * self.buf + self.made_lin(x) * 0
+
+    @on_stream("side")
+    def side_made_ext(self, x):
+        return x * self.made_ext.scale
 
     @on_stream("side")
     def side_lin(self, x):
@@ -99,6 +117,19 @@ class Model(ExtBase):
         self.sub.double()
         self.sub.scale.div_(2)
         return y + z
+
+    def module_factory_of_outside(self, x):
+        y = self.side_made_ext(x)
+        z = x * 5
+        self.made_ext.double()
+        self.made_ext.scale.div_(2)
+        return y + z
+
+    def module_factory_of_torch(self, x):
+        y = self.side_made_lin(x)
+        z = x * 5
+        w = self.made_lin(x)
+        return y + z + w * 0
 
     def torch_module(self, x):
         y = self.side_lin(x)
@@ -143,8 +174,13 @@ WRITES = {  # the method -> its statement writing the state its pending call rea
     "object_method": "self.sub.double()",
     "factory_object": "self.made.double()",
     "inherited_from_outside": "self.mid.double()",
+    "module_factory_of_outside": "self.made_ext.double()",  # ``_ext_sub()`` returns a class from outside
 }
-APART = {"other_object": "self.sub.double()", "torch_module": "w = self.lin(x)"}
+APART = {
+    "other_object": "self.sub.double()",
+    "torch_module": "w = self.lin(x)",
+    "module_factory_of_torch": "w = self.made_lin(x)",  # ``_linear()`` returns an ``nn.Linear``: read as torch's
+}
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ import ast
 
 from codegen.index import scan
 from codegen.index.class_chain import class_of
+from codegen.lower.flow.exprs import scope_nodes
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 
 __all__ = ["read_chain", "unread_bases", "unread_class"]
@@ -33,9 +34,23 @@ def unread_class(functions: ModuleFunctions, dotted: str, depth: int = 0) -> boo
     if class_of(functions.index, functions.key, root) is not None and not rest:
         return unread_bases(functions, root, depth + 1)
     bound = functions.binding(root)
-    if bound is None:
-        return root in functions  # a factory of the module; a builtin or a local names no object of this kind
+    if bound is None:  # a factory of the module; a builtin or a local names no object of this kind
+        return root in functions and not rest and _unread_factory(functions, functions[root], depth)
     return _unread_import(functions, (*bound, *rest), depth)
+
+
+def _unread_factory(functions: ModuleFunctions, fn: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> bool:
+    """A function of the module making the object may make one of a class the run cannot read: unless every value
+    it returns is a call of a class the run reads or knows (``def _linear(n): return nn.Linear(n, n)``)."""
+    returns = [node for node in scope_nodes(fn) if isinstance(node, ast.Return)]
+    if fn.decorator_list or not returns:
+        return True
+    return any(_unread_made(functions, r.value, depth) for r in returns)
+
+
+def _unread_made(functions: ModuleFunctions, value: ast.expr | None, depth: int) -> bool:
+    dotted = scan.dotted_name(value.func) if isinstance(value, ast.Call) else None
+    return dotted is None or unread_class(functions, dotted, depth + 1)
 
 
 def unread_bases(functions: ModuleFunctions, owner: str, depth: int = 0) -> bool:

@@ -5,7 +5,8 @@ of that object's state.
 not hold: a file transformed alone, ``read_classes.py``): ``self.ext_update()``, which neither
 ``Model`` nor a base of the run defines, runs ``ExtBase``'s method, which may write any tensor of the object in
 place (``self.buf.mul_(2)``); ``self.sub.reset()``, where ``__init__`` makes ``self.sub`` of a class from outside the
-run (or by a factory, whose class nothing names), may write any of ``self.sub``'s. Nothing the run reads says which,
+run (or by a factory of the module that may return anything but a class the run reads or knows: ``read_classes.py``),
+may write any of ``self.sub``'s. Nothing the run reads says which,
 so such a call writes ``self.*`` (``self.sub`` and ``self.sub.*``), and a pending call that reads any of that
 state is joined before it (``crossing_writes.py``); one reading other state keeps its overlap. Before, such a call
 wrote only its arguments (``foreign_writes.every_argument``). A method the run reads keeps its precise answer
