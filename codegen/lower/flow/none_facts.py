@@ -42,7 +42,7 @@ def not_none(stmt: ast.stmt, returns: Returns) -> frozenset[str]:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)):
         return frozenset()
     target, call = stmt.targets[0], stmt.value
-    if ast.unparse(call.func) not in returns:
+    if (scan.dotted_name(call.func) or ast.unparse(call.func)) not in returns:  # a chain spelled as unparse does
         return frozenset()
     if isinstance(target, ast.Name):
         return frozenset({target.id})
