@@ -34,7 +34,7 @@ _N = TypeVar("_N", bound=ast.AST)
 _R = TypeVar("_R")
 
 _KINDS = "_npudsl_walked_of"
-_PLACE = "_npudsl_walked_in"  # (the kept walk of a node that holds this one, weakly; where it is there)
+_PLACE = "_npudsl_walked_in"  # where the node is in the kept walk of a node that holds it (``_Place``)
 _HELD = "_npudsl_walk"  # on a node whose walk places the nodes under it: that walk
 _HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  # their statements are walked too
 _PLACED = (ast.stmt, ast.arguments)
@@ -61,10 +61,10 @@ def walked(node: ast.AST) -> tuple[ast.AST, ...]:
     """The nodes of ``ast.walk(node)`` in its order, but the operator and context singletons (``Load()``: read
     them on their node), from the kept walk when there is one: a statement's from the walk of a function, class or
     module that holds it, where that was walked first."""
-    place = node.__dict__.get(_PLACE)
-    holder = place[0]() if place is not None else None
-    if holder is not None and holder.nodes[place[1]] is node:  # type: ignore[index]
-        return holder.under(place[1])  # type: ignore[index]
+    place: _Place | None = node.__dict__.get(_PLACE)
+    holder = place.holder() if place is not None else None
+    if holder is not None and holder.nodes[place.at] is node:  # type: ignore[union-attr]
+        return holder.under(place.at)  # type: ignore[union-attr]
     walk = _Walk.of(node)
     if isinstance(node, _HOLDERS):
         node.__dict__[_HELD] = walk  # it lives as long as the node, which its places do not keep alive
@@ -111,7 +111,23 @@ class _Walk:
         held = weakref.ref(self)
         for at, node in enumerate(self.nodes):
             if at and isinstance(node, kinds):
-                node.__dict__[_PLACE] = (held, at)
+                node.__dict__[_PLACE] = _Place(held, at)
+
+
+class _Place:
+    """Where a node is in the kept walk of a node that holds it (held weakly: see above). A tree pickled for a
+    worker process (spawned, not forked) carries its places as lost ones: the node is walked afresh there."""
+
+    __slots__ = ("at", "held")
+
+    def __init__(self, held: weakref.ref[_Walk] | None, at: int) -> None:
+        self.held, self.at = held, at
+
+    def holder(self) -> _Walk | None:
+        return self.held() if self.held is not None else None
+
+    def __reduce__(self) -> tuple[type[_Place], tuple[None, int]]:
+        return _Place, (None, 0)
 
 
 def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N, ...]:

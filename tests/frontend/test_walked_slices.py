@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import gc
+import pickle
 import weakref
 from pathlib import Path
 
@@ -68,3 +69,13 @@ def test_a_copy_reordered_is_not_read_from_its_original_place() -> None:
     assert [n.lineno for n in walked_of(moved, ast.stmt)] == [1, 3, 2, 4]
     assert [n.lineno for n in walked_of(fn, ast.stmt)] == [1, 2, 3, 4]
     assert list(walked(fn.body[1])) == _walk(fn.body[1])
+
+
+def test_a_walked_tree_pickles_and_walks_alike_after() -> None:
+    """A spawned worker gets the index's trees pickled: their places do not travel, the walks do."""
+    tree = ast.parse("class A:\n    def f(self, x):\n        y = x + 1\n        return y\n")
+    walked(tree)
+    again = pickle.loads(pickle.dumps(tree))
+    statement = again.body[0].body[0].body[0]
+    assert list(walked(statement)) == _walk(statement)
+    assert [type(n) for n in walked(again)] == [type(n) for n in _walk(tree)]
