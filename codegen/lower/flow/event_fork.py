@@ -17,6 +17,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from codegen.frontend.ir import Events, ModuleIR, StreamFunction
+from codegen.index.walked import walked
 from codegen.lower.flow.sites import Site
 
 __all__ = ["event_forks"]
@@ -49,7 +50,7 @@ def event_forks(
 
 def _previous(fn: ast.AST) -> Iterator[tuple[ast.stmt, ast.stmt]]:
     """Each statement with the one just before it in its block."""
-    for node in ast.walk(fn):
+    for node in walked(fn):  # ``ast.walk``'s order, from the kept walk
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if isinstance(block, list):
