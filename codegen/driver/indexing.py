@@ -10,7 +10,6 @@ parsing progress here).
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
 from codegen.driver.subclass_callers import holders, through_bases
+from codegen.driver.words import words
 
 if TYPE_CHECKING:
     from codegen.index.index import RunIndex
@@ -58,16 +58,16 @@ def _callers(
     those that derive a class from one holding such a class as a submodule (``subclass_callers.py``)."""
 
     def callers(defined: frozenset[str]) -> list[tuple[ModuleId, str]]:
-        names = re.compile(r"\b(" + "|".join(map(re.escape, sorted(defined))) + r")\b")
-        plain = [(module_id(f.path, f.module), f.source) for f in files if f.source is not None]
-        plain = [(m, s) for m, s in plain if not mentions_npudsl(s)]
-        found = [(m, s) for m, s in plain if names.search(s)]
+        names = words(defined)
+        plain = [(f, f.source) for f in files if f.source is not None and not mentions_npudsl(f.source)]
+        found = [(f, s) for f, s in plain if names.search(s)]
         decorated = [f.source for f in files if f.source is not None and mentions_npudsl(f.source)]
         holding = holders([*decorated, *(s for _, s in found)], defined)
         taken = {id(s) for _, s in found}
-        found += through_bases([(m, s) for m, s in plain if id(s) not in taken], holding)
-        _parse_ahead(found, "indexing call sites", progress)
-        return found
+        found += through_bases([(f, s) for f, s in plain if id(s) not in taken], holding)
+        named = [(module_id(f.path, f.module), s) for f, s in found]  # the identities of the files found only
+        _parse_ahead(named, "indexing call sites", progress)
+        return named
 
     return callers
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from codegen.driver import pyast
+from codegen.driver.words import words
 from codegen.index.scan import submodule_assignments
 
 __all__ = ["holders", "subclasses", "through_bases"]
@@ -62,7 +63,7 @@ def through_bases(candidates: list[tuple[_M, str]], holding: frozenset[str]) -> 
     found: list[tuple[_M, str]] = []
     left, bases = list(candidates), holding
     while bases and left:
-        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(bases))) + r")\b")
+        pattern = words(bases)
         made: set[str] = set()
         for pair in [p for p in left if pattern.search(p[1])]:
             derived = subclasses(pair[1], bases)

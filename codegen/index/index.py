@@ -22,6 +22,7 @@ from codegen.index.definitions import Definitions
 from codegen.index.info import CalleeInfo, CallInfo, RunIndex
 from codegen.index.pending import Returns
 from codegen.index.return_files import File, Wanted, wanted
+from codegen.index.walked import walked
 from codegen.lower.flow.callsites import find_calls
 
 __all__ = ["CalleeInfo", "CallInfo", "ModuleId", "RunIndex", "build_index"]
@@ -144,6 +145,7 @@ def _parsed(files: Files, modules: dict[str, ModuleId]) -> _Parsed:
             found.append((identity.key, pyast.parse(source), source))
         except (SyntaxError, ValueError):
             continue
+        walked(found[-1][1])  # once: the walks of its statements, functions and classes are read from it
         modules[identity.key] = identity
     return found
 

@@ -74,6 +74,8 @@ class RunIndex:
     shared_records: frozenset[str] = frozenset()  # the shared events ("ns:name") some function of the run records
     returns: Mapping[str, Mapping[str, str]] = attrs.Factory(dict)  # module -> {function: its return annotation}
     elements: dict[str, dict[str, str]] = attrs.Factory(dict)  # "module:Class" -> {list attribute: element class}
+    # one per run: the final index, the partial one with its calls added, keeps it (``per_index.per_run``)
+    run: object = attrs.field(factory=object, eq=False, repr=False)
     # dotted name -> the run keys of ``modules`` with it, in order; made with the index (``modules`` is
     # complete by then and never changed after), so ``key_of`` does not scan every module on every question
     _keys_by_dotted: dict[str, list[str]] = attrs.field(

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from codegen.index.children import unordered_walk
-from codegen.index.walked import per_node
+from codegen.index.walked import per_node, walked
 
 __all__ = ["ModuleNames", "identifiers"]
 
@@ -45,7 +45,8 @@ def identifiers(node: ast.AST) -> Counter[str]:
 def _spelled(node: ast.AST) -> _Spelled:
     found: dict[str, int] = {}  # plain dicts while counting (a Counter's missing key costs a method call)
     loads: dict[str, int] = {}
-    for sub in unordered_walk(node):  # counts: the order is no matter
+    # counts: the order is no matter; a module's walk is the index's (``walked.py``), a function's one of its own
+    for sub in walked(node) if isinstance(node, ast.Module) else unordered_walk(node):
         kind = type(sub)
         if kind is ast.Name:
             name = sub.id  # type: ignore[attr-defined]

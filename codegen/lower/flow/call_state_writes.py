@@ -25,7 +25,7 @@ from collections.abc import Mapping
 import attrs
 
 from codegen.frontend.signature import signature_of
-from codegen.index.per_index import per_index
+from codegen.index.per_index import per_run
 from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imported_writes import ModuleFunctions
@@ -148,9 +148,9 @@ def _read_once(reached: _Reached, stores: bool) -> frozenset[str]:
     return found
 
 
-@per_index
+@per_run
 def _known(index: object) -> dict[tuple[_Function, bool], frozenset[str]]:
-    """The methods' writes read for the run ``index`` (the last index asked about only)."""
+    """The methods' writes read for the run ``index`` (the last run asked about only)."""
     return {}
 
 

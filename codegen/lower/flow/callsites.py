@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.index import scan
-from codegen.index.per_index import per_index
+from codegen.index.per_index import per_run
 from codegen.index.walked import walked_of
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.function_resolver import RunNames, function_resolver, module_level_names
@@ -154,7 +154,7 @@ def _statement_calls(fn: _Function, called: frozenset[str]) -> list[tuple[ast.st
     return found
 
 
-@per_index
+@per_run
 def _callee_names(index: RunNames) -> frozenset[str]:
     """The last name a call of any stream function can end with (a method, a function, a class, an attribute)."""
     names = {key.split(":", 1)[1].rsplit(".", 1)[-1] for key in index.callees}

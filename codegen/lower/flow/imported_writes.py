@@ -28,7 +28,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.class_chain import forward_of
-from codegen.index.per_index import per_index
+from codegen.index.per_index import per_run
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.import_chains import absolute_imports, call_chain, run_package
 from codegen.lower.flow.inherited_methods import base_method
@@ -180,9 +180,9 @@ class ModuleFunctions(Mapping[str, _Function]):
         return self._bindings
 
 
-@per_index
+@per_run
 def _shared(index: object) -> dict[str, ModuleFunctions]:
-    """The modules' ``ModuleFunctions`` made for the run ``index`` (the last index asked about only)."""
+    """The modules' ``ModuleFunctions`` made for the run ``index`` (the last run asked about only)."""
     return {}
 
 

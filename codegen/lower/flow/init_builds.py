@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.index import scan
+from codegen.index.children import unordered_walk
 from codegen.index.walked import per_node, walked_of
 
 __all__ = ["Built", "arguments", "bare", "stores"]
@@ -30,12 +31,18 @@ class Built:
     made: frozenset[str]
 
 
-def stores(cls: ast.ClassDef) -> Iterator[tuple[str, Built | None]]:
+@per_node
+def stores(cls: ast.ClassDef) -> tuple[tuple[str, Built | None], ...]:
     """(attribute, how ``__init__`` builds it where that makes a submodule) for each store to the object;
-    ``("*", None)`` for a ``setattr`` on it."""
+    ``("*", None)`` for a ``setattr`` on it. Read once per class (each method of it, and of its subclasses, that
+    calls a stream function asks)."""
+    return tuple(_stores(cls))
+
+
+def _stores(cls: ast.ClassDef) -> Iterator[tuple[str, Built | None]]:
     for fn in scan.functions_of(cls):
         receiver = fn.args.args[0].arg if fn.args.args else None
-        made = _call_locals(fn)
+        made = _call_locals(fn) if fn.name == "__init__" else frozenset()  # only ``__init__`` builds
         for node in walked_of(fn, ast.Attribute):
             if not isinstance(node.ctx, ast.Load) and _is(node.value, receiver):
                 value = _value_of(fn, node) if fn.name == "__init__" and receiver else None
@@ -70,7 +77,7 @@ def _class_call(fn: _Function, built: Built) -> bool:
     given = arguments(built.call)
     nested = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
     whole = any(_is(n, built.receiver) for a in given for n in bare(a))
-    return not whole and not any(isinstance(n, nested) for a in given for n in ast.walk(a))
+    return not whole and not any(isinstance(n, nested) for a in given for n in unordered_walk(a))
 
 
 @per_node
@@ -98,9 +105,10 @@ def _call_locals(fn: _Function) -> frozenset[str]:
 
 def bare(node: ast.expr) -> Iterator[ast.Name]:
     """The names ``node`` reads other than as the object of an attribute (``self`` in ``f(self)``, not in
-    ``self.x``)."""
-    objects = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-    yield from (n for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in objects)
+    ``self.x``), in no promised order."""
+    under = list(unordered_walk(node))
+    objects = {id(n.value) for n in under if isinstance(n, ast.Attribute)}
+    yield from (n for n in under if isinstance(n, ast.Name) and id(n) not in objects)
 
 
 def arguments(call: ast.Call) -> list[ast.expr]:

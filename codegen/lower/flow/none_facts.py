@@ -42,7 +42,7 @@ def not_none(stmt: ast.stmt, returns: Returns) -> frozenset[str]:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)):
         return frozenset()
     target, call = stmt.targets[0], stmt.value
-    if ast.unparse(call.func) not in returns:
+    if (scan.dotted_name(call.func) or ast.unparse(call.func)) not in returns:  # a chain spelled as unparse does
         return frozenset()
     if isinstance(target, ast.Name):
         return frozenset({target.id})
@@ -74,16 +74,17 @@ def _sure_value(annotation: ast.expr) -> bool:
     return isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "typing.Tuple", "Tuple")
 
 
+@per_node
 def _always_returns(fn: _Function) -> bool:
     """Every ``return`` of ``fn``'s own body gives a value that is not a literal None, and its last statement
-    returns or raises (no path runs off its end); a generator gives no fact."""
+    returns or raises (no path runs off its end); a generator gives no fact. Read once per function (each caller
+    of its module asks of every annotated function it sees)."""
+    if not fn.body or not isinstance(fn.body[-1], (ast.Return, ast.Raise)):
+        return False  # a path may run off its end (the cheap test first: no walk)
     own = scope_nodes(fn)
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own) or not fn.body:
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own):
         return False
-    for node in own:
-        if isinstance(node, ast.Return) and (node.value is None or _none_literal(node.value)):
-            return False
-    return isinstance(fn.body[-1], (ast.Return, ast.Raise))
+    return not any(isinstance(n, ast.Return) and (n.value is None or _none_literal(n.value)) for n in own)
 
 
 def _none_literal(node: ast.expr) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from codegen.frontend.signature import Tensorness
-from codegen.index.per_index import per_index
+from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
 from codegen.lower.flow.changed_objects import changed_objects
@@ -92,15 +92,15 @@ class Named:
     held: frozenset[str] = frozenset()  # the caller's own state it reads them through (``self.experts``)
 
 
-@per_index
+@per_run
 def _named_calls(index: object) -> dict[ast.Call, Named | None]:
-    """What each call was found to read, for the run ``index`` (the last index asked about only)."""
+    """What each call was found to read, for the run ``index`` (the last run asked about only)."""
     return {}
 
 
-@per_index
+@per_run
 def _apart(index: object) -> dict[tuple[_Function, str, str], bool]:
-    """``reached_apart`` of a caller, its receiver and an attribute, for the run ``index`` (the last asked about)."""
+    """``reached_apart`` of a caller, its receiver and an attribute, for the run of ``index`` (the last asked about)."""
     return {}
 
 
