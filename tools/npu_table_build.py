@@ -40,6 +40,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.lower.flow.table_files import kept_table
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as ``python tools/npu_table_build.py``
 
 from npu_kernels import Kernel, kernels, passed_written, read_positions, returned, written  # noqa: E402
@@ -201,10 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     facts = kernel_facts(schemas, args.sources) if args.sources else KernelFacts([], {}, {})
     source = f"Ascend/op-plugin {args.commit}, op_plugin/config/op_plugin_functions.yaml (its ``custom`` section)"
     text = render(schemas, facts.undeclared, source, facts)
-    if args.check:
-        return 0 if TABLE.read_text(encoding="utf-8") == text else 1
-    TABLE.write_text(text, encoding="utf-8")
-    return 0
+    return kept_table(TABLE, text, check=args.check)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import ast
 import attrs
 
 from codegen.lower.flow import early
+from codegen.lower.flow.analysis import Analysis, Anchor, merged
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
 from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
@@ -27,18 +28,6 @@ from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_st
 from codegen.lower.flow.try_finally import walk_try
 
 __all__ = ["Analysis", "Anchor", "Walk", "analyze"]
-
-Anchor = tuple[str, ast.AST, str]  # ("before", stmt, "") or ("end", node, field)
-
-
-@attrs.define(eq=False)
-class Analysis:
-    steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
-    states: dict[ast.stmt, State] = attrs.Factory(dict)  # the state each planned call's statement starts in
-    splits: dict[ast.stmt, ast.expr] = attrs.Factory(dict)  # statements whose first operand runs before the join
-
-    def at(self, anchor: Anchor) -> list[Step]:
-        return self.steps.get(anchor, [])
 
 
 @attrs.define(eq=False)
@@ -67,7 +56,7 @@ class Walk:
             if same is None:
                 known.append(step)
                 continue
-            known[same] = _merged(known[same], step)
+            known[same] = merged(known[same], step)
 
     def _retested(self, step: Step, anchor: Anchor) -> Step:
         """A join keeps of its facts those whose test ran on every path to ``anchor`` (its wait re-reads them)."""
@@ -185,14 +174,6 @@ class Walk:
         test = data_reads(stmt.test)
         state = self.join_reads(stmt, state, test)
         return walk_loop(self, stmt, state, lambda s: s, test)
-
-
-def _merged(known: Step, step: Step) -> Step:
-    """One step placed twice at one anchor: *may* if either placement was; a join holds the names of both."""
-    if isinstance(known, Join) and isinstance(step, Join):
-        names, where = known.names | step.names, known.where & step.where
-        return attrs.evolve(known, may=known.may or step.may, names=names, where=where)
-    return attrs.evolve(known, may=known.may or step.may)
 
 
 def analyze(

@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codegen.lower.flow.table_files import kept_table
+
 __all__ = ["build", "main"]
 
 TABLE = Path(__file__).with_name("aten_overload_table.py")
@@ -72,12 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
     args = parser.parse_args(argv)
     text = build()
-    if args.check:
-        same = TABLE.is_file() and TABLE.read_text(encoding="utf-8") == text
-        print("the table is current" if same else f"{TABLE} differs: run without --check")
-        return 0 if same else 1
-    TABLE.write_text(text, encoding="utf-8")
-    return 0
+    return kept_table(TABLE, text, check=args.check)
 
 
 if __name__ == "__main__":

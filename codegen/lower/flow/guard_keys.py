@@ -16,7 +16,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.stability import Stability
 
-__all__ = ["guard_key", "reached_keys"]
+__all__ = ["guard_key", "reached_keys", "stable_key"]
 
 
 def guard_key(
@@ -57,3 +57,8 @@ def reached_keys(
         if text is not None and stability.stable(text, since):
             found[site.index] = aliases.get(text, text)
     return found
+
+
+def stable_key(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:
+    """The key of an ``if`` test that reads ``dotted`` at ``line`` (None: the caller may change it from there)."""
+    return aliases.get(dotted, dotted) if stability.stable(dotted, line) else None

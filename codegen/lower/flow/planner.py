@@ -24,13 +24,14 @@ from codegen.lower.flow.at_once import joined_at_once
 from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
-from codegen.lower.flow.guard_keys import guard_key, reached_keys
-from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.guard_keys import guard_key, reached_keys, stable_key
+from codegen.lower.flow.input_aliases import alias_groups
 from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
+from codegen.lower.flow.site_views import site_view
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.slot_loops import item_slots
 from codegen.lower.flow.stability import Stability, changed_objects
@@ -107,7 +108,7 @@ def _planned(
 ) -> Planned:
     """The decisions of the calls that run apart: the analysis under the guards, how each fork is read at its
     joins, the statements split before a wait, the caller as it runs where a call's guard holds."""
-    key_of = functools.partial(_key_of, stability, context.aliases)
+    key_of = functools.partial(stable_key, stability, context.aliases)
     rerun = functools.partial(
         _rerun,
         views=found.views,
@@ -179,7 +180,7 @@ def _round(
     reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
-    views = {s.stmt: _view(s, relations.keys[s.index], context, groups) for s in sites}
+    views = {s.stmt: site_view(s, relations.keys[s.index], context, groups) for s in sites}
     relations.slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
     last = false_at_last(fn, context.receiver, context.sized)
     result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
@@ -190,25 +191,6 @@ def _round(
     return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 
-def _key_of(stability: Stability, aliases: dict[str, str], dotted: str, line: int) -> str | None:
-    """The key of an ``if`` test that reads ``dotted`` at ``line`` (None: the caller may change it from there)."""
-    return aliases.get(dotted, dotted) if stability.stable(dotted, line) else None
-
-
 def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
     views, relations = context["views"], context["relations"]
     return analyze(fn, views, relations, context["barriers"], context["methods"], last=context["last"])
-
-
-def _view(site: Site, key: str | None, context: CallerContext, groups: dict[str, frozenset[str]]) -> SiteView:
-    """The site as the analysis sees it: its fork reads a value that may change between two of its calls only
-    when its guard is not stable (a flag read at each call), or its body flips the guard; what it reads, with
-    the names that may share that memory (``input_aliases.py``); the join event it records (its callee's, or
-    its own: ``own_joins.py``)."""
-    flips = bool(getattr(site.callee, "flips_guard", False))
-    changing = (key is not None and key.startswith("<call")) or flips
-    view = site.view(context.methods, guard_changes=changing)
-    number = context.own_joins.get(site.index)
-    event = f"{view.event}#{number}" if number else view.event
-    written = widened(view.writes, groups)  # a write through a view is a write of what shares its memory
-    return attrs.evolve(view, inputs=widened(view.inputs, groups), names=view.names | written, event=event)

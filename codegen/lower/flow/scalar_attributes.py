@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator
 
 from codegen.index import scan
 from codegen.index.per_index import per_index
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.attribute_stores import attribute_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.read_classes import read_chain
 
@@ -91,7 +91,7 @@ class _Class:
         for fn in scan.functions_of(cls):
             if fn.args.args:  # a method with its object (a static one stores none of it)
                 method = _Method(fn, fn.args.args[0].arg)
-                for attr, value in _stores(fn, method.receiver):
+                for attr, value in attribute_stores(fn, method.receiver):
                     self.stores.setdefault(attr, []).append((value, method))
         self._known: dict[str, bool] = {}
         self._reading: set[str] = set()
@@ -176,36 +176,3 @@ def _plain_annotation(annotation: ast.expr, *, item: bool) -> bool:
 
 def _none(annotation: ast.expr) -> bool:
     return isinstance(annotation, ast.Constant) and annotation.value is None
-
-
-def _stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.expr | None]]:
-    """(attribute, the value stored, None where not read) for each store to ``receiver.attr`` in ``fn``; ``("*",
-    None)`` for a ``setattr`` on the object."""
-    paired: dict[int, ast.expr | None] = {}
-    for stmt in walked_of(fn, ast.stmt):
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                paired.update(_paired(target, stmt.value))
-        elif isinstance(stmt, ast.AugAssign):
-            paired[id(stmt.target)] = stmt.value
-    for node in walked_of(fn, ast.Attribute):
-        if not isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id == receiver:
-            yield node.attr, (ast.Constant(None) if isinstance(node.ctx, ast.Del) else paired.get(id(node)))
-    for call in walked_of(fn, ast.Call):
-        if scan.dotted_name(call.func) == "setattr" and call.args and _is(call.args[0], receiver):
-            yield "*", None
-
-
-def _is(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _paired(target: ast.expr, value: ast.expr) -> dict[int, ast.expr | None]:
-    """Each plain target of an assignment with the value it gets (``a, b = x, y`` pairs them; else unknown)."""
-    if not isinstance(target, (ast.Tuple, ast.List)):
-        return {id(target): value}
-    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
-    found: dict[int, ast.expr | None] = {}
-    for i, element in enumerate(target.elts):
-        found.update(_paired(element, values[i]) if values is not None else {id(element): None})
-    return found

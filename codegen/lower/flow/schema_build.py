@@ -29,6 +29,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from codegen.lower.flow.table_files import kept_table
+
 __all__ = ["build", "main"]
 
 TABLE = Path(__file__).with_name("aten_table.py")
@@ -142,10 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the table is not what torch says")
     args = parser.parse_args(argv)
     text = build()
-    if args.check:
-        return 0 if TABLE.read_text(encoding="utf-8") == text else 1
-    TABLE.write_text(text, encoding="utf-8")
-    return 0
+    return kept_table(TABLE, text, check=args.check)
 
 
 if __name__ == "__main__":
