@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 
-from codegen.index.walked import walked_of
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.scalar_attributes import plain_state
 
 __all__ = ["rebound_keeps"]
@@ -34,9 +34,11 @@ def rebound_keeps(
     whose body reads ``reads`` of it (``*``: any), in the caller ``fn`` of class ``owner`` (see above)."""
     if receiver is None or not reads or not _of_object(call, receiver):
         return ()
+    after = _changed(fn, receiver, lambda node: _position(node) > _position(call), functions, owner)
+    if not after:
+        return ()  # nothing pointed elsewhere after the call: most callers
     looped = _loops_around(fn, call)  # a store in a loop around the call runs before its next run too
     before = _changed(fn, receiver, lambda node: _position(node) < _position(call) or node in looped, functions, owner)
-    after = _changed(fn, receiver, lambda node: _position(node) > _position(call), functions, owner)
     kept = (before & after) - plain_state(functions, owner)
     return tuple(f"{receiver}.{a}" for a in sorted(kept) if "*" in reads or a in reads)
 
@@ -79,7 +81,7 @@ def _changed(
 def _loops_around(fn: _Function, call: ast.Call) -> set[ast.AST]:
     """The nodes of the loops of ``fn`` the call runs in."""
     loops = [loop for loop in walked_of(fn, (ast.For, ast.AsyncFor, ast.While)) if call in walked_of(loop, ast.Call)]
-    return {node for loop in loops for node in ast.walk(loop)}
+    return {node for loop in loops for node in walked(loop)}
 
 
 def _method(call: ast.Call, receiver: str, functions: _Functions, owner: str | None) -> _Function | None:

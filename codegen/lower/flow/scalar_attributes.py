@@ -17,7 +17,7 @@ import ast
 from collections import Counter
 
 from codegen.index import scan
-from codegen.index.per_index import per_index
+from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.attribute_stores import attribute_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
@@ -44,9 +44,10 @@ def plain_state(functions: object, owner: str | None) -> frozenset[str]:
     return found
 
 
-@per_index
+@per_run
 def _known(index: object) -> dict[tuple[str, str], frozenset[str]]:
-    """The classes' plain attributes read for the run ``index`` (the last index asked about only)."""
+    """The classes' plain attributes read for the run of ``index`` (the last run asked about only; its partial
+    index and its final one share them: what a class stores reads no call site)."""
     return {}
 
 
