@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from codegen.index import scan
 from codegen.index.walked import walked_of
 
-__all__ = ["attribute_stores"]
+__all__ = ["attribute_stores", "paired_targets"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -26,7 +26,7 @@ def attribute_stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.ex
     for stmt in walked_of(fn, ast.stmt):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                paired.update(_paired(target, stmt.value))
+                paired.update((id(t), v) for t, v in paired_targets(target, stmt.value))
         elif isinstance(stmt, ast.AugAssign):
             paired[id(stmt.target)] = stmt.value
     for node in walked_of(fn, ast.Attribute):
@@ -41,12 +41,12 @@ def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _paired(target: ast.expr, value: ast.expr) -> dict[int, ast.expr | None]:
-    """Each plain target of an assignment with the value it gets (``a, b = x, y`` pairs them; else unknown)."""
-    if not isinstance(target, (ast.Tuple, ast.List)):
-        return {id(target): value}
-    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
-    found: dict[int, ast.expr | None] = {}
-    for i, element in enumerate(target.elts):
-        found.update(_paired(element, values[i]) if values is not None else {id(element): None})
-    return found
+def paired_targets(target: ast.expr, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr | None]]:
+    """Each plain target of an assignment with the value it gets (``a, b = x, y`` pairs them; an unpacked call:
+    unknown, None)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [None] * len(target.elts)
+        if len(values) != len(target.elts):
+            values = [None] * len(target.elts)
+        return [p for t, v in zip(target.elts, values, strict=True) for p in paired_targets(t, v)]
+    return [(target, value)]

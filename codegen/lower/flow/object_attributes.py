@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.scan import functions_of
+from codegen.lower.flow.attribute_stores import paired_targets
 from codegen.lower.flow.class_state import ClassState, Effect
 
 __all__ = ["constructed", "per_call"]
@@ -45,7 +46,7 @@ def per_call(cls: ast.ClassDef) -> frozenset[str]:
 def _stores(node: ast.AST, receiver: str) -> list[tuple[str, ast.expr | None]]:
     """(attribute, value stored: None where unknown) for each ``receiver.attr`` the node stores."""
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        pairs = [p for t in _targets_of(node) for p in _paired(t, node.value)]
+        pairs = [p for t in _targets_of(node) for p in paired_targets(t, node.value)]
     elif isinstance(node, ast.AugAssign):
         pairs = [(node.target, None)]
     elif isinstance(node, ast.Delete):
@@ -53,16 +54,6 @@ def _stores(node: ast.AST, receiver: str) -> list[tuple[str, ast.expr | None]]:
     else:
         return []
     return [(t.attr, v) for t, v in pairs if isinstance(t, ast.Attribute) and _on(t, receiver)]
-
-
-def _paired(target: ast.expr, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr | None]]:
-    """Each plain target with the value it gets (``a, b = x, y`` pairs them; an unpacked call: unknown)."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [None] * len(target.elts)
-        if len(values) != len(target.elts):
-            values = [None] * len(target.elts)
-        return [p for t, v in zip(target.elts, values, strict=True) for p in _paired(t, v)]
-    return [(target, value)]
 
 
 def _kind(value: ast.expr | None, numbers: set[str]) -> bool | None:
