@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 HELPERS = """\
 def scatter(cache, x):
@@ -70,23 +70,11 @@ class Model(nn.Module):
         return r + y + z
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 
 def _generated(tmp_path: Path, target: str, *, alone: bool) -> tuple[str, str]:
-    folder = tmp_path / "pkg_callee_writes"
-    folder.mkdir(exist_ok=True)
-    for name, source in {"__init__.py": INIT, "helpers.py": HELPERS, "model.py": MODEL}.items():
-        (folder / name).write_text(source, encoding="utf-8")
-    entry = Entry(name="callee_writes", package="pkg_callee_writes", path=folder, idioms=(), upstream=(), needs=())
-    (tmp_path / "out").mkdir(exist_ok=True)
-    name, codes = generated_package(entry, target, tmp_path / "out", alone=alone)
+    name, codes = written_package(
+        tmp_path, "callee_writes", target, {"model.py": MODEL, "helpers.py": HELPERS}, alone=alone
+    )
     return name, codes["model.py"]
 
 

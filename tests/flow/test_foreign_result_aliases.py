@@ -10,7 +10,6 @@ for portable and aclgraph, run race-checked, and compared exactly with the same 
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
@@ -19,8 +18,7 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
-
-from codegen.driver.run import read_sources, run
+from written_package import written_package
 
 STANDIN = """\
 def pick(t, rows=None):
@@ -85,14 +83,6 @@ class Model(nn.Module):
         return r + x + z
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 RACED = [
     "written_aside_read_through_result",
     "read_aside_through_result_written",
@@ -101,21 +91,12 @@ RACED = [
     "read_aside_through_narrow_written",
 ]
 READ_ASIDE = ("read_aside_through_result_written", "read_aside_through_narrow_written")
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
     """(the generated package's name, its ``model.py``), under ``tmp_path / "out"`` with the stand-in."""
-    name = f"extalias_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (tmp_path / "out" / "extlib.py").write_text(STANDIN, encoding="utf-8")
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(tmp_path, "extalias", target, {"model.py": MODEL}, beside={"extlib.py": STANDIN})
+    return name, codes["model.py"]
 
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:

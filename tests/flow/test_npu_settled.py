@@ -10,7 +10,6 @@ place, and compared exactly with the same arithmetic on one stream.
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
@@ -19,8 +18,8 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
-from codegen.driver.run import read_sources, run
 from codegen.lower.flow.npu_schema import Param, written_params
 from codegen.lower.flow.npu_table import KERNEL_WRITES, UNDECLARED
 from tools.npu_settled import SETTLED
@@ -65,30 +64,13 @@ class Model(nn.Module):
         return y + q + kc + z
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 METHODS = ["cache_op_beside", "cache_read_aside"]
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
     """(the generated package's name, its ``model.py``), under ``tmp_path / "out"`` with the stand-in."""
-    name = f"npusettled_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (tmp_path / "out" / "torch_npu.py").write_text(STANDIN, encoding="utf-8")
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(tmp_path, "npusettled", target, {"model.py": MODEL}, beside={"torch_npu.py": STANDIN})
+    return name, codes["model.py"]
 
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:

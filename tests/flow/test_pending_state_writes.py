@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = """\
 import torch
@@ -96,14 +96,6 @@ class Model(nn.Module):
         return y + z
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 WRITES = {  # the method -> its first write of the state its call reads
     "own_state": "self.buf.mul_(2)",
     "submodule_state": "self.sub.scale.mul_(2)",
@@ -113,13 +105,7 @@ WRITES = {  # the method -> its first write of the state its call reads
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_state_writes"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    entry = Entry(name="state_writes", package="pkg_state_writes", path=folder, idioms=(), upstream=(), needs=())
-    (tmp_path / "out").mkdir(exist_ok=True)
-    name, codes = generated_package(entry, target, tmp_path / "out")
+    name, codes = written_package(tmp_path, "state_writes", target, {"model.py": MODEL})
     return name, codes["model.py"]
 
 

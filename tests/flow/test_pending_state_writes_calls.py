@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = """\
 import extlib_state
@@ -191,14 +191,6 @@ def double(t):
 
 EXTLIB = HELPERS
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 WRITES = {  # the method -> its first statement writing the state its call reads
     "own_method": "self.double_buf()",
     "submodule_method": "self.sub.double()",
@@ -218,16 +210,9 @@ APART = {"other_method": "self.double_other()", "other_helper": "helpers.double(
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_state_calls"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    (folder / "helpers.py").write_text(HELPERS, encoding="utf-8")
-    entry = Entry(name="state_calls", package="pkg_state_calls", path=folder, idioms=(), upstream=(), needs=())
-    out = tmp_path / "out"
-    out.mkdir(exist_ok=True)
-    (out / "extlib_state.py").write_text(EXTLIB, encoding="utf-8")  # outside the run: read by no transform
-    name, codes = generated_package(entry, target, out)
+    name, codes = written_package(
+        tmp_path, "state_calls", target, {"model.py": MODEL, "helpers.py": HELPERS}, beside={"extlib_state.py": EXTLIB}
+    )
     return name, codes["model.py"]
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = """\
 import torch
@@ -113,26 +113,11 @@ def double(t):
     t.mul_(2)
 """
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 READS = {"method": "w = self.buf", "helper": "w = self.buf", "package_helper": "w = self.buf", "submodule": "w ="}
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_state_in_body"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    (folder / "helpers.py").write_text(HELPERS, encoding="utf-8")
-    entry = Entry(name="state_in_body", package="pkg_state_in_body", path=folder, idioms=(), upstream=(), needs=())
-    (tmp_path / "out").mkdir(exist_ok=True)
-    name, codes = generated_package(entry, target, tmp_path / "out")
+    name, codes = written_package(tmp_path, "state_in_body", target, {"model.py": MODEL, "helpers.py": HELPERS})
     return name, codes["model.py"]
 
 

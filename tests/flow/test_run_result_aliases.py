@@ -11,7 +11,6 @@ aclgraph, run race-checked, and compared exactly with the same arithmetic on one
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,7 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
-
-from codegen.driver.run import read_sources, run
+from written_package import written_package
 
 MODEL = """\
 import torch
@@ -83,29 +81,13 @@ class Model(nn.Module):
         return r + w + z
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 RACED = ["written_aside_read_through_helper", "read_aside_through_method_written", "written_aside_read_through_chain"]
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
     """(the generated package's name, its ``model.py``), under ``tmp_path / "out"``."""
-    name = f"runalias_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(tmp_path, "runalias", target, {"model.py": MODEL})
+    return name, codes["model.py"]
 
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:

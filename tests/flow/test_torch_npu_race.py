@@ -10,7 +10,6 @@ call's ``queryRef``, ``keyRef``).
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 from codegen.driver.run import read_sources, run
 from npudsl import StreamRaceError
@@ -76,31 +76,20 @@ class Model(nn.Module):
         return y + x + k
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 OVERLAPS = ["norm_reads", "ops_norm_reads"]
 JOINS = ["scatter_writes", "rotary_writes"]
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
     """(the generated package's name, its ``model.py``), under ``tmp_path / "out"`` with the stand-in."""
-    name = f"npur_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (tmp_path / "out" / "torch_npu.py").write_text(STANDIN, encoding="utf-8")
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL.replace("torch.ops.npu.npu_rms_norm.default", "torch_npu.npu_rms_norm"))
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(
+        tmp_path,
+        "npur",
+        target,
+        {"model.py": MODEL.replace("torch.ops.npu.npu_rms_norm.default", "torch_npu.npu_rms_norm")},
+        beside={"torch_npu.py": STANDIN},
+    )
+    return name, codes["model.py"]
 
 
 def _planned(tmp_path: Path) -> str:

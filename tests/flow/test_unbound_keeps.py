@@ -10,7 +10,6 @@ own. Generated for portable and aclgraph, run race-checked, and compared exactly
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 
@@ -19,8 +18,7 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
-
-from codegen.driver.run import read_sources, run
+from written_package import written_package
 
 STANDIN = """\
 def pick(t):
@@ -61,29 +59,12 @@ class Model(nn.Module):
         return r + w + y + z + s
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 METHODS = ["view_bound_below", "alias_bound_below"]
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    name = f"unboundkeep_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (tmp_path / "out" / "extlib.py").write_text(STANDIN, encoding="utf-8")
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(tmp_path, "unboundkeep", target, {"model.py": MODEL}, beside={"extlib.py": STANDIN})
+    return name, codes["model.py"]
 
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = """\
 import extlib_unread
@@ -161,14 +161,6 @@ def make_sub():
     return ExtSub()
 """
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 WRITES = {  # the method -> its statement writing the state its pending call reads
     "base_method": "self.ext_update()",
     "object_method": "self.sub.double()",
@@ -184,15 +176,9 @@ APART = {
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_unread_methods"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    entry = Entry(name="unread_methods", package="pkg_unread_methods", path=folder, idioms=(), upstream=(), needs=())
-    out = tmp_path / "out"
-    out.mkdir(exist_ok=True)
-    (out / "extlib_unread.py").write_text(EXTLIB, encoding="utf-8")  # outside the run: read by no transform
-    name, codes = generated_package(entry, target, out)
+    name, codes = written_package(
+        tmp_path, "unread_methods", target, {"model.py": MODEL}, beside={"extlib_unread.py": EXTLIB}
+    )
     return name, codes["model.py"]
 
 

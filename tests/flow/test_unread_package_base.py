@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = """\
 import torch
@@ -54,24 +54,9 @@ class Base(nn.Module):
         self.buf.mul_(2)
 """
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_package_base"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    (folder / "base.py").write_text(BASE, encoding="utf-8")
-    entry = Entry(name="package_base", package="pkg_package_base", path=folder, idioms=(), upstream=(), needs=())
-    (tmp_path / "out").mkdir(exist_ok=True)
-    name, codes = generated_package(entry, target, tmp_path / "out", alone=True)
+    name, codes = written_package(tmp_path, "package_base", target, {"model.py": MODEL, "base.py": BASE}, alone=True)
     return name, codes["model.py"]
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
+from written_package import written_package
 
 MODEL = (
     """\
@@ -113,15 +113,9 @@ READS = {"function": "w = self.buf", "base_method": "w = self.buf"}
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_unread_body"
-    folder.mkdir(exist_ok=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    entry = Entry(name="unread_body", package="pkg_unread_body", path=folder, idioms=(), upstream=(), needs=())
-    out = tmp_path / "out"
-    out.mkdir(exist_ok=True)
-    (out / "extlib_body.py").write_text(EXTLIB, encoding="utf-8")  # outside the run: read by no transform
-    name, codes = generated_package(entry, target, out)
+    name, codes = written_package(
+        tmp_path, "unread_body", target, {"model.py": MODEL, "__init__.py": INIT}, beside={"extlib_body.py": EXTLIB}
+    )
     return name, codes["model.py"]
 
 

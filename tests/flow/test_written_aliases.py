@@ -9,7 +9,6 @@ aclgraph, run race-checked, and compared exactly with the same arithmetic on one
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,7 @@ import torch
 from corpus.matrix import run_generated
 from method_caller import caller_source
 from method_source import method_source
-
-from codegen.driver.run import read_sources, run
+from written_package import written_package
 
 MODEL = """\
 import torch
@@ -47,28 +45,12 @@ class Model(nn.Module):
         return y.sum() + z + w
 """ + caller_source()
 
-INIT = """\
-from . import model
-
-
-def build(method):
-    return model.Caller(method)
-"""
-
 METHODS = ["view_written_aside", "result_written_aside"]
-_COUNT = itertools.count()
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    name = f"written_aliases_{target}_{next(_COUNT)}"
-    folder = tmp_path / "out" / name
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(INIT, encoding="utf-8")
-    (folder / "model.py").write_text(MODEL, encoding="utf-8")
-    result = next(iter(run(read_sources([(str(folder / "model.py"), str(folder))]), target=target, jobs=1)))
-    assert not result.has_errors and result.code is not None, result.internal_error
-    (folder / "model.py").write_text(result.code, encoding="utf-8")
-    return name, result.code
+    name, codes = written_package(tmp_path, "written_aliases", target, {"model.py": MODEL})
+    return name, codes["model.py"]
 
 
 @pytest.mark.parametrize("method", METHODS)
