@@ -21,8 +21,9 @@ the waiting stream, and lenient for other work there that reads none of them.
 Targets: ``aclgraph`` rejects ``wait_tensor`` (its kernel raises outside GE);
 ``ge`` rejects the tagged-event ops and ``record_tagged_stream`` (their GE
 converters raise). GE plans memory itself, so for ``ge`` every cross-stream
-read gets a ``record_stream`` for the reader's stream (the checker's free rule is
-about the caching allocator). GE also orders data edges: with
+read or in-place write (a functional op taking the value, in the graph GE compiles)
+gets a ``record_stream`` for that stream (the checker's free rule is about the
+caching allocator; :mod:`._data_edges`). GE also orders data edges: with
 ``data_edges="engine"`` (the default) every cross-stream read gets an
 ``event_record`` after its producer and an ``event_wait`` before its first reader
 on each stream; ``"explicit"`` leaves those out, so that only the waits the code
