@@ -21,9 +21,11 @@ from codegen.lower.flow.ge_before import nothing_before
 from codegen.lower.flow.ge_chain import bare_inputs, leads_chain
 from codegen.lower.flow.ge_gather import binds_gathers
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
+from codegen.lower.flow.ge_given_chain import given_chain
 from codegen.lower.flow.ge_last import binds_a_call
 from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
+from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
 
 __all__ = ["GeCaller", "unforked"]
@@ -44,6 +46,7 @@ class GeCaller:
     receiver: str | None  # the caller's ``self``
     submodules: frozenset[str]  # its object's attributes that hold a submodule (``ge_layers.py``)
     indices: frozenset[str]  # the names that hold a tensor wherever read (``ge_returned.tensor_names``)
+    objects: ObjectState | None = None  # its object's submodules and their groups, across the run's files
     site_stmts: set[ast.stmt] = attrs.field(init=False)  # the planned calls' statements
 
     @site_stmts.default
@@ -67,6 +70,8 @@ def unforked(caller: GeCaller, site: Site, dependency: str | None, after_all: Se
         return True  # on every path, the caller's last work made what it reads
     if not leads and reads_results(site, caller.sites, caller.fn) and _untouched(caller, site):
         return False  # it reads only what calls on other streams made
+    if given_chain(caller, site):
+        return False  # it, and the calls chained after it, read only what was given or what their stream made
     return None
 
 
