@@ -6,7 +6,9 @@ function was given (``ge_given.py``), what earlier calls on its stream made or o
 streams (``ge_own.py``), the caller's last tensor itself (the read is the edge), or on every path what the
 caller's last work made (``ge_reads.py``). The first of these, in that order, decides. A call decided by
 ``ge_given``/``ge_own`` does not come after all the caller's work, so no later call leans on it; nor may a call
-that leads a chain (the next call shares its fork: ``ge_chain.leads_chain``) go without one on their word.
+that leads a chain (the next call shares its fork: ``ge_chain.leads_chain``) go without one on their word. Asked
+last: the call and each call chained after it read only, name by name, what was given or what their stream made
+(``ge_given_chain.py``: the DeepSeek-V4 MLA prolog's KV half), which frees the chain's leader too.
 """
 
 from __future__ import annotations
