@@ -30,6 +30,7 @@ from codegen.lower.flow.ge_layers import submodules
 from codegen.lower.flow.lifetime import EventFacts
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.manual import with_manual_sites
+from codegen.lower.flow.object_state import object_state
 from codegen.lower.flow.planner import hoisted_plan, plan_caller
 from codegen.lower.flow.reorder_hints import split_chains
 from codegen.lower.flow.sites import Site
@@ -96,9 +97,12 @@ def _ge_plan(
     returns = local_returns(module.tree, qualname, receiver, run)
     layers = submodules(module.tree, qualname, receiver)
     method = "." in qualname
+    owner = qualname.rpartition(".")[0]
+    objects = object_state(module.index, module.ir.module_name, module.tree, owner, receiver) if receiver else None
 
     def plan_of(body: _Function) -> CallerPlan:
-        plan = fork_waits(body, auto, method=method, returns=returns, flags=module.flags(), submodules=layers)
+        flags = module.flags()
+        plan = fork_waits(body, auto, method=method, returns=returns, flags=flags, submodules=layers, objects=objects)
         return ge_if_in_block(body, plan)  # an ``if`` switched with the call before it
 
     if len(auto) < 2:

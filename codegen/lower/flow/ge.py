@@ -33,6 +33,7 @@ from codegen.lower.flow.ge_last import binds_a_call, last_tensor, tensor_above
 from codegen.lower.flow.ge_own import same_guard
 from codegen.lower.flow.ge_returned import tensor_names
 from codegen.lower.flow.ge_unforked import GeCaller, unforked
+from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.tensor_bindings import certain_tensors
 from codegen.lower.flow.tensors import Returns
@@ -52,9 +53,10 @@ def fork_waits(
     returns: Returns,
     flags: object,
     submodules: frozenset[str] = frozenset(),
+    objects: ObjectState | None = None,
 ) -> CallerPlan:
     """The GE plan of one caller (see above); ``submodules``: its object's attributes that hold one
-    (``ge_layers.py``)."""
+    (``ge_layers.py``); ``objects``: its object as ``object_state.py`` reads it."""
     caller = GeCaller(
         fn=fn,
         sites=sites,
@@ -65,6 +67,7 @@ def fork_waits(
         receiver=fn.args.args[0].arg if method and fn.args.args else None,
         submodules=submodules,
         indices=tensor_names(fn, method=method, returns=returns),
+        objects=objects,
     )
     planning = _Planning(caller=caller, flags=flags)
     for site in caller.ordered:  # in source order

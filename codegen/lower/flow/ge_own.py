@@ -20,12 +20,17 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.sites import Site
 
-__all__ = ["reads_own_stream", "reads_results", "same_guard"]
+__all__ = ["own_made", "reads_own_stream", "reads_results", "same_guard"]
 
 
 def reads_own_stream(site: Site, sites: Sequence[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Every argument of ``site``'s call is a constant or a name only earlier calls on its stream bind."""
     return _reads_made_by(site, [s for s in sites if s.tag == site.tag and same_guard(s, site)], fn)
+
+
+def own_made(name: str, site: Site, sites: Sequence[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``name`` is bound in ``fn`` only by calls on ``site``'s stream under its guard."""
+    return _bound_only_by(name, [s for s in sites if s.tag == site.tag and same_guard(s, site)], fn)
 
 
 def reads_results(site: Site, sites: Sequence[Site], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

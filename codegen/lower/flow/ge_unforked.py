@@ -6,7 +6,9 @@ function was given (``ge_given.py``), what earlier calls on its stream made or o
 streams (``ge_own.py``), the caller's last tensor itself (the read is the edge), or on every path what the
 caller's last work made (``ge_reads.py``). The first of these, in that order, decides. A call decided by
 ``ge_given``/``ge_own`` does not come after all the caller's work, so no later call leans on it; nor may a call
-that leads a chain (the next call shares its fork: ``ge_chain.leads_chain``) go without one on their word.
+that leads a chain (the next call shares its fork: ``ge_chain.leads_chain``) go without one on their word. Asked
+last: the call and each call chained after it read only, name by name, what was given or what their stream made
+(``ge_given_chain.py``: the DeepSeek-V4 MLA prolog's KV half), which frees the chain's leader too.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from codegen.lower.flow.ge_before import nothing_before
 from codegen.lower.flow.ge_chain import bare_inputs, leads_chain
 from codegen.lower.flow.ge_gather import binds_gathers
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
+from codegen.lower.flow.ge_given_chain import given_chain
 from codegen.lower.flow.ge_last import binds_a_call
 from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
+from codegen.lower.flow.object_state import ObjectState
 from codegen.lower.flow.sites import Site
 
 __all__ = ["GeCaller", "unforked"]
@@ -44,6 +48,7 @@ class GeCaller:
     receiver: str | None  # the caller's ``self``
     submodules: frozenset[str]  # its object's attributes that hold a submodule (``ge_layers.py``)
     indices: frozenset[str]  # the names that hold a tensor wherever read (``ge_returned.tensor_names``)
+    objects: ObjectState | None = None  # its object's submodules and their groups, across the run's files
     site_stmts: set[ast.stmt] = attrs.field(init=False)  # the planned calls' statements
 
     @site_stmts.default
@@ -67,6 +72,8 @@ def unforked(caller: GeCaller, site: Site, dependency: str | None, after_all: Se
         return True  # on every path, the caller's last work made what it reads
     if not leads and reads_results(site, caller.sites, caller.fn) and _untouched(caller, site):
         return False  # it reads only what calls on other streams made
+    if given_chain(caller, site):
+        return False  # it, and the calls chained after it, read only what was given or what their stream made
     return None
 
 
