@@ -53,6 +53,7 @@ class Model(nn.Module):
         CHANGE
         for i in range(n):
             h = hs[i] + 1
+            BEFORE
             ds[i].prepare(h)
             out[i] = self.dispatch(ds[i])
         for i in range(n):
@@ -64,8 +65,9 @@ PAIR = '("m.Model.dispatch.join", "m.Model.dispatch.join.2")'
 WAIT = 'runtime.wait("m.Model.dispatch.join")'
 
 
-def _code(build: str = DISTINCT, change: str = "pass", target: str = "portable") -> str:
-    return transform_source(SOURCE.replace("BUILD", build).replace("CHANGE", change), path="m.py", target=target)
+def _code(build: str = DISTINCT, change: str = "pass", target: str = "portable", before: str = "pass") -> str:
+    source = SOURCE.replace("BUILD", build).replace("CHANGE", change).replace("BEFORE", before)
+    return transform_source(source, path="m.py", target=target)
 
 
 def _first_loop(code: str) -> list[str]:
@@ -94,6 +96,29 @@ def test_distinct_objects_do_not_wait_for_the_previous_call(build: str) -> None:
 def test_items_that_may_be_one_object_keep_the_wait(build: str, change: str) -> None:
     loop = _first_loop(_code(build, change))
     assert loop.index(WAIT) < loop.index("ds[i].prepare(h)")
+
+
+def test_an_item_read_at_this_index_waits_for_no_earlier_call() -> None:
+    """``out[i]`` before the call holds what this iteration or the code before the loop stored, never an earlier
+    call's result."""
+    loop = _first_loop(_code(before="h = h if out[i] is None else out[i]"))
+    assert not [line for line in loop if line.startswith("runtime.wait(") and "join" in line]
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "h = h + (0 if i == 0 else out[i - 1].sum())",  # the previous micro-batch's result
+        "(lambda i: ds[i].prepare(h))(0)",  # ``i`` in a lambda is another value
+    ],
+)
+def test_another_item_waits(before: str) -> None:
+    loop = _first_loop(_code(before=before))
+    assert loop.index(WAIT) < loop.index(before.strip())
+
+
+def test_another_item_written_in_a_lambda_is_race_free() -> None:
+    _run(_code(before="(lambda i: ds[i].prepare(h))(0)"), DISTINCT, 2)
 
 
 def _run(code: str, build: str, count: int, target: str = "portable") -> torch.Tensor:

@@ -33,6 +33,8 @@ from codegen.lower.flow.sites import Site
 
 __all__ = ["apart_items"]
 
+_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 
 def apart_items(slots: Slots, sites: Sequence[Site], distinct: frozenset[str]) -> Slots:
     """``slots`` with, for each slotted call, the statements of its loop up to it that read items apart;
@@ -54,14 +56,17 @@ def _apart_containers(slot: SlotLoop, site: Site, distinct: frozenset[str]) -> f
 
 
 def _only_at(loop: ast.For, name: str, var: str) -> bool:
-    """Every mention of ``name`` in the loop's body is the item ``name[var]``."""
+    """Every mention of ``name`` in the loop's body is the item ``name[var]``, in the loop's own scope (in a
+    lambda, a nested function or a comprehension, ``var`` may name another value)."""
     at = {
         id(n.value)
         for stmt in loop.body
         for n in walked_of(stmt, ast.Subscript)
         if isinstance(n.slice, ast.Name) and n.slice.id == var
     }
-    return all(id(n) in at for stmt in loop.body for n in walked_of(stmt, ast.Name) if n.id == name)
+    nested = {id(n) for stmt in loop.body for scope in walked_of(stmt, _SCOPES) for n in walked(scope)}
+    mentions = [n for stmt in loop.body for n in walked_of(stmt, ast.Name) if n.id == name]
+    return all(id(n) in at and id(n) not in nested for n in mentions)
 
 
 def _up_to_call(slot: SlotLoop) -> list[ast.stmt]:
