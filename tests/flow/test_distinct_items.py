@@ -98,6 +98,21 @@ def test_items_that_may_be_one_object_keep_the_wait(build: str, change: str) -> 
     assert loop.index(WAIT) < loop.index("ds[i].prepare(h)")
 
 
+def test_a_list_the_function_builds_is_read_there() -> None:
+    """``ds`` built in ``forward`` itself, one ``Dispatcher`` per element."""
+    code = transform_source(
+        SOURCE.replace("BUILD", DISTINCT)
+        .replace("ds = self.dispatchers", "ds = [Dispatcher(3) for _ in range(n)]")
+        .replace("CHANGE", "pass")
+        .replace("BEFORE", "pass"),
+        path="m.py",
+        target="portable",
+    )
+    loop = _first_loop(code)
+    assert not [line for line in loop if line.startswith("runtime.wait(") and "join" in line]
+    assert f"runtime.record({PAIR}[i % 2])" in loop
+
+
 def test_an_item_read_at_this_index_waits_for_no_earlier_call() -> None:
     """``out[i]`` before the call holds what this iteration or the code before the loop stored, never an earlier
     call's result."""
