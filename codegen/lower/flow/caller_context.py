@@ -20,6 +20,7 @@ from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.caller_facts import SiteEvents
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
+from codegen.lower.flow.distinct_items import distinct_lists
 from codegen.lower.flow.event_fork import EventForks, event_forks
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.imported_writes import module_functions
@@ -69,6 +70,7 @@ class CallerContext:
     uniform: dict[str, str] = attrs.Factory(dict)  # guards every layer of a loop holds equal (uniform_guards.py)
     slot_events: Callable[[Site], EventRef] | None = None  # a call's second join event (``item_slots.py``; events)
     sized: frozenset[str] = frozenset()  # its object's layer lists, of a length fixed after ``__init__`` (elements.py)
+    distinct: frozenset[str] = frozenset()  # its locals holding lists of distinct objects (``distinct_items.py``)
 
 
 def event_context(
@@ -101,6 +103,7 @@ def event_context(
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
         uniform=uniform_guards(module.tree, module.index, module.ir.module_name, qualname, fn),
+        distinct=distinct_lists(module.index, (module.ir.module_name, module.tree), qualname if receiver else None, fn),
         sized=frozenset(
             getattr(module.index, "elements", {}).get(f"{module.ir.module_name}:{qualname.rpartition('.')[0]}", {})
         ),

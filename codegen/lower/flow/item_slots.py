@@ -60,6 +60,8 @@ class Slots:
     reads: dict[ast.stmt, dict[int, tuple[str, frozenset[str]]]] = attrs.Factory(dict)  # -> (index, containers)
     sweeps: dict[ast.stmt, frozenset[int]] = attrs.Factory(dict)  # a loop waiting for every item's call of these
     alone: frozenset[int] = frozenset()  # calls joined before each next one: one event, the last item waits
+    apart: dict[ast.stmt, dict[int, frozenset[str]]] = attrs.Factory(dict)  # items apart from earlier calls
+    distinct: frozenset[str] = frozenset()  # lists of distinct objects (``distinct_items.py``)
 
     def swept(self, loop: ast.stmt, state: State) -> State:
         """After ``loop``, which waited for every item's call of the calls it sweeps (the last one's too, which
@@ -69,6 +71,11 @@ class Slots:
     def items(self, stmt: ast.stmt, site: int) -> frozenset[str]:
         """The containers of ``site``'s result that ``stmt`` reads only as the item of its slot index."""
         return self.reads.get(stmt, {}).get(site, ("", frozenset()))[1]
+
+    def apart_of(self, stmt: ast.stmt, site: int) -> frozenset[str]:
+        """The containers ``stmt`` reads only as this iteration's item, apart from ``site``'s earlier calls
+        (``item_apart.py``)."""
+        return self.apart.get(stmt, {}).get(site, frozenset())
 
     def item_names(self, loop: ast.For | ast.AsyncFor) -> set[str]:
         """The containers the loop's first statement reads only as a slotted call's item (waited for there)."""
@@ -113,7 +120,9 @@ class Slots:
         kept = {i: s for i, s in self.sites.items() if i not in sites}
         reads = {stmt: {i: r for i, r in found.items() if i in kept} for stmt, found in self.reads.items()}
         sweeps = {loop: done - sites for loop, done in self.sweeps.items()}
-        return Slots(kept, {stmt: found for stmt, found in reads.items() if found}, sweeps, self.alone - sites)
+        apart = {stmt: {i: c for i, c in found.items() if i in kept} for stmt, found in self.apart.items()}
+        reads = {stmt: found for stmt, found in reads.items() if found}
+        return Slots(kept, reads, sweeps, self.alone - sites, {s: f for s, f in apart.items() if f}, self.distinct)
 
 
 NO_SLOTS = Slots()

@@ -26,6 +26,7 @@ from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.guard_keys import guard_key, reached_keys, stable_key
 from codegen.lower.flow.input_aliases import alias_groups
+from codegen.lower.flow.item_apart import apart_items
 from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
@@ -181,7 +182,8 @@ def _round(
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
     views = {s.stmt: site_view(s, relations.keys[s.index], context, groups) for s in sites}
-    relations.slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
+    slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
+    relations.slots = apart_items(slots, sites, context.distinct) if slots.sites else slots
     last = false_at_last(fn, context.receiver, context.sized)
     result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
     while bad := relations.slots.settled(result.states).invalid(result.steps):

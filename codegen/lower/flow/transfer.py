@@ -120,11 +120,12 @@ def _needed(
     written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
     slots = getattr(relations, "slots", None)  # results read as one micro-batch's item (``item_slots.py``)
     items = {p.site: slots.items(stmt, p.site) if slots else frozenset() for p in pending(state)}
+    apart = {p.site: slots.apart_of(stmt, p.site) if slots else frozenset() for p in pending(state)}  # item_apart.py
     steps: list[Step] = [
         join_step(p, state)
         for p in pending(state)
-        if touches(p.names, reads - items[p.site])
-        or p.inputs & written
+        if touches(p.names, reads - items[p.site] - apart[p.site])
+        or p.inputs & (written - (apart[p.site] & slots.distinct if slots else frozenset()))
         or writes_apart(p, site, relations)
         or state_crosses(p, site, relations)
         or state_written(p, stmt, site, relations)
