@@ -8,7 +8,8 @@ literal (``3``, ``"x"``, ``None``, ``(1, 2)``), a parameter annotated as one (``
 dict[str, int]``), a tensor's size (``x.shape[0]``, ``x.size(1)``), ``len``/``int``/... of anything, another such
 attribute (``self.head_dim ** -0.5``), a local bound once to such a value, and arithmetic, comparisons and choices
 of them. A class with a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store
-anything there: none of its attributes is known plain; so is one a ``setattr`` on the object may store.
+anything there: none of its attributes is known plain; nor where a ``setattr`` on the object computes the name
+(``setattr(self, "a", v)`` is a store of ``v`` on ``a``: ``attribute_stores.py``).
 """
 
 from __future__ import annotations
