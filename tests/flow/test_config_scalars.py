@@ -5,8 +5,10 @@ then ``q.view(self.n_heads, -1)`` or ``range(self.n_heads)``: the class uses the
 taken, so it is plain (``int_uses.py``, ``scalar_attributes.py``). A side body giving it to a function of a module
 the run cannot read (``extlib_config.product(self.n_heads, ...)``, which may write every argument) no longer changes
 it for its caller, whose read of it right after keeps the overlap; nor does the caller giving it to such a function
-wait for a side call reading it. An attribute read from the configuration but never used as a number
-(``self.gain = config.gain``: a tensor here) stays state such a function may write: the caller's read of it waits.
+wait for a side call reading it. What ``__init__`` reads from a parameter annotated as a transformers configuration
+(``hf: PretrainedConfig``) is plain however the class uses it. An attribute read from the configuration but never
+used as a number (``self.gain = config.gain``: a tensor here) stays state such a function may write: the caller's
+read of it waits.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ CONFIG = Config()
 
 
 class Model(nn.Module):
-    def __init__(self, config=CONFIG):
+    def __init__(self, config=CONFIG, hf: "PretrainedConfig" = CONFIG):  # noqa: F821
         super().__init__()
+        self.rope = hf.dim
         self.n_heads = config.heads // 1
         self.head_dim = config.dim
         self.gain = config.gain
@@ -51,6 +54,10 @@ class Model(nn.Module):
     @on_stream("side")
     def reads_plain(self, x):
         return x.view(self.n_heads, -1).view(2, 3) * 2
+
+    @on_stream("side")
+    def by_hf(self, x):
+        return x * extlib_config.product(self.rope, 2)
 
     @on_stream("side")
     def by_gain(self, x):
@@ -66,6 +73,12 @@ class Model(nn.Module):
         y = self.reads_plain(x)
         z = x * 5
         w = x * extlib_config.product(self.n_heads, self.head_dim) - x * 3 + 5
+        return y + z + w
+
+    def hf_after_body(self, x):
+        y = self.by_hf(x)
+        z = x * 5
+        w = x * 0 + self.rope + 2
         return y + z + w
 
     def gain_after_body(self, x):
@@ -88,11 +101,16 @@ def build(method):
     return model.Caller(method)
 """
 
-KEPT = {"plain_after_body": "w = x.view(self.n_heads", "plain_given": "w = x * extlib_config.product"}
+KEPT = {
+    "plain_after_body": "w = x.view(self.n_heads",
+    "plain_given": "w = x * extlib_config.product",
+    "hf_after_body": "w = x * 0 + self.rope",  # annotated as a transformers configuration: plain however used
+}
 WAITS = {"gain_after_body": "w = x * 0 + self.gain"}
 EXPECTED = {  # what each method returns for ``x``, as on one stream
     "plain_after_body": lambda x: x * 3 + x * 5 + 5,
     "plain_given": lambda x: x * 2 + x * 5 + 5,
+    "hf_after_body": lambda x: x * 3 + x * 5 + 5,
     "gain_after_body": lambda x: x * 1 + x * 5 + 5,
 }
 

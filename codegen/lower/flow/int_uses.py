@@ -10,7 +10,9 @@ take a whole number, and a tensor there would be an error or a one-element tenso
 attribute stored from a configuration read is plain (``scalar_attributes.py``): no function writes memory through
 it. A configuration read (:func:`config_read`) is an attribute chain of a parameter other than the object
 (``config.hidden_size``, ``cfg.moe.top_k``), or arithmetic, comparisons and choices of such reads and plain values;
-a value computed by a call is not one (``config.make()`` may return a tensor).
+a value computed by a call is not one (``config.make()`` may return a tensor). A parameter annotated as a
+transformers configuration (``config: PretrainedConfig``) holds no tensor at all: what ``__init__`` reads from it
+is plain however the class uses it.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from codegen.index.scan import functions_of
+from codegen.index.scan import dotted_name, functions_of
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow import schema
 
-__all__ = ["config_read", "int_used"]
+__all__ = ["config_read", "configuration", "int_used"]
 
 _ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp)
+_CONFIGURATION = "PretrainedConfig"  # transformers' base of every model configuration
 
 
 @per_node
@@ -51,6 +54,22 @@ def config_read(node: ast.expr, params: frozenset[str], plain: Callable[[ast.exp
     parts = _operands(node)
     reads = [p for p in parts if config_read(p, params, plain)]
     return bool(reads) and all(p in reads or plain(p) for p in parts)
+
+
+def configuration(annotation: ast.expr | None) -> bool:
+    """``config: PretrainedConfig`` (also ``transformers.PretrainedConfig``, quoted, or ``| None``): a transformers
+    configuration, whose attributes hold what its JSON file holds (numbers, strings, lists and dicts of them),
+    never a tensor."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        parts = [annotation.left, annotation.right]
+        return any(configuration(p) for p in parts) and all(configuration(p) or _none(p) for p in parts)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.rpartition(".")[2] == _CONFIGURATION
+    return (dotted_name(annotation) or "").rpartition(".")[2] == _CONFIGURATION if annotation is not None else False
+
+
+def _none(annotation: ast.expr) -> bool:
+    return isinstance(annotation, ast.Constant) and annotation.value is None
 
 
 def _operands(node: ast.expr) -> list[ast.expr]:

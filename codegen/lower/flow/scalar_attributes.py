@@ -24,7 +24,7 @@ from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.attribute_stores import attribute_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
-from codegen.lower.flow.int_uses import config_read, int_used
+from codegen.lower.flow.int_uses import config_read, configuration, int_used
 from codegen.lower.flow.read_classes import read_chain
 
 __all__ = ["plain_attributes", "plain_state", "plain_stores"]
@@ -86,6 +86,7 @@ class _Method:
             else frozenset()
         )
         self.annotations = {a.arg: a.annotation for a in args if a.annotation is not None and a.arg not in stored}
+        self.configs = frozenset(p for p in self.params if configuration(self.annotations.get(p)))
         self.locals = {
             s.targets[0].id: s.value
             for s in walked_of(fn, ast.Assign)
@@ -116,9 +117,10 @@ class _Class:
         return self._known[attr]
 
     def _stored(self, attr: str, value: ast.expr, method: _Method) -> bool:
-        """A store of ``attr`` is plain: its value is, or ``__init__`` reads it from a configuration object and the
-        class uses ``attr`` where only a whole number is taken (``int_uses.py``)."""
-        if self.value(value, method):
+        """A store of ``attr`` is plain: its value is, or ``__init__`` reads it from a parameter annotated as a
+        transformers configuration, or from any parameter where the class uses ``attr`` where only a whole number is
+        taken (``int_uses.py``)."""
+        if self.value(value, method) or config_read(value, method.configs, lambda part: self.value(part, method)):
             return True
         return attr in self._int_used and config_read(value, method.params, lambda part: self.value(part, method))
 
