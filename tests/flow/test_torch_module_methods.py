@@ -4,7 +4,8 @@
 caller's stream: torch's classes were taken to write nothing of their module, so the reset ran while the side stream
 could still read the buffer (the race checker on main: "read on stream 'side' ... and written in place on stream
 'default' with no wait in between"). So did ``self.ln.reset_parameters()`` (``ones_`` into ``weight``), the same
-method inherited by the caller's own class (``class Model(nn.LayerNorm)``), and a batch norm's ``forward`` in
+method inherited by the caller's own class (``class Model(nn.LayerNorm)``) or a submodule's (``class
+Norm(nn.LayerNorm)``), or called on a module a factory of the module makes, and a batch norm's ``forward`` in
 training (``num_batches_tracked.add_(1)``, the running stats). Which methods write is read from torch's sources
 (``torch_module_methods_build.py``): the call now waits for the side call first. Methods that write nothing
 (``self.ln(x)``, ``self.ln.extra_repr()``) keep the overlap. The table is rebuilt from the pinned torch and compared.
@@ -30,15 +31,27 @@ from torch import nn
 from npudsl import on_stream
 
 
+def _layer_norm():
+    return nn.LayerNorm(3)
+
+
+class Norm(nn.LayerNorm):
+    pass
+
+
 class Model(nn.LayerNorm):
     def __init__(self):
         super().__init__(3)
+        self.made = _layer_norm()
+        self.derived = Norm(3)
         self.norm = nn.BatchNorm1d(3)
         self.ln = nn.LayerNorm(3)
         with torch.no_grad():
             self.norm.running_mean.fill_(2.0)
             self.ln.weight.fill_(2.0)
             self.weight.fill_(2.0)
+            self.made.weight.fill_(2.0)
+            self.derived.weight.fill_(2.0)
 
     @on_stream("side")
     def side_stats(self, x):
@@ -51,6 +64,26 @@ class Model(nn.LayerNorm):
     @on_stream("side")
     def side_own(self, x):
         return x * self.weight
+
+    @on_stream("side")
+    def side_made(self, x):
+        return x * self.made.weight
+
+    @on_stream("side")
+    def side_derived(self, x):
+        return x * self.derived.weight
+
+    def reset_made(self, x):
+        y = self.side_made(x)
+        z = x * 5
+        self.made.reset_parameters()
+        return y + z
+
+    def reset_derived(self, x):
+        y = self.side_derived(x)
+        z = x * 5
+        self.derived.reset_parameters()
+        return y + z
 
     def reset_stats(self, x):
         y = self.side_stats(x)
@@ -88,6 +121,8 @@ WRITES = {
     "reset_ln": "self.ln.reset_parameters()",
     "reset_own": "self.reset_parameters()",
     "batch_norm": "w = self.norm(z)",
+    "reset_made": "self.made.reset_parameters()",  # made by a factory of the module returning a torch module
+    "reset_derived": "self.derived.reset_parameters()",  # a class of the run inheriting it from torch
 }
 APART = {"layer_norm": "w = self.ln(z)"}
 

@@ -24,6 +24,7 @@ import ast
 
 from codegen.index import scan
 from codegen.index.class_chain import class_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions
@@ -52,11 +53,21 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     return frozenset()
 
 
-def _writes(functions: ModuleFunctions, held: str, method: str) -> bool:
+def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0) -> bool:
     """``method`` of an object of the class (or factory) ``held`` may write its state: the run cannot read the class,
-    or it is torch's and its method writes (``torch_module_methods.py``: ``reset_running_stats``)."""
+    or it is torch's and its method writes (``torch_module_methods.py``: ``reset_running_stats``), also where a class
+    of the module derives it from torch (``class Norm(nn.LayerNorm)``) or a factory of the module returns one."""
     torch_cls = torch_class(functions, held)
-    return torch_method_writes(torch_cls, method) if torch_cls is not None else unread_class(functions, held)
+    if torch_cls is not None:
+        return torch_method_writes(torch_cls, method)
+    if class_of(functions.index, functions.key, held) is not None:
+        return _base_writes(functions, held, method)
+    factory = functions.get(held) if functions.binding(held) is None and depth < 8 else None
+    made = [r.value for r in walked_of(factory, ast.Return)] if factory is not None else []
+    dotted = [scan.dotted_name(v.func) for v in made if isinstance(v, ast.Call)]
+    return any(d is not None and _writes(functions, d, method, depth + 1) for d in dotted) or unread_class(
+        functions, held
+    )
 
 
 def _base_writes(functions: ModuleFunctions, owner: str, method: str) -> bool:
