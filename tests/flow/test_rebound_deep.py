@@ -5,10 +5,11 @@ attribute elsewhere: ``rebound_state.py`` kept the old tensor for the side strea
 the caller or in a method it calls directly. Pointed elsewhere by ``self.reset(z)`` calling ``self._clear(z)``, by
 ``setattr(self, "stash", z)`` or ``setattr(self, self.name, z)`` (any attribute), by a method storing through
 ``setattr``, by ``self.sub.swap(z)`` or ``self.sub.stash = z`` (the side call reading ``self.sub.stash``), or by a
-function of the module given the object (``put(self, z)``), the tensor was dropped while the side stream could still
-read it, and the caller's next allocation could reuse its memory (the race checker on main: "made on stream
-'default' ... read on stream 'side', then dropped, and stream 'default' allocates again"). The fork now keeps it
-(``object_rebinds.py``).
+function of the module given the object (``put(self, z)``), or by one outside the run (``extlib_rebound.put(self,
+z)``: joined before it, but the caller allocates between the side read and that join), the tensor was dropped while
+the side stream could still read it, and the caller's next allocation could reuse its memory (the race checker on
+main: "made on stream 'default' ... read on stream 'side', then dropped, and stream 'default' allocates again"). The
+fork now keeps it (``object_rebinds.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from codegen.driver.api import transform_source
 from npudsl.testing.targets import run_checked
 
 SOURCE = """\
+import extlib_rebound
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -112,6 +114,22 @@ class Model(nn.Module):
         w = torch.ones_like(x) * 3
         return y + z + w
 
+    def unread_before(self, x):
+        extlib_rebound.put(self, x * 2)
+        y = self.side(x)
+        z = x * 5
+        self.stash = z
+        w = torch.ones_like(x) * 3
+        return y + z + w
+
+    def unread_after(self, x):
+        self.stash = x * 2
+        y = self.side(x)
+        z = x * 5
+        extlib_rebound.put(self, z)
+        w = torch.ones_like(x) * 3
+        return y + z + w
+
     def object_spelled(self, x):
         self.sub.stash = x * 2
         y = self.side_sub(x)
@@ -129,7 +147,22 @@ KEPT = {
     "by_function": "self.stash",
     "object_method": "self.sub.stash",
     "object_spelled": "self.sub.stash",
+    "unread_before": "self.stash",  # a function outside the run given the object may store any attribute
+    "unread_after": "self.stash",
 }
+
+EXTLIB = """\
+def put(obj, t):
+    obj.stash = t
+"""
+
+
+@pytest.fixture(autouse=True)
+def _extlib(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``extlib_rebound``, a module outside the run, importable where the generated code runs."""
+    folder = tmp_path_factory.mktemp("extlib")
+    (folder / "extlib_rebound.py").write_text(EXTLIB, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
 
 
 @pytest.mark.parametrize("method", KEPT)

@@ -8,9 +8,10 @@ calls in turn (``self.reset()`` calling ``self._clear()``), or a function of the
 (``put(self, z)`` with ``def put(obj, t): obj.stash = t``). Each store is named by its chain under the caller's
 object (``stash``, ``sub.stash``); ``*`` stands for any attribute (a ``setattr`` of a computed name, ``sub.*``
 of ``self.sub``). Functions are followed where the run reads them (``param_writes.resolved_function``), a cycle
-once, and past a depth any attribute is taken as stored. A function the run cannot read that stores on an object
-it is given is not seen here: such a call writes the object's state for the planner (``foreign_writes``,
-``unread_methods.py``), so a pending call reading it is joined first and its tensor is no longer read after.
+once, and past a depth any attribute is taken as stored. A function the run cannot read given the object (an
+import's ``extlib.put(self, z)``), or a method of it the run cannot read (``unread_methods.py``), may store any of
+its attributes: the planner joins the side call before it (it may write the object's state), but that is too late
+for the tensor's memory, which the caller's stream may reuse between the side read and the join.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from collections.abc import Callable, Iterator, Mapping
 from codegen.index.scan import dotted_name
 from codegen.index.walked import walked_of
 from codegen.lower.flow.attribute_stores import object_stores
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function
+from codegen.lower.flow.unread_methods import unread_method_writes
 
 __all__ = ["rebound_chains"]
 
@@ -56,7 +59,9 @@ def _spelled(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.AST]]:
 def _through(call: ast.Call, receiver: str, functions: _Functions, owner: str | None, seen: frozenset) -> set[str]:
     """The chains under ``receiver`` the function ``call`` runs stores, given the object or one of its objects."""
     reached = resolved_function(call, functions, owner, receiver)
-    if reached is None or reached[0] in seen:
+    if reached is None:
+        return _unread(call, receiver, functions, owner)
+    if reached[0] in seen:
         return set()
     if len(seen) >= _DEPTH:
         return {"*"}
@@ -67,6 +72,18 @@ def _through(call: ast.Call, receiver: str, functions: _Functions, owner: str | 
         chains |= {c for later in walked_of(fn, ast.Call) for c in _through(later, param, inner, home, seen | {fn})}
         found |= {f"{prefix}{c}" for c in chains}
     return found
+
+
+def _unread(call: ast.Call, receiver: str, functions: _Functions, owner: str | None) -> set[str]:
+    """What a function the run cannot read may store: any attribute of the object, or of one of its objects, it is
+    given (``extlib.put(self, z)``: ``*``) or called on (a method a base outside the run defines)."""
+    given = [a for a in [*call.args, *(k.value for k in call.keywords)] if not isinstance(a, ast.Starred)]
+    root = (dotted_name(call.func) or ".").split(".")[0]
+    imported = isinstance(functions, ModuleFunctions) and functions.binding(root) is not None
+    held = [h for a in given if (h := _under(a, receiver)) is not None] if imported else []
+    found = {f"{h}.*" if h else "*" for h in held}
+    written = unread_method_writes(call, functions, owner, receiver)
+    return found | {c.removeprefix(f"{receiver}.") for c in written if c.endswith("*")}
 
 
 def _objects_given(call: ast.Call, reached: _Reached, receiver: str) -> Iterator[tuple[str, str]]:
