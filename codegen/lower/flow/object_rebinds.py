@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator, Mapping
 
+from codegen.index.per_index import per_run
 from codegen.index.scan import dotted_name
 from codegen.index.walked import walked_of
 from codegen.lower.flow.attribute_stores import object_stores
@@ -42,8 +43,25 @@ def rebound_chains(
     found = {chain for chain, node in _spelled(fn, receiver) if where(node)}
     for call in walked_of(fn, ast.Call):
         if where(call):
-            found |= _through(call, receiver, functions, owner, frozenset())
+            found |= _through_once(call, receiver, functions, owner)
     return found
+
+
+def _through_once(call: ast.Call, receiver: str, functions: _Functions, owner: str | None) -> frozenset[str]:
+    """:func:`_through` of a call of the caller, read once per run (each of its sites asks again)."""
+    if not isinstance(functions, ModuleFunctions):
+        return frozenset(_through(call, receiver, functions, owner, frozenset()))
+    known = _known(functions.index)
+    found = known.get((call, receiver))
+    if found is None:
+        found = known[(call, receiver)] = frozenset(_through(call, receiver, functions, owner, frozenset()))
+    return found
+
+
+@per_run
+def _known(index: object) -> dict[tuple[ast.Call, str], frozenset[str]]:
+    """The calls' stores read for the run ``index`` (the last run asked about only)."""
+    return {}
 
 
 def _spelled(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.AST]]:
@@ -58,6 +76,8 @@ def _spelled(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.AST]]:
 
 def _through(call: ast.Call, receiver: str, functions: _Functions, owner: str | None, seen: frozenset) -> set[str]:
     """The chains under ``receiver`` the function ``call`` runs stores, given the object or one of its objects."""
+    if not _touches(call, receiver):
+        return set()  # ``torch.cat(xs)``: given nothing of the object, called on none of it
     reached = resolved_function(call, functions, owner, receiver)
     if reached is None:
         return _unread(call, receiver, functions, owner)
@@ -72,6 +92,13 @@ def _through(call: ast.Call, receiver: str, functions: _Functions, owner: str | 
         chains |= {c for later in walked_of(fn, ast.Call) for c in _through(later, param, inner, home, seen | {fn})}
         found |= {f"{prefix}{c}" for c in chains}
     return found
+
+
+def _touches(call: ast.Call, receiver: str) -> bool:
+    """``call`` is made on the object or one of its attributes, or given one of them."""
+    given = [a for a in [*call.args, *(k.value for k in call.keywords)] if not isinstance(a, ast.Starred)]
+    on_object = (dotted_name(call.func) or ".").split(".")[0] == receiver
+    return on_object or any(_under(a, receiver) is not None for a in given)
 
 
 def _unread(call: ast.Call, receiver: str, functions: _Functions, owner: str | None) -> set[str]:
