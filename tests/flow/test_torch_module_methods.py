@@ -5,18 +5,22 @@ caller's stream: torch's classes were taken to write nothing of their module, so
 could still read the buffer (the race checker on main: "read on stream 'side' ... and written in place on stream
 'default' with no wait in between"). So did ``self.ln.reset_parameters()`` (``ones_`` into ``weight``), the same
 method inherited by the caller's own class (``class Model(nn.LayerNorm)``) or a submodule's (``class
-Norm(nn.LayerNorm)``), or called on a module a factory of the module makes, and a batch norm's ``forward`` in
-training (``num_batches_tracked.add_(1)``, the running stats). Which methods write is read from torch's sources
-(``torch_module_methods_build.py``): the call now waits for the side call first. Methods that write nothing
-(``self.ln(x)``, ``self.ln.extra_repr()``) keep the overlap. The table is rebuilt from the pinned torch and compared.
+Norm(nn.LayerNorm)``, in this module or a sibling of the run), or called on a module a factory of the module makes,
+and a batch norm's ``forward`` in training (``num_batches_tracked.add_(1)``, the running stats). Which methods
+write is read from torch's sources (``torch_module_methods_build.py``): the call now waits for the side call first.
+Methods that write nothing (``self.ln(x)``) keep the overlap. The table is rebuilt from the pinned torch and
+compared.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import torch
+from corpus.matrix import generated_package, run_generated
+from corpus.registry import Entry
 from method_caller import caller_source
 from method_source import method_source
 
@@ -139,6 +143,7 @@ def test_what_the_table_says() -> None:
     assert torch_method_writes("BatchNorm1d", "reset_running_stats")  # inherited from ``_NormBase``
     assert torch_method_writes("Linear", "reset_parameters") and torch_method_writes("Linear", "to_empty")
     assert torch_method_writes("Linear", "load_state_dict") and torch_method_writes("Linear", "apply")
+    assert torch_method_writes("Linear", "zero_grad") and torch_method_writes("BatchNorm1d", "forward")
     assert not torch_method_writes("Linear", "forward") and not torch_method_writes("Linear", "parameters")
     assert torch_method_writes("Linear", "no_such_method")  # an attribute holding a callable: unknown
 
@@ -162,4 +167,73 @@ def test_race_free_and_exact(method: str, target: str) -> None:
     code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(2, 3)
     got = run_checked(code, target, lambda m: m.Caller(method), (x,))
+    torch.testing.assert_close(got, x * 2 + x * 5, rtol=0, atol=0)
+
+
+NORMS = """\
+from torch import nn
+
+
+class Norm(nn.LayerNorm):
+    pass
+"""
+
+PACKAGE_MODEL = """\
+import torch
+from torch import nn
+from npudsl import on_stream
+
+from .norms import Norm
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.derived = Norm(3)
+        with torch.no_grad():
+            self.derived.weight.fill_(2.0)
+
+    @on_stream("side")
+    def side_derived(self, x):
+        return x * self.derived.weight
+
+    def reset_imported(self, x):
+        y = self.side_derived(x)
+        z = x * 5
+        self.derived.reset_parameters()
+        self.derived.weight.mul_(2)
+        return y + z
+""" + caller_source()
+
+INIT = """\
+from . import model
+
+
+def build(method):
+    return model.Caller(method)
+"""
+
+
+def _package(tmp_path: Path, target: str) -> tuple[str, str]:
+    folder = tmp_path / "pkg_torch_base"
+    folder.mkdir(exist_ok=True)
+    for name, text in {"__init__.py": INIT, "norms.py": NORMS, "model.py": PACKAGE_MODEL}.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    entry = Entry(name="torch_base", package="pkg_torch_base", path=folder, idioms=(), upstream=(), needs=())
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    name, codes = generated_package(entry, target, out)
+    return name, codes["model.py"]
+
+
+@pytest.mark.parametrize("target", ["portable", "aclgraph"])
+def test_a_class_of_another_module_deriving_it_from_torch(tmp_path: Path, target: str) -> None:
+    """``class Norm(nn.LayerNorm)`` in a sibling module of the run: its inherited ``reset_parameters`` writes too."""
+    name, code = _package(tmp_path, target)
+    if target == "portable":
+        body = method_source(code, "reset_imported")
+        before = body[: body.index("self.derived.reset_parameters()")]
+        assert re.search(r'runtime\.wait\("[\w.]+\.side_derived\.join"\)', before)
+    x = torch.randn(2, 3)
+    got = run_generated(name, tmp_path / "out", target, lambda: (x.clone(),), method="reset_imported")
     torch.testing.assert_close(got, x * 2 + x * 5, rtol=0, atol=0)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
-from codegen.index.class_chain import class_of
+from codegen.index.class_chain import class_of, home_of
 from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 from codegen.lower.flow.import_chains import call_chain
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
 from codegen.lower.flow.read_classes import unread_bases, unread_class
 from codegen.lower.flow.torch_module_methods import torch_class, torch_method_writes
@@ -62,12 +62,23 @@ def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0) 
         return torch_method_writes(torch_cls, method)
     if class_of(functions.index, functions.key, held) is not None:
         return _base_writes(functions, held, method)
+    home = home_of(functions.index, functions.key, held) if depth < 8 else None
+    other = _module(functions, home[0]) if home is not None and home[0] != functions.key else None
+    if home is not None and other is not None:  # a class of another module of the run (``from .norms import Norm``)
+        return _writes(other, home[1], method, depth + 1)
     factory = functions.get(held) if functions.binding(held) is None and depth < 8 else None
     made = [r.value for r in walked_of(factory, ast.Return)] if factory is not None else []
     dotted = [scan.dotted_name(v.func) for v in made if isinstance(v, ast.Call)]
     return any(d is not None and _writes(functions, d, method, depth + 1) for d in dotted) or unread_class(
         functions, held
     )
+
+
+def _module(functions: ModuleFunctions, key: str) -> ModuleFunctions | None:
+    """The functions of the run's module ``key``, where the run holds its tree."""
+    tree_of = getattr(functions.index.returns, "tree_of", None)  # type: ignore[attr-defined]
+    tree = tree_of(key) if tree_of is not None else None
+    return module_functions(functions.index, key, tree) if tree is not None else None
 
 
 def _base_writes(functions: ModuleFunctions, owner: str, method: str) -> bool:
