@@ -13,6 +13,7 @@ read of it waits.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,28 @@ def test_race_free_and_exact(tmp_path: Path, method: str, target: str) -> None:
     x = torch.randn(2, 3)
     got = run_generated(name, tmp_path / "out", target, lambda: (x.clone(),), method=method)
     torch.testing.assert_close(got, EXPECTED[method](x), rtol=0, atol=0)
+
+
+CLASSES = """\
+class Attention:
+    def __init__(self, config, width, cache):
+        self.n_heads = config.heads // 2
+        self.width = width
+        self.cache = cache
+        self.gain = config.gain
+        self.rope = config.rope
+
+    def forward(self, q):
+        out = q.view(-1, self.n_heads, self.width)
+        rows = [out[:, i] for i in range(self.rope)]
+        return out[:, : self.n_heads] * self.gain + self.cache + rows[0]
+"""
+
+
+def test_which_configuration_reads_are_plain() -> None:
+    """Used as whole numbers (``view`` sizes, ``range``, a slice bound): plain; used otherwise: maybe a tensor."""
+    from codegen.lower.flow.scalar_attributes import plain_attributes
+
+    cls = ast.parse(CLASSES).body[0]
+    assert isinstance(cls, ast.ClassDef)
+    assert plain_attributes([cls]) == {"n_heads", "width", "rope"}

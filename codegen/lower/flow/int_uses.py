@@ -8,11 +8,11 @@ self.n_heads``), or a size given to an op that only views a tensor (``q.view(b, 
 whose schema returns views of ``self`` with no kernel, ``schema.views_self``; not ``view_as``, which takes a tensor)
 take a whole number, and a tensor there would be an error or a one-element tensor read as its value. Such an
 attribute stored from a configuration read is plain (``scalar_attributes.py``): no function writes memory through
-it. A configuration read (:func:`config_read`) is an attribute chain of a parameter other than the object
-(``config.hidden_size``, ``cfg.moe.top_k``), or arithmetic, comparisons and choices of such reads and plain values;
-a value computed by a call is not one (``config.make()`` may return a tensor). A parameter annotated as a
-transformers configuration (``config: PretrainedConfig``) holds no tensor at all: what ``__init__`` reads from it
-is plain however the class uses it.
+it. A configuration read (:func:`config_read`) is an ``__init__`` parameter other than the object (``self.width =
+width``), an attribute chain of one (``config.hidden_size``, ``cfg.moe.top_k``), or arithmetic, comparisons and
+choices of such reads and plain values; a value computed by a call is not one (``config.make()`` may return a
+tensor). A parameter annotated as a transformers configuration (``config: PretrainedConfig``) holds no tensor at
+all: what ``__init__`` reads from it is plain however the class uses it.
 """
 
 from __future__ import annotations
@@ -42,8 +42,10 @@ def int_used(cls: ast.ClassDef) -> frozenset[str]:
 
 
 def config_read(node: ast.expr, params: frozenset[str], plain: Callable[[ast.expr], bool]) -> bool:
-    """``node`` is read from a configuration object: an attribute chain of one of ``params`` (not the object), or
-    arithmetic of such reads and values ``plain`` takes, with at least one read."""
+    """``node`` is read from a configuration object: one of ``params`` (not the object) or an attribute chain of one,
+    or arithmetic of such reads and values ``plain`` takes, with at least one read."""
+    if isinstance(node, ast.Name):
+        return node.id in params
     if isinstance(node, ast.Attribute):
         root = node.value
         while isinstance(root, ast.Attribute):
