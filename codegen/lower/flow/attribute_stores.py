@@ -1,9 +1,13 @@
-"""The values a method stores on its object's attributes, read where the value is spelled.
+"""The values a method stores on its object's attributes, read where the value is spelled: the one reading of a
+method's stores that every reader deciding what an attribute can hold shares.
 
 ``self.rope_dim = shape["rope_dim"]`` stores ``shape["rope_dim"]``; ``self.a, self.b = x, y`` pairs each target
-with its value; an unpacking of anything else, an augmented store, ``del self.a`` (stores None) and ``setattr``
-on the object (any attribute, value unknown) are reported too, so a reader deciding what an attribute can hold
-(``scalar_attributes.py``) sees every store.
+with its value; an unpacking of anything else stores a value not read (None). ``self.n += v`` stores ``v``: the
+new value is the old one combined with ``v``, so it is a plain number (``scalar_attributes.py``) or construction
+state (``object_attributes.py``) exactly when the attribute's other stores and ``v`` are; both readers decide by
+this one value (they used to differ: the value, or unknown). ``del self.a`` stores None; ``setattr(self, "a", v)``
+stores ``v`` on ``a``; ``setattr(self, name, v)`` may store on any attribute (``*``, value not read). Each store
+comes with the node that makes it, so a reader can tell where in the method it is (``rebound_state.py``).
 """
 
 from __future__ import annotations
@@ -11,17 +15,28 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+import attrs
+
 from codegen.index import scan
 from codegen.index.walked import walked_of
 
-__all__ = ["attribute_stores", "paired_targets"]
+__all__ = ["Store", "attribute_stores", "object_stores", "paired_targets"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def attribute_stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.expr | None]]:
-    """(attribute, the value stored, None where not read) for each store to ``receiver.attr`` in ``fn``; ``("*",
-    None)`` for a ``setattr`` on the object."""
+@attrs.frozen
+class Store:
+    """One store to an attribute of the object: ``attr`` (``*``: a ``setattr`` whose name is computed), the value
+    stored (None: not read), and the node making it (the target, or the ``setattr`` call)."""
+
+    attr: str
+    value: ast.expr | None
+    node: ast.AST
+
+
+def object_stores(fn: _Function, receiver: str) -> Iterator[Store]:
+    """Each store to ``receiver.attr`` in ``fn`` (nested scopes included), with its value (see above)."""
     paired: dict[int, ast.expr | None] = {}
     for stmt in walked_of(fn, ast.stmt):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
@@ -30,11 +45,25 @@ def attribute_stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.ex
         elif isinstance(stmt, ast.AugAssign):
             paired[id(stmt.target)] = stmt.value
     for node in walked_of(fn, ast.Attribute):
-        if not isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id == receiver:
-            yield node.attr, (ast.Constant(None) if isinstance(node.ctx, ast.Del) else paired.get(id(node)))
+        if not isinstance(node.ctx, ast.Load) and _is(node.value, receiver):
+            yield Store(node.attr, ast.Constant(None) if isinstance(node.ctx, ast.Del) else paired.get(id(node)), node)
     for call in walked_of(fn, ast.Call):
         if scan.dotted_name(call.func) == "setattr" and call.args and _is(call.args[0], receiver):
-            yield "*", None
+            yield _setattr(call)
+
+
+def attribute_stores(fn: _Function, receiver: str) -> Iterator[tuple[str, ast.expr | None]]:
+    """(attribute, the value stored, None where not read) for each store of :func:`object_stores`."""
+    return ((store.attr, store.value) for store in object_stores(fn, receiver))
+
+
+def _setattr(call: ast.Call) -> Store:
+    """``setattr(self, "a", v)`` stores ``v`` on ``a``; a computed name may be any attribute."""
+    name = call.args[1] if len(call.args) > 1 else None
+    value = call.args[2] if len(call.args) > 2 else None
+    if isinstance(name, ast.Constant) and isinstance(name.value, str) and not call.keywords:
+        return Store(name.value, value, call)
+    return Store("*", None, call)
 
 
 def _is(node: ast.expr, name: str) -> bool:

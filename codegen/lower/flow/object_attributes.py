@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.scan import functions_of
-from codegen.lower.flow.attribute_stores import paired_targets
+from codegen.lower.flow.attribute_stores import object_stores
 from codegen.lower.flow.class_state import ClassState, Effect
 
 __all__ = ["constructed", "per_call"]
@@ -29,31 +29,18 @@ def constructed(state: ClassState, cls: ast.ClassDef) -> frozenset[str]:
 
 
 def per_call(cls: ast.ClassDef) -> frozenset[str]:
-    """The attributes a method other than ``__init__`` stores, with a value that may be a tensor."""
+    """The attributes a method other than ``__init__`` stores, with a value that may be a tensor (``self.n += v``
+    by ``v``: ``attribute_stores.py``)."""
     found: dict[str, bool] = {}
     for fn in functions_of(cls):
         if fn.name == "__init__" or not fn.args.args:
             continue
         numbers = {a.arg for a in fn.args.args if _number(a.annotation)}
-        for node in ast.walk(fn):
-            for attr, value in _stores(node, fn.args.args[0].arg):
-                kind = _kind(value, numbers)
-                if kind is not None:
-                    found[attr] = found.get(attr, False) or kind
+        for store in object_stores(fn, fn.args.args[0].arg):
+            kind = _kind(store.value, numbers) if store.attr != "*" else None
+            if kind is not None:
+                found[store.attr] = found.get(store.attr, False) or kind
     return frozenset(attr for attr, tensor in found.items() if tensor)
-
-
-def _stores(node: ast.AST, receiver: str) -> list[tuple[str, ast.expr | None]]:
-    """(attribute, value stored: None where unknown) for each ``receiver.attr`` the node stores."""
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        pairs = [p for t in _targets_of(node) for p in paired_targets(t, node.value)]
-    elif isinstance(node, ast.AugAssign):
-        pairs = [(node.target, None)]
-    elif isinstance(node, ast.Delete):
-        pairs = [(t, ast.Constant(None)) for t in node.targets]
-    else:
-        return []
-    return [(t.attr, v) for t, v in pairs if isinstance(t, ast.Attribute) and _on(t, receiver)]
 
 
 def _kind(value: ast.expr | None, numbers: set[str]) -> bool | None:
@@ -71,10 +58,6 @@ def _kind(value: ast.expr | None, numbers: set[str]) -> bool | None:
 
 def _number(annotation: ast.expr | None) -> bool:
     return isinstance(annotation, ast.Name) and annotation.id in _NUMBERS
-
-
-def _on(target: ast.expr, receiver: str) -> bool:
-    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver
 
 
 def _targets_of(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:

@@ -3,10 +3,10 @@
 ``class Model(ExtBase)`` with ``from extlib import ExtBase``: the run reads ``Model`` but not ``ExtBase``, whose
 methods may write or store any attribute of the object (``unread_methods.py``, ``scalar_attributes.py``). A base is
 read where the run holds its module (the caller's module, or one a name is imported from, re-exports followed);
-torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them: their methods write and store no
-tensor the caller's code names (the planner reads them so everywhere). A base of the caller's own package in a
-module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a run
-holds.
+torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them here: which of their methods write
+their module's state is read from torch's sources (``torch_module_methods.py``). A base of the caller's own package
+in a module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a
+run holds.
 """
 
 from __future__ import annotations

@@ -16,9 +16,10 @@ holds no tensor (``scalar_attributes.py``) needs none either.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.object_rebinds import rebound_chains
 from codegen.lower.flow.scalar_attributes import plain_state
 
 __all__ = ["rebound_keeps"]
@@ -34,13 +35,31 @@ def rebound_keeps(
     whose body reads ``reads`` of it (``*``: any), in the caller ``fn`` of class ``owner`` (see above)."""
     if receiver is None or not reads or not _of_object(call, receiver):
         return ()
-    after = _changed(fn, receiver, lambda node: _position(node) > _position(call), functions, owner)
+    after = rebound_chains(fn, receiver, lambda node: _position(node) > _position(call), functions, owner)
     if not after:
         return ()  # nothing pointed elsewhere after the call: most callers
     looped = _loops_around(fn, call)  # a store in a loop around the call runs before its next run too
-    before = _changed(fn, receiver, lambda node: _position(node) < _position(call) or node in looped, functions, owner)
-    kept = (before & after) - plain_state(functions, owner)
-    return tuple(f"{receiver}.{a}" for a in sorted(kept) if "*" in reads or a in reads)
+    before = rebound_chains(fn, receiver, lambda n: _position(n) < _position(call) or n in looped, functions, owner)
+    kept = _both(before, after, reads)
+    plain = plain_state(functions, owner) if kept else frozenset()
+    return tuple(f"{receiver}.{c}" for c in sorted(kept) if _read(c, reads) and c not in plain)
+
+
+def _both(before: set[str], after: set[str], reads: frozenset[str]) -> set[str]:
+    """The chains stored both before and after the call, ``*`` (a computed ``setattr``) meeting any chain and
+    ``sub.*`` any of ``sub``'s: where both sides may store any attribute, each the call reads by name (one reading any
+    of them names none to keep)."""
+    found = {b for a in before for b in after if _covers(a, b)} | {a for a in before for b in after if _covers(b, a)}
+    return {c for c in found | (reads if "*" in found else frozenset()) if not c.endswith("*")}
+
+
+def _covers(wide: str, chain: str) -> bool:
+    return wide == chain or wide == "*" or (wide.endswith(".*") and chain.startswith(wide[:-1]))
+
+
+def _read(chain: str, reads: frozenset[str]) -> bool:
+    """The call reads ``chain`` (its body's reads are named by their first attribute)."""
+    return "*" in reads or chain.partition(".")[0] in reads
 
 
 def _of_object(call: ast.Call, receiver: str) -> bool:
@@ -53,39 +72,7 @@ def _position(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 
 
-def _stored(fn: _Function, receiver: str, where: Callable[[ast.AST], bool]) -> set[str]:
-    """The attributes ``fn`` stores on its object (``self.a = ...``, ``del self.a``) at the nodes ``where`` takes."""
-    return {
-        node.attr
-        for node in walked_of(fn, ast.Attribute)
-        if not isinstance(node.ctx, ast.Load)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == receiver
-        and where(node)
-    }
-
-
-def _changed(
-    fn: _Function, receiver: str, where: Callable[[ast.AST], bool], functions: _Functions, owner: str | None
-) -> set[str]:
-    """The attributes ``fn`` stores on its object at the nodes ``where`` takes, itself or through the methods of
-    the object it calls there (``self.swap(z)``: what their bodies store)."""
-    found = _stored(fn, receiver, where)
-    for later in walked_of(fn, ast.Call):
-        method = _method(later, receiver, functions, owner) if where(later) else None
-        if method is not None and method.args.args:
-            found |= _stored(method, method.args.args[0].arg, lambda _: True)
-    return found
-
-
 def _loops_around(fn: _Function, call: ast.Call) -> set[ast.AST]:
     """The nodes of the loops of ``fn`` the call runs in."""
     loops = [loop for loop in walked_of(fn, (ast.For, ast.AsyncFor, ast.While)) if call in walked_of(loop, ast.Call)]
     return {node for loop in loops for node in walked(loop)}
-
-
-def _method(call: ast.Call, receiver: str, functions: _Functions, owner: str | None) -> _Function | None:
-    """The method of the caller's class ``call`` runs (``self.swap(z)``), where the class defines it."""
-    if owner is None or not isinstance(call.func, ast.Attribute) or not _of_object(call, receiver):
-        return None
-    return functions.get(f"{owner}.{call.func.attr}")

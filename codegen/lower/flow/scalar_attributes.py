@@ -7,8 +7,11 @@ is a plain value, the attribute is no state a call writes in place (``call_state
 literal (``3``, ``"x"``, ``None``, ``(1, 2)``), a parameter annotated as one (``dim: int``, an item of ``shape:
 dict[str, int]``), a tensor's size (``x.shape[0]``, ``x.size(1)``), ``len``/``int``/... of anything, another such
 attribute (``self.head_dim ** -0.5``), a local bound once to such a value, and arithmetic, comparisons and choices
-of them. A class with a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store
-anything there: none of its attributes is known plain; so is one a ``setattr`` on the object may store.
+of them; a value ``__init__`` reads from a configuration object (``config.num_heads // tp``) where the class uses
+the attribute as a whole number (``range(self.n)``, a slice bound, a size given to ``view``: ``int_uses.py``). A
+class with a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store
+anything there: none of its attributes is known plain; nor where a ``setattr`` on the object computes the name
+(``setattr(self, "a", v)`` is a store of ``v`` on ``a``: ``attribute_stores.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.attribute_stores import attribute_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.int_uses import config_read, configuration, int_used
 from codegen.lower.flow.read_classes import read_chain
 
 __all__ = ["plain_attributes", "plain_state", "plain_stores"]
@@ -76,7 +80,13 @@ class _Method:
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         stored = Counter(n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load))
         self.receiver = receiver
+        self.params = (
+            frozenset(a.arg for a in args if a.arg != receiver and a.arg not in stored)
+            if fn.name == "__init__"
+            else frozenset()
+        )
         self.annotations = {a.arg: a.annotation for a in args if a.annotation is not None and a.arg not in stored}
+        self.configs = frozenset(p for p in self.params if configuration(self.annotations.get(p)))
         self.locals = {
             s.targets[0].id: s.value
             for s in walked_of(fn, ast.Assign)
@@ -95,6 +105,7 @@ class _Class:
                 for attr, value in attribute_stores(fn, method.receiver):
                     self.stores.setdefault(attr, []).append((value, method))
         self._known: dict[str, bool] = {}
+        self._int_used = int_used(cls)
         self._reading: set[str] = set()
 
     def attribute(self, attr: str) -> bool:
@@ -102,8 +113,16 @@ class _Class:
         if attr not in self._known:
             self._known[attr] = False
             values = self.stores.get(attr, [])
-            self._known[attr] = bool(values) and all(v is not None and self.value(v, m) for v, m in values)
+            self._known[attr] = bool(values) and all(v is not None and self._stored(attr, v, m) for v, m in values)
         return self._known[attr]
+
+    def _stored(self, attr: str, value: ast.expr, method: _Method) -> bool:
+        """A store of ``attr`` is plain: its value is, or ``__init__`` reads it from a parameter annotated as a
+        transformers configuration, or from any parameter where the class uses ``attr`` where only a whole number is
+        taken (``int_uses.py``)."""
+        if self.value(value, method) or config_read(value, method.configs, lambda part: self.value(part, method)):
+            return True
+        return attr in self._int_used and config_read(value, method.params, lambda part: self.value(part, method))
 
     def value(self, node: ast.expr, method: _Method) -> bool:
         """``node`` (in ``method``) surely evaluates to a plain value (see above)."""

@@ -10,8 +10,10 @@ may write any of ``self.sub``'s. Nothing the run reads says which,
 so such a call writes ``self.*`` (``self.sub`` and ``self.sub.*``), and a pending call that reads any of that
 state is joined before it (``crossing_writes.py``); one reading other state keeps its overlap. Before, such a call
 wrote only its arguments (``foreign_writes.every_argument``). A method the run reads keeps its precise answer
-(``call_state_writes.py``), and torch's classes are known: ``nn.Module``'s own methods and torch's modules
-(``nn.Linear``'s ``forward``) write no tensor of their object, as the planner reads them everywhere. A tensor's own
+(``call_state_writes.py``), and torch's classes are known from torch's own sources (``torch_module_methods.py``):
+``nn.Linear``'s ``forward`` and ``parameters()`` write no tensor of their object, ``self.norm.reset_running_stats()``,
+``self.proj.reset_parameters()``, ``self.to_empty(...)`` inherited from ``nn.Module`` or a batch norm's ``forward``
+write its state, as a method the run cannot read may. A tensor's own
 methods are read by their spelling (``written_exprs.py``): an attribute ``__init__`` makes by a call of torch is
 no object of this kind.
 """
@@ -20,12 +22,15 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.class_chain import class_of
+from codegen.index import scan
+from codegen.index.class_chain import class_of, home_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
 from codegen.lower.flow.import_chains import call_chain
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
 from codegen.lower.flow.read_classes import unread_bases, unread_class
+from codegen.lower.flow.torch_module_methods import torch_class, torch_method_writes
 
 __all__ = ["unread_method_writes"]
 
@@ -41,11 +46,49 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
         return frozenset()  # a tensor's method (``self.buf.sum()``): read by its spelling
     if len(chain) == 3 or (len(chain) == 2 and chain[1] in made):
         held = made.get(chain[1])
-        unread = held is not None and unread_class(functions, held)
+        unread = held is not None and _writes(functions, held, chain[2] if len(chain) == 3 else "forward")
         return frozenset({f"{receiver}.{chain[1]}", f"{receiver}.{chain[1]}.*"}) if unread else frozenset()
-    if len(chain) == 2 and not _stored(functions, owner, chain[1]) and unread_bases(functions, owner):
+    if len(chain) == 2 and not _stored(functions, owner, chain[1]) and _base_writes(functions, owner, chain[1]):
         return frozenset({f"{receiver}.*"})
     return frozenset()
+
+
+def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0) -> bool:
+    """``method`` of an object of the class (or factory) ``held`` may write its state: the run cannot read the class,
+    or it is torch's and its method writes (``torch_module_methods.py``: ``reset_running_stats``), also where a class
+    of the module derives it from torch (``class Norm(nn.LayerNorm)``) or a factory of the module returns one."""
+    torch_cls = torch_class(functions, held)
+    if torch_cls is not None:
+        return torch_method_writes(torch_cls, method)
+    if class_of(functions.index, functions.key, held) is not None:
+        return _base_writes(functions, held, method)
+    home = home_of(functions.index, functions.key, held) if depth < 8 else None
+    other = _module(functions, home[0]) if home is not None and home[0] != functions.key else None
+    if home is not None and other is not None:  # a class of another module of the run (``from .norms import Norm``)
+        return _writes(other, home[1], method, depth + 1)
+    factory = functions.get(held) if functions.binding(held) is None and depth < 8 else None
+    made = [r.value for r in walked_of(factory, ast.Return)] if factory is not None else []
+    dotted = [scan.dotted_name(v.func) for v in made if isinstance(v, ast.Call)]
+    return any(d is not None and _writes(functions, d, method, depth + 1) for d in dotted) or unread_class(
+        functions, held
+    )
+
+
+def _module(functions: ModuleFunctions, key: str) -> ModuleFunctions | None:
+    """The functions of the run's module ``key``, where the run holds its tree."""
+    tree_of = getattr(functions.index.returns, "tree_of", None)  # type: ignore[attr-defined]
+    tree = tree_of(key) if tree_of is not None else None
+    return module_functions(functions.index, key, tree) if tree is not None else None
+
+
+def _base_writes(functions: ModuleFunctions, owner: str, method: str) -> bool:
+    """``self.method()``, which neither class ``owner`` nor a base of the run defines, may write the object's state:
+    a base the run cannot read, or a torch base whose method writes (``self.to_empty(...)``, ``self.reset_parameters()``
+    of a subclass of ``nn.Linear``)."""
+    cls = class_of(functions.index, functions.key, owner)
+    torch_bases = [torch_class(functions, scan.dotted_name(b) or "") for b in cls.bases] if cls is not None else []
+    written = any(torch_method_writes(b, method) for b in torch_bases if b is not None)
+    return written or unread_bases(functions, owner)
 
 
 def _stored(functions: ModuleFunctions, owner: str, attr: str) -> bool:

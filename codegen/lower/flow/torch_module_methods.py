@@ -1,0 +1,61 @@
+"""Which methods of torch's module classes write their module's parameters or buffers in place.
+
+torch's classes are known without reading torch (``read_classes.py``), and most of their methods write nothing of
+their module: ``nn.Linear``'s ``forward``, ``parameters()``, ``extra_repr()``. Some do: ``self.norm.
+reset_running_stats()`` zeroes ``running_mean`` in place, ``self.proj.reset_parameters()`` refills ``weight``,
+``self.to(...)``, ``load_state_dict`` and ``zero_grad`` copy into or clear every parameter, and a batch norm's
+``forward`` counts its batches in place (``num_batches_tracked.add_(1)``). Which one does is read from torch's own
+sources by ``torch_module_methods_build.py`` (the table ``torch_module_methods_table.py``): a pending call reading
+such a module's state is joined before a call of a method that writes it (``unread_methods.py``). A method the
+table's class and its bases do not define (an attribute holding a callable) is unknown: it may write too. A class of
+torch outside ``torch.nn.modules`` is not in the table and stays known to write nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from codegen.lower.flow.imported_writes import ModuleFunctions
+
+__all__ = ["torch_class", "torch_method_writes"]
+
+_DEPTH = 16  # bases followed one inside another at most
+
+
+def torch_class(functions: ModuleFunctions, dotted: str) -> str | None:
+    """The table's class ``dotted`` names in the module of ``functions`` (``nn.Linear``, ``torch.nn.BatchNorm1d``,
+    ``Linear`` imported from ``torch.nn``), if one."""
+    root, *rest = dotted.split(".")
+    bound = functions.binding(root)
+    full = (*bound, *rest) if bound is not None else ()
+    if len(full) < 3 or full[:2] != ("torch", "nn"):
+        return None
+    return full[-1] if full[-1] in _classes() else None
+
+
+def torch_method_writes(cls: str, method: str) -> bool:
+    """A call of ``method`` on an object of torch's module class ``cls`` (of the table) may write its state."""
+    home = _defining(cls, method, 0)
+    return home is None or method in _classes()[home][2]
+
+
+def _defining(cls: str, method: str, depth: int) -> str | None:
+    """The class among ``cls`` and its bases (itself first) that defines ``method``."""
+    if cls not in _classes() or depth > _DEPTH:
+        return None
+    bases, own, written = _classes()[cls]
+    if method in own or method in written:
+        return cls
+    return next((found for b in bases if (found := _defining(b, method, depth + 1)) is not None), None)
+
+
+@functools.cache
+def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str]]]:
+    """Each class: its bases, its methods that write nothing, those that write (read on the first question)."""
+    from codegen.lower.flow.torch_module_methods_table import BASES, METHODS
+
+    own: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in BASES}
+    for key, written in METHODS.items():
+        name, _, method = key.partition(".")
+        own[name][1 if written else 0].add(method)
+    return {name: (tuple(BASES[name].split()), frozenset(p), frozenset(w)) for name, (p, w) in own.items()}

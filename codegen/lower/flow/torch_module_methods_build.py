@@ -1,0 +1,142 @@
+"""Writes ``torch_module_methods_table.py``: which methods of torch's module classes write their module's parameters
+or buffers in place, read from the sources of ``torch.nn.modules`` in the installed torch.
+
+    python -m codegen.lower.flow.torch_module_methods_build          # rewrite the table from this torch
+    python -m codegen.lower.flow.torch_module_methods_build --check  # exit 1 if the table differs
+
+``self.norm.reset_running_stats()`` zeroes ``running_mean`` in place, ``self.proj.reset_parameters()`` refills
+``weight``, ``model.to(...)`` and ``load_state_dict`` copy into every parameter: a method of a torch module may
+write its state, and which one does is read from its body, not named by hand. A method writes when its body (nested
+functions included) calls a tensor method whose ATen schema writes ``self`` (``zero_``, ``fill_``, ``copy_``,
+``add_``: ``schema.writes_self``), a function named in place by torch's convention (``init.kaiming_uniform_``: a
+trailing underscore), stores a tensor's ``data`` or ``grad``, calls a callable it was given for its effect
+(``apply(fn)`` runs ``fn(module)`` on each module, dropping the result), or calls a method that writes:
+``self.m()`` resolved in its own class and bases, any other object's ``.m()`` in ``Module``'s
+(``module._load_from_state_dict``). The table lists each class of the package with its bases there, and each of its
+own methods, ``w`` where it writes; ``torch_module_methods.py`` reads it.
+``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+
+from codegen.index.scan import dotted_name
+from codegen.lower.flow import schema
+from codegen.lower.flow.table_files import kept_table
+
+__all__ = ["build", "main"]
+
+TABLE = Path(__file__).with_name("torch_module_methods_table.py")
+_HEADER = '''"""Which methods of torch's module classes write their parameters or buffers (written by
+``torch_module_methods_build.py``: do not edit)."""
+
+from __future__ import annotations
+
+__all__ = ["BASES", "METHODS"]
+
+'''
+_Class = tuple[list[str], dict[str, ast.FunctionDef]]
+
+
+def _classes() -> dict[str, _Class]:
+    """Each class of ``torch.nn.modules`` (by its name) with its bases' names and its methods."""
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.submodule_search_locations is not None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "nn" / "modules"
+    found: dict[str, _Class] = {}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                bases = [(dotted_name(b) or "").rpartition(".")[2] for b in node.bases]
+                methods = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+                found.setdefault(node.name, (bases, methods))
+    return found
+
+
+class _Reading:
+    """The written methods of every class, to a fixed point (a method writes where one it calls does)."""
+
+    def __init__(self, classes: dict[str, _Class]) -> None:
+        self.classes = classes
+        self.written: set[tuple[str, str]] = set()
+        changed = True
+        while changed:
+            before = len(self.written)
+            for name, (_, methods) in classes.items():
+                self.written |= {(name, m) for m, fn in methods.items() if self._writes(name, fn)}
+            changed = len(self.written) != before
+
+    def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
+        """The class of ``cls``'s bases (itself first) that defines ``method``."""
+        if cls not in self.classes or depth > 16:
+            return None
+        bases, methods = self.classes[cls]
+        if method in methods:
+            return cls
+        return next((r for b in bases if (r := self.resolved(b, method, depth + 1)) is not None), None)
+
+    def _writes(self, cls: str, fn: ast.FunctionDef) -> bool:
+        own = fn.args.args[0].arg if fn.args.args else ""
+        params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} - {own}
+        stored = any(
+            isinstance(n, ast.Attribute) and n.attr in ("data", "grad") and isinstance(n.ctx, ast.Store)
+            for n in ast.walk(fn)
+        )
+        dropped = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Expr)}  # calls made for their effect
+        calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
+        return stored or any(self._call_writes(cls, fn, c, params if id(c) in dropped else set()) for c in calls)
+
+    def _call_writes(self, cls: str, fn: ast.FunctionDef, call: ast.Call, params: set[str]) -> bool:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return func.id in params or _in_place(func.id)
+        if not isinstance(func, ast.Attribute):
+            return False
+        if schema.writes_self(func.attr) or (schema.writes_self(func.attr) is None and _in_place(func.attr)):
+            return True
+        mine = isinstance(func.value, ast.Name) and fn.args.args and func.value.id == fn.args.args[0].arg
+        home = self.resolved(cls if mine else "Module", func.attr)
+        return home is not None and (home, func.attr) in self.written
+
+
+def _in_place(name: str) -> bool:
+    """Torch's naming of a function writing its first argument (``kaiming_uniform_``, ``_no_grad_fill_``)."""
+    return name.endswith("_") and not name.endswith("__")
+
+
+def build() -> str:
+    """The table's text for the installed torch."""
+    reading = _Reading(_classes())
+    bases = "".join(
+        f'    "{name}": "{" ".join(b for b in held if b in reading.classes)}",\n'
+        for name, (held, _) in sorted(reading.classes.items())
+    )
+    methods = "".join(
+        f'    "{name}.{m}": "{"w" if (name, m) in reading.written else ""}",\n'
+        for name, (_, own) in sorted(reading.classes.items())
+        for m in sorted(own)
+    )
+    return (
+        _HEADER
+        + "# class -> its bases among these classes\nBASES: dict[str, str] = {\n"
+        + bases
+        + "}\n\n# class.method -> w: writes its module's parameters or buffers in place\nMETHODS: dict[str, str] = {\n"
+        + methods
+        + "}\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen.lower.flow.torch_module_methods_build")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
+    args = parser.parse_args(argv)
+    return kept_table(TABLE, build(), check=args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
