@@ -26,7 +26,7 @@ from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.loop_count import enumerated, range_loop
 
-__all__ = ["LastIterations", "another", "false_at_last", "false_in_last"]
+__all__ = ["LastIterations", "another", "counted", "false_at_last", "false_in_last"]
 
 
 @attrs.frozen
@@ -90,13 +90,20 @@ def _looks_up(stmt: ast.stmt, walked_list: str) -> bool:
 
 def another(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> str:
     """``"i + 1 < n"``: the test that holds exactly where another iteration follows ("": none is known)."""
+    index, count = counted(loop, receiver, sized)
+    return f"{index} + 1 < {count}" if index else ""
+
+
+def counted(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> tuple[str, str]:
+    """``("i", "n")``: the loop's index and its count as spelled, where ``i + 1 < n`` is ``another``'s test (empty
+    strings: none is known)."""
     index, count = enumerated(loop, receiver, sized)
     if index:
-        return f"{index} + 1 < {count}"
-    counted = range_loop(loop)
-    if counted is None or not counted.count_kept() or not counted.index_kept():
-        return ""
-    return f"{counted.index} + 1 < {ast.unparse(counted.count)}"
+        return index, count
+    found = range_loop(loop)
+    if found is None or not found.count_kept() or not found.index_kept():
+        return "", ""
+    return found.index, ast.unparse(found.count)
 
 
 def _guarded(loop: ast.For, test: str, receiver: str | None, sized: frozenset[str]) -> list[ast.If]:

@@ -37,6 +37,7 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import leaves, runs_op
 from codegen.lower.flow.ge_before import works
 from codegen.lower.flow.loop_count import enumerated, range_loop
+from codegen.lower.flow.loop_parity import read_too
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join, Relay
@@ -74,8 +75,8 @@ def last_record(facts: CallerFacts, site: Site, joined_as: dict[int, int]) -> bo
     every wait or relay stands right after the loop, no other call records it, and the loop ends only by running
     out."""
     loop = facts.owner(site.stmt)
-    if not isinstance(loop, ast.For) or _leaves_early(loop):
-        return False
+    if not isinstance(loop, ast.For) or _leaves_early(loop) or site.index in read_too(facts.relations, {site.index}):
+        return False  # a staging's waits read its records by slot (``loop_parity.py``)
     if any(site.index in (k, v) for k, v in joined_as.items() if k != v):
         return False
     outer = facts.block(loop)
