@@ -37,11 +37,12 @@ class Layer(nn.Module):
 
 
 class Model(nn.Module):
-    def __init__(self, layers=4):
+    def __init__(self, layers=4, multistream=True):
         super().__init__()
+        self.multistream = multistream
         self.layers = nn.ModuleList(Layer() for _ in range(layers))
 
-    @on_stream("prefetch")
+    @on_stream("prefetch", when="self.multistream")
     def stage(self, qweight):
         return qweight * 2
 
@@ -68,6 +69,19 @@ class Model(nn.Module):
             w = w_next
         return h @ w
 
+    def ranged(self, x):
+        n = len(self.layers)
+        h = x
+        w = self.stage(self.layers[0].qweight)
+        for i in range(n):
+            if i + 1 < n:
+                w_next = self.stage(self.layers[i + 1].qweight)
+            h = self.layers[i].proj(h).relu()
+            h = self.layers[i](h, w)
+            if i + 1 < n:
+                w = w_next
+        return h @ w
+
     def tight(self, x):
         h = x
         w = self.stage(self.layers[0].qweight)
@@ -89,21 +103,23 @@ def _code(target: str = "portable") -> str:
     return transform_source(SOURCE, path="m.py", target=target)
 
 
-def _want(method: str, x: torch.Tensor, layers: int) -> torch.Tensor:
+def _want(method: str, x: torch.Tensor, layers: int, multistream: bool = True) -> torch.Tensor:
     namespace: dict[str, object] = {}
     exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
     torch.manual_seed(0)
-    model = namespace["Model"](layers)  # type: ignore[operator]
+    model = namespace["Model"](layers, multistream)  # type: ignore[operator]
     return getattr(model, method)(x * 1)  # type: ignore[no-any-return]
 
 
-def _sync(method: str, target: str, layers: int = 4, code: str | None = None) -> dict[str, int]:
+def _sync(
+    method: str, target: str, layers: int = 4, code: str | None = None, multistream: bool = True
+) -> dict[str, int]:
     x = torch.randn(4, 3)
-    want = _want(method, x, layers)
+    want = _want(method, x, layers, multistream)
 
     def build(m: object) -> torch.nn.Module:
         torch.manual_seed(0)
-        return m.Caller(method, layers)  # type: ignore[attr-defined, no-any-return]
+        return m.Caller(method, layers, multistream)  # type: ignore[attr-defined, no-any-return]
 
     native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use
     trace = trace_graph(code or _code(target), target, build, (x,), eager_first=native)
@@ -114,7 +130,8 @@ def _sync(method: str, target: str, layers: int = 4, code: str | None = None) ->
 def test_the_read_waits_for_the_last_iterations_staging_only() -> None:
     body = method_source(_code(), "apart")
     assert f"runtime.record({PAIR}[(i + 1) % 2])" in body
-    assert f"h = layer.proj(h).relu()\n            runtime.wait({PAIR}[i % 2])" in body
+    read = "h = layer.proj(h).relu()\n            if self.multistream:\n"
+    assert f"{read}                runtime.wait({PAIR}[i % 2])" in body
     assert 'runtime.wait("m.Model.stage.join")' not in body
     assert "record_stream(w_next" not in body  # this iteration's staging is not joined there: not kept
 
@@ -125,9 +142,11 @@ def test_a_staging_in_every_iteration_waits_for_its_last_after_the_loop() -> Non
     assert f"runtime.wait({PAIR}[len(self.layers) % 2])\n        return h @ w" in body
 
 
-def test_no_work_between_keeps_one_event() -> None:
-    """The wait stands before the new staging (``early.py``): one event serves, as before."""
-    body = method_source(_code(), "tight")
+@pytest.mark.parametrize("method", ["tight", "ranged"])
+def test_one_event_where_slots_are_not_needed_or_not_exact(method: str) -> None:
+    """``tight``: the wait stands before the new staging (``early.py``), one event serves, as before. ``ranged``:
+    the return waits for the last staging, whose slot needs ``n >= 1``, which nothing before ``range(n)`` shows."""
+    body = method_source(_code(), method)
     assert "join.2" not in body and "% 2" not in body
 
 
@@ -136,6 +155,12 @@ def test_no_work_between_keeps_one_event() -> None:
 @pytest.mark.parametrize("method", ["apart", "every"])
 def test_race_free_and_exact(method: str, target: str, layers: int) -> None:
     assert _sync(method, target, layers)["switch"] >= 1
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+@pytest.mark.parametrize("target", _TARGETS)
+def test_single_stream_when_the_guard_is_off(target: str, layers: int) -> None:
+    assert _sync("apart", target, layers, multistream=False)["switch"] == 0
 
 
 def test_sync_calls() -> None:
