@@ -24,9 +24,9 @@ import attrs
 
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.loop_count import enumerated
+from codegen.lower.flow.loop_count import enumerated, range_loop
 
-__all__ = ["LastIterations", "another", "false_at_last", "false_in_last"]
+__all__ = ["LastIterations", "another", "counted", "false_at_last", "false_in_last"]
 
 
 @attrs.frozen
@@ -62,9 +62,9 @@ def _entered(
     """The loop surely runs an iteration: ``range(k)`` of a constant ``k >= 1``, or ``enumerate(self.layers)`` after
     a statement of the function's body, before the loop, that looks up ``self.layers[k]`` (``k`` a constant ``>= 0``)
     wherever it runs: that list has an element (its length is fixed)."""
-    call = loop.iter
-    if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
-        return type(call.args[0].value) is int and call.args[0].value >= 1
+    counted = range_loop(loop)
+    if counted is not None and counted.constant is not None:
+        return counted.constant >= 1
     index, count = enumerated(loop, receiver, sized)
     if not index or loop not in fn.body:
         return False
@@ -90,20 +90,20 @@ def _looks_up(stmt: ast.stmt, walked_list: str) -> bool:
 
 def another(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> str:
     """``"i + 1 < n"``: the test that holds exactly where another iteration follows ("": none is known)."""
+    index, count = counted(loop, receiver, sized)
+    return f"{index} + 1 < {count}" if index else ""
+
+
+def counted(loop: ast.For, receiver: str | None, sized: frozenset[str]) -> tuple[str, str]:
+    """``("i", "n")``: the loop's index and its count as spelled, where ``i + 1 < n`` is ``another``'s test (empty
+    strings: none is known)."""
     index, count = enumerated(loop, receiver, sized)
     if index:
-        return f"{index} + 1 < {count}"
-    call, target = loop.iter, loop.target
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
-        return ""
-    if len(call.args) != 1 or call.keywords or not isinstance(target, ast.Name):
-        return ""
-    count_node = call.args[0]
-    constant = isinstance(count_node, ast.Constant) and type(count_node.value) is int
-    named = isinstance(count_node, ast.Name) and not any(count_node.id in bound_names(s) for s in loop.body)
-    if not (constant or named) or any(target.id in bound_names(s) for s in loop.body):
-        return ""
-    return f"{target.id} + 1 < {ast.unparse(count_node)}"
+        return index, count
+    found = range_loop(loop)
+    if found is None or not found.count_kept() or not found.index_kept():
+        return "", ""
+    return found.index, ast.unparse(found.count)
 
 
 def _guarded(loop: ast.For, test: str, receiver: str | None, sized: frozenset[str]) -> list[ast.If]:

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked
 from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts
-from codegen.lower.flow.exprs import bound_names, leaves, runs_op
+from codegen.lower.flow.exprs import leaves, runs_op
 from codegen.lower.flow.ge_before import works
-from codegen.lower.flow.loop_count import enumerated
+from codegen.lower.flow.loop_count import enumerated, range_loop
+from codegen.lower.flow.loop_parity import read_too
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join, Relay
@@ -74,8 +75,8 @@ def last_record(facts: CallerFacts, site: Site, joined_as: dict[int, int]) -> bo
     every wait or relay stands right after the loop, no other call records it, and the loop ends only by running
     out."""
     loop = facts.owner(site.stmt)
-    if not isinstance(loop, ast.For) or _leaves_early(loop):
-        return False
+    if not isinstance(loop, ast.For) or _leaves_early(loop) or site.index in read_too(facts.relations, {site.index}):
+        return False  # a staging's waits read its records by slot (``loop_parity.py``)
     if any(site.index in (k, v) for k, v in joined_as.items() if k != v):
         return False
     outer = facts.block(loop)
@@ -110,44 +111,16 @@ def _may_share(facts: CallerFacts, site: Site, before: ast.stmt, steps: Steps) -
 
 
 def _walked(facts: CallerFacts, loop: ast.For, sized: frozenset[str]) -> tuple[str, str]:
-    """(the loop's index, its count): ``i, n`` of ``for i in range(n)``, ``i, len(self.layers)`` of ``for i, x in
-    enumerate(self.layers)`` (``loop_count.py``); empty where the loop is neither."""
+    """(the loop's index, its count): ``i, n`` of ``for i in range(n)`` (``n`` an integer constant, or a name bound
+    only by ``n = len(...)``, outside the loop), ``i, len(self.layers)`` of ``for i, x in enumerate(self.layers)``
+    (``loop_count.py``); empty where the loop is neither or its body binds the index."""
     index, count = enumerated(loop, facts.receiver, sized)
-    return (index, count) if index else (_target(loop), _count(facts, loop))
-
-
-def _target(loop: ast.For) -> str:
-    """The loop's target, a name nothing in its body binds."""
-    target = loop.target
-    if not isinstance(target, ast.Name) or any(target.id in bound_names(s) for s in loop.body):
-        return ""
-    return target.id
-
-
-def _count(facts: CallerFacts, loop: ast.For) -> str:
-    """``n`` of ``range(n)``: an integer constant, or a name bound only by ``n = len(...)``, outside the loop."""
-    call = loop.iter
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
-        return ""
-    if len(call.args) != 1 or call.keywords:
-        return ""
-    count = call.args[0]
-    if isinstance(count, ast.Constant) and type(count.value) is int:
-        return str(count.value)
-    if not isinstance(count, ast.Name):
-        return ""
-    binders = [s for s in facts.blocks if count.id in bound_names(s)]
-    inside = {id(n) for n in walked_of(loop, ast.stmt)}
-    return count.id if binders and all(_len_of(s, count.id) and id(s) not in inside for s in binders) else ""
-
-
-def _len_of(stmt: ast.stmt, name: str) -> bool:
-    """``name = len(...)``."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-        return False
-    value = stmt.value
-    is_len = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len"
-    return stmt.targets[0].id == name and is_len
+    if index:
+        return index, count
+    counted = range_loop(loop)
+    if counted is None or not counted.index_kept() or not counted.a_length(facts.blocks):
+        return "", ""
+    return counted.index, ast.unparse(counted.count)
 
 
 def _joined_before(facts: CallerFacts, site: Site, stmt: ast.stmt) -> bool:

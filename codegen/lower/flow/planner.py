@@ -30,6 +30,7 @@ from codegen.lower.flow.item_apart import apart_items
 from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
+from codegen.lower.flow.parity_loops import Asked, loop_parity
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.site_views import site_view
@@ -185,14 +186,34 @@ def _round(
     slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
     relations.slots = apart_items(slots, sites, context.distinct) if slots.sites else slots
     last = false_at_last(fn, context.receiver, context.sized)
+    relations.parity = loop_parity(fn, sites, views, _asked(context, relations), last)
     result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
     while bad := relations.slots.settled(result.states).invalid(result.steps):
         relations.slots = relations.slots.without(bad)  # a wait no slot expresses (``item_slots.py``)
         result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
+    if relations.parity is not None and not relations.parity.kept(result.steps):
+        relations.parity = None  # one event serves (``loop_parity.py``)
+        result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
+    if relations.parity is not None:
+        relations.parity.trim(result.steps)  # keeps of its new results (``loop_parity.py``)
     relations.slots = relations.slots.settled(result.states)
     return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 
+def _asked(context: CallerContext, relations: CallRelations) -> Asked:
+    join_of = lambda site: context.events(site).join  # noqa: E731
+    return Asked(
+        events=context.slot_events is not None,
+        receiver=context.receiver,
+        sized=context.sized,
+        relations=relations,
+        join_of=join_of,
+    )
+
+
 def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
     views, relations = context["views"], context["relations"]
-    return analyze(fn, views, relations, context["barriers"], context["methods"], last=context["last"])
+    result = analyze(fn, views, relations, context["barriers"], context["methods"], last=context["last"])
+    if relations.parity is not None:
+        relations.parity.trim(result.steps)
+    return result

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.lower.flow.item_slots import NO_SLOTS, Slots
+from codegen.lower.flow.loop_parity import Parity
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state_writes import state_writes
 
@@ -33,6 +34,7 @@ class CallRelations:
     # (``call_bound.py``: read by ``fork.same_stream``)
     state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
     slots: Slots = NO_SLOTS  # calls whose join event is their iteration's parity's (``item_slots.py``)
+    parity: Parity | None = None  # a staging a loop issues one iteration ahead (``loop_parity.py``)
 
     def state_written(self, stmt: ast.stmt) -> frozenset[str]:
         return self.state_writer(stmt)
@@ -43,7 +45,8 @@ class CallRelations:
         return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
 
     def state_of(self, site: int) -> frozenset[str]:
-        return self.sites[site].state_read(frozenset())
+        stands = self.parity.stands_for(site) if self.parity is not None else (site,)  # ``loop_parity.py``
+        return frozenset().union(*(self.sites[s].state_read(frozenset()) for s in stands))
 
     def covers(self, earlier: int, later: int) -> bool:
         return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag

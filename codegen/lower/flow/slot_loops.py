@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.item_slots import SlotLoop, Slots
 from codegen.lower.flow.item_stores import containers
+from codegen.lower.flow.loop_count import RangeLoop, range_loop
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import SiteView
@@ -50,41 +51,23 @@ def item_slots(fn: _Function, sites: Sequence[Site], views: dict[ast.stmt, SiteV
 def _slot_loop(fn: _Function, site: Site, sites: Sequence[Site], views: dict[ast.stmt, SiteView]) -> SlotLoop | None:
     """``site``'s loop when its call may take a slotted join event (the module docstring's conditions)."""
     loop = next((s for s in fn.body if isinstance(s, ast.For) and site.stmt in s.body), None)
-    count = _range_count(loop) if loop is not None else None
-    if loop is None or count is None or not _bound_once(fn, count, loop) or _rebinds(fn, "range"):
+    counted = _counted(loop)
+    if counted is None or not counted.bound_once(fn) or _rebinds(fn, "range"):
         return None
-    var = loop.target.id  # type: ignore[attr-defined]
+    loop, var = counted.loop, counted.index
     same = [s for s in sites if s.callee.key == site.callee.key]  # type: ignore[attr-defined]
     if len(same) > 1 or views[site.stmt].guarded or _rebinds(loop, var, body=loop.body):
         return None
     if any(isinstance(n, _EXITS) for n in walked(loop)):
         return None
     items = _stored_items(site.stmt, containers(fn), var)
-    return SlotLoop(loop=loop, stmt=site.stmt, var=var, count=count, items=items) if items else None
+    return SlotLoop(loop=loop, stmt=site.stmt, var=var, count=counted.named, items=items) if items else None
 
 
-def _range_count(loop: ast.For) -> str | None:
-    """``n`` of ``for i in range(n)`` (a name; no ``else``)."""
-    it = loop.iter
-    plain = isinstance(loop.target, ast.Name) and not loop.orelse and isinstance(it, ast.Call)
-    if not plain or not isinstance(it.func, ast.Name) or it.func.id != "range":  # type: ignore[attr-defined]
-        return None
-    args = it.args  # type: ignore[attr-defined]
-    if it.keywords or len(args) != 1 or not isinstance(args[0], ast.Name):  # type: ignore[attr-defined]
-        return None
-    return str(args[0].id)
-
-
-def _bound_once(fn: _Function, name: str, loop: ast.For) -> bool:
-    """``name`` holds one value from before ``loop`` to the function's end: a parameter never bound again, or a
-    local bound once, before the loop and in no loop."""
-    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-    stores = [n for n in walked_of(fn, ast.Name) if n.id == name and not isinstance(n.ctx, ast.Load)]
-    if name in params:
-        return not stores
-    top = [s for s in fn.body if any(n in walked(s) for n in stores)]
-    simple = len(stores) == 1 and len(top) == 1 and isinstance(top[0], ast.Assign)
-    return simple and fn.body.index(top[0]) < fn.body.index(loop)
+def _counted(loop: ast.For | None) -> RangeLoop | None:
+    """``for i in range(n)`` of a name ``n``, with no ``else`` (``loop_count.py`` reads it)."""
+    found = range_loop(loop) if loop is not None and not loop.orelse else None
+    return found if found is not None and found.named else None
 
 
 def _rebinds(node: ast.AST, name: str, body: Iterable[ast.stmt] | None = None) -> bool:
@@ -120,11 +103,8 @@ def _sweeps(fn: _Function, slot: SlotLoop) -> list[ast.For]:
     """The loops after the call's loop over the same ``range(n)`` whose variable their body does not rebind."""
     after = fn.body[fn.body.index(slot.loop) + 1 :]
     loops = [loop for stmt in after for loop in walked_of(stmt, ast.For)]
-    return [
-        loop
-        for loop in loops
-        if _range_count(loop) == slot.count and not _rebinds(loop, loop.target.id, body=loop.body)  # type: ignore[attr-defined]
-    ]
+    counted = [found for loop in loops if (found := _counted(loop)) is not None and found.named == slot.count]
+    return [found.loop for found in counted if not _rebinds(found.loop, found.index, body=found.loop.body)]
 
 
 def _item_reads(stmt: ast.stmt, items: frozenset[str], var: str) -> frozenset[str]:

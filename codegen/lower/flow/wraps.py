@@ -17,6 +17,7 @@ the dataflow needs, each decided in its own module and composed here:
 from __future__ import annotations
 
 import ast
+import functools
 
 import attrs
 
@@ -30,6 +31,7 @@ from codegen.lower.flow.if_in_block import flags_unread, if_in_block
 from codegen.lower.flow.item_slots import Slots, picked, slots_of
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
+from codegen.lower.flow.loop_parity import read_too, record_slot, wait_slot
 from codegen.lower.flow.loop_views import placed_before_loops
 from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.read_records import read_records
@@ -82,9 +84,12 @@ class _Lowering:
         self.joined_as = shared_joins(self.facts)
         relays, joins = self._placed()
         self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
+        self.read |= read_too(self.facts.relations, self.waited)  # a staging's slots (``loop_parity.py``)
         for anchor, join in joins:
-            waited = tidy.waited_with(join, anchor, joins, self._join_event, self.facts.relations, self.joined_as)
-            slot = self.slots.waits(join.site, anchor, join.slot) if join.site in self.slots.sites else ("", "")
+            event_of = functools.partial(self._slotted, anchor=anchor)
+            waited = tidy.waited_with(join, anchor, joins, event_of, self.facts.relations, self.joined_as)
+            parity = (wait_slot(self.facts.relations, join.site, anchor), "")
+            slot = self.slots.waits(join.site, anchor, join.slot) if join.site in self.slots.sites else parity
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
@@ -147,6 +152,9 @@ class _Lowering:
     def _picked(self, event: EventRef, site: int, index: str) -> EventRef:
         return picked(event, index, self.context.slot_events, self.facts.sites[site])
 
+    def _slotted(self, site: int, anchor: Anchor) -> EventRef:
+        return self._picked(self._join_event(site), site, wait_slot(self.facts.relations, site, anchor))
+
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
@@ -168,7 +176,8 @@ class _Lowering:
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
         flag = next((s.name for s in again if isinstance(s, Assign)), None)  # ``next_iteration.py``
         last = f"not {flag}" if flag and last_record(self.facts, site, self.joined_as) else None
-        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=Cond.of(guard, last))
+        slot = self.slots.records(site.index) or record_slot(self.facts.relations, site.index)
+        record = Record(event=self._picked(join, site.index, slot), when=Cond.of(guard, last))
         leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
