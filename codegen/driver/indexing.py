@@ -17,6 +17,7 @@ from codegen.driver import pyast
 from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
+from codegen.driver.sibling_files import siblings
 from codegen.driver.subclass_callers import holders, through_bases
 from codegen.driver.words import words
 
@@ -75,12 +76,15 @@ def _callers(
 def _modules(files: list[SourceFile]) -> _Ask:
     """The files of the modules ``dotted`` names (a run key ends with its dotted name)."""
 
+    unheld = siblings(files)
+
     def modules(dotted: frozenset[str]) -> list[tuple[ModuleId, str]]:
-        return [
+        held = [
             (module_id(f.path, f.module), f.source)
             for f in files
             if f.source is not None and f.module.rpartition("/")[2] in dotted
         ]
+        return held + unheld(dotted - {f.module.rpartition("/")[2] for f in files})
 
     return modules
 
