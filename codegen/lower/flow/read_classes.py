@@ -34,8 +34,10 @@ def unread_class(functions: ModuleFunctions, dotted: str, depth: int = 0) -> boo
     if class_of(functions.index, functions.key, root) is not None and not rest:
         return unread_bases(functions, root, depth + 1)
     bound = functions.binding(root)
+    if bound is None and rest:  # an attribute of what the module does not bind: a submodule of a package, unread
+        return True
     if bound is None:  # a factory of the module; a builtin or a local names no object of this kind
-        return root in functions and not rest and _unread_factory(functions, functions[root], depth)
+        return root in functions and _unread_factory(functions, functions[root], depth)
     return _unread_import(functions, (*bound, *rest), depth)
 
 
