@@ -4,7 +4,8 @@ The decorated files (they name npudsl) are read first; then the files that name 
 functions (call sites, found by a text search), and those that reach one only through a base class that holds
 it (``subclass_callers.py``); then the modules the decorated files call a function of by relative import, for
 what it returns (``codegen/index/return_files.py``: those are parsed only when a lowering asks, so they show no
-parsing progress here).
+parsing progress here). A module of a run's package that the run's files do not hold is read from disk for those
+facts (``sibling_files.py``), never transformed.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ def _callers(
 
 
 def _modules(files: list[SourceFile]) -> _Ask:
-    """The files of the modules ``dotted`` names (a run key ends with its dotted name)."""
-
+    """The files of the modules ``dotted`` names (a run key ends with its dotted name); where the run has none, the
+    file of its package on disk (``sibling_files.py``)."""
     unheld = siblings(files)
 
     def modules(dotted: frozenset[str]) -> list[tuple[ModuleId, str]]:

@@ -185,3 +185,11 @@ def test_race_free_with_the_package_init_in_the_run(tmp_path: Path, target: str)
     x = torch.randn(2, 3)
     got = run_generated(out.name, out.parent, target, lambda: (x.clone(),), method="waits")
     torch.testing.assert_close(got, x * 2 + x * 5, rtol=0, atol=0)
+
+
+def test_the_command_line_reads_the_same_sibling(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from npudsl.cli import main
+
+    folder = _package(tmp_path)
+    assert main(["transform", str(folder / "model.py"), "--target", "portable"]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == _alone(folder).rstrip("\n")

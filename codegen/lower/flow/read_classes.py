@@ -5,8 +5,11 @@ methods may write or store any attribute of the object (``unread_methods.py``, `
 read where the run holds its module (the caller's module, or one a name is imported from, re-exports followed);
 torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them: their methods write and store no
 tensor the caller's code names (the planner reads them so everywhere). A base of the caller's own package in a
-module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a run
-holds.
+module the run does not hold (a file transformed alone) is read from disk for its facts
+(``codegen/driver/sibling_files.py``); one neither the run nor the disk holds is unread too: safety does not
+depend on which files a run holds. A name the module that should define it does not bind (``from .base import
+Base`` where the run holds the package's ``__init__.py`` but no ``base.py``: ``base`` is a submodule, not a name of
+the ``__init__``) is unread as well.
 """
 
 from __future__ import annotations
