@@ -8,14 +8,16 @@ classes, their bases, which methods write which state, which attributes hold no 
 and write. The index asks for a module by dotted name when a question needs it (``codegen/index/pending.py``); a
 module the run's files do not hold is then read from disk where a file of the run's package would be: under the
 top package of a file of the run (a folder with ``__init__.py``), or beside a file that is in no package (its
-folder). Read once per run, lazily, by the reader of the run's own files (``reading.py``); a file that cannot be
-read or parsed answers nothing, so the worst case stays.
+folder), the file the import system would take there (a package's ``__init__.py`` before a module of the same
+name; a compiled extension before either is not read). Read once per run, lazily, by the reader of the run's own
+files (``reading.py``); a file that cannot be read or parsed answers nothing, so the worst case stays.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from importlib.machinery import EXTENSION_SUFFIXES
 
 import attrs
 
@@ -69,12 +71,22 @@ class _Packages:
         """The one file of a run's package that Python imports as ``dotted``, and its source."""
         top = dotted.partition(".")[0]
         for folder, tops in sorted(self.roots.items()):
-            base = os.path.join(folder, *dotted.split("."))
-            for path in (f"{base}.py", os.path.join(base, "__init__.py")) if tops & {top, ""} else ():
-                if os.path.abspath(path) not in self.taken and os.path.isfile(path) and module_name_for(path) == dotted:
-                    source = read_source(path)
-                    return (module_id(path), source) if source is not None else None
+            path = _imported(os.path.join(folder, *dotted.split("."))) if tops & {top, ""} else None
+            if path is not None and path not in self.taken and module_name_for(path) == dotted:
+                source = read_source(path)
+                return (module_id(path), source) if source is not None else None
         return None
+
+
+def _imported(base: str) -> str | None:
+    """The source file Python imports for the module at ``base`` (a folder's ``__init__`` first, as the import
+    system looks); None where there is none, or where a compiled extension comes first there (not read)."""
+    for stem in (os.path.join(base, "__init__"), base):
+        if any(os.path.isfile(stem + suffix) for suffix in EXTENSION_SUFFIXES):
+            return None
+        if os.path.isfile(f"{stem}.py"):
+            return os.path.abspath(f"{stem}.py")
+    return None
 
 
 def _above(path: str, levels: int) -> str:

@@ -13,6 +13,7 @@ fork.
 from __future__ import annotations
 
 import shutil
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,19 @@ def test_a_sibling_the_run_cannot_read_is_the_worst_case(tmp_path: Path, base: s
     code = _alone(_package(tmp_path, base))
     assert not _overlaps(code, "keeps", "self.bump()")
     assert not _overlaps(code, "waits", "self.update()")
+
+
+def test_a_compiled_extension_beside_the_sibling_is_not_read(tmp_path: Path) -> None:
+    folder = _package(tmp_path)
+    (folder / f"base{EXTENSION_SUFFIXES[0]}").write_bytes(b"")  # the import system takes it before base.py
+    assert not _overlaps(_alone(folder), "keeps", "self.bump()")
+
+
+def test_a_package_folder_comes_before_a_module_of_its_name(tmp_path: Path) -> None:
+    folder = _package(tmp_path)
+    (folder / "base").mkdir()
+    (folder / "base" / "__init__.py").write_text(BASE.replace("self.other.mul_(2)", "self.buf.mul_(2)"), "utf-8")
+    assert not _overlaps(_alone(folder), "keeps", "self.bump()")  # base/__init__.py's bump writes self.buf
 
 
 def test_a_decorated_sibling_is_read_for_its_facts_not_its_streams(tmp_path: Path) -> None:
