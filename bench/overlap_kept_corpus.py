@@ -1,6 +1,6 @@
 """How much of the hand schedule's overlap the generated code keeps, per corpus entry.
 
-    .venv/bin/python -m bench.overlap_kept_corpus [--markdown] [--only NAME ...]
+    .venv/bin/python -m bench.overlap_kept_corpus [--markdown] [--only NAME ...] [--alone]
 
 For every corpus entry (``tests/corpus/registry.py``), the generated portable
 package (``tests/corpus/matrix.py``'s ``generated_package``, run race-checked as
@@ -44,11 +44,13 @@ def entries() -> list[str]:
     return [row.name for row in rows() if row.kind == "corpus" and hand_module(row) is not None]
 
 
-def generated(name: str) -> Schedule:
-    """The simulated schedule of ``name``'s generated portable code (a race raises)."""
+def generated(name: str, alone: bool = False) -> Schedule:
+    """The simulated schedule of ``name``'s generated portable code (a race raises); ``alone``: each file
+    transformed in a run of its own."""
     seen: list[Captured] = []
+    row = Row(name, "corpus", caller=False, alone=alone)
     with checked_graphs(seen):
-        counts = Row(name, "corpus", caller=False).generated("portable")  # the graph comes via ``checked_graphs``
+        counts = row.generated("portable")  # the graph comes via ``checked_graphs``
     if isinstance(counts, str) or not seen:
         raise AssertionError(f"{name}: the generated portable code was not captured: {counts}")
     return schedule(seen[0])
@@ -97,9 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.overlap_kept_corpus", description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--only", nargs="*", default=None, help="only these corpus entries")
+    parser.add_argument("--alone", action="store_true", help="each file of an entry transformed in a run of its own")
     args = parser.parse_args(argv)
     names = [name for name in entries() if args.only is None or name in args.only]
-    measured = [(name, generated(name), hand(name)) for name in names]
+    measured = [(name, generated(name, args.alone), hand(name)) for name in names]
     print("\n".join(_table(measured, args.markdown)))
     worst = min((kept(g.saving, h.saving) for _, g, h in measured), default=1.0)
     print(verdict("entry", worst))

@@ -81,6 +81,7 @@ class Row:
     name: str
     kind: str  # "example" or "corpus"
     caller: bool = True  # the premise (bench.sync_premise): inputs from a caller, else graph inputs
+    alone: bool = False  # a corpus entry's files each transformed in a run of its own (``generated_package``)
 
     def reference(self) -> tuple[torch.nn.Module, Callable[[], tuple[Any, ...]]]:
         """The reference model and a function making fresh inputs for it."""
@@ -141,7 +142,7 @@ class Row:
             return original(*args, seen=lambda gm: (graphs.append(gm), seen and seen(gm)), **kwargs)
 
         with tempfile.TemporaryDirectory() as folder:
-            package, _ = generated_package(found, target, Path(folder))
+            package, _ = generated_package(found, target, Path(folder), alone=self.alone)
             standins.checking_backend = seeing
             try:
                 run_generated(

@@ -4,7 +4,8 @@ The decorated files (they name npudsl) are read first; then the files that name 
 functions (call sites, found by a text search), and those that reach one only through a base class that holds
 it (``subclass_callers.py``); then the modules the decorated files call a function of by relative import, for
 what it returns (``codegen/index/return_files.py``: those are parsed only when a lowering asks, so they show no
-parsing progress here).
+parsing progress here). A module of a run's package that the run's files do not hold is read from disk for those
+facts (``sibling_files.py``), never transformed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from codegen.driver import pyast
 from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
+from codegen.driver.sibling_files import siblings
 from codegen.driver.subclass_callers import holders, through_bases
 from codegen.driver.words import words
 
@@ -73,14 +75,17 @@ def _callers(
 
 
 def _modules(files: list[SourceFile]) -> _Ask:
-    """The files of the modules ``dotted`` names (a run key ends with its dotted name)."""
+    """The files of the modules ``dotted`` names (a run key ends with its dotted name); where the run has none, the
+    file of its package on disk (``sibling_files.py``)."""
+    unheld = siblings(files)
 
     def modules(dotted: frozenset[str]) -> list[tuple[ModuleId, str]]:
-        return [
+        held = [
             (module_id(f.path, f.module), f.source)
             for f in files
             if f.source is not None and f.module.rpartition("/")[2] in dotted
         ]
+        return held + unheld(dotted - {f.module.rpartition("/")[2] for f in files})
 
     return modules
 

@@ -17,7 +17,7 @@ from codegen.check.diagnostics import Diagnostic, Severity
 from codegen.driver.modules import unique_keys
 from npudsl import codes
 
-__all__ = ["SourceFile", "read_sources", "source_of"]
+__all__ = ["SourceFile", "read_source", "read_sources", "source_of"]
 
 
 @attrs.frozen(kw_only=True)
@@ -38,6 +38,11 @@ def read_sources(found: Iterable[tuple[str, str]]) -> list[SourceFile]:
         module = keys[os.path.abspath(path)]
         files.append(SourceFile(path=path, root=root, source=source, module=module, error=error))
     return files
+
+
+def read_source(path: str) -> str | None:
+    """The text of one file read as the run's files are, or None where it cannot be read."""
+    return _read(path)[0]
 
 
 def _read(path: str) -> tuple[str | None, Diagnostic | None]:

@@ -47,13 +47,14 @@ class Definitions:
     elements: dict[str, dict[str, str]] = attrs.Factory(dict)  # "module:Class" -> {list attribute: element class}
     shared: set[str] = attrs.Factory(set)  # the shared events some function recorded
 
-    def add(self, module: str, tree: ast.Module, source: str) -> None:
-        """The stream functions of one module, exactly as the collector reads them (the two never disagree)."""
+    def add(self, module: str, tree: ast.Module, source: str, *, streams: bool = True) -> None:
+        """The stream functions of one module, exactly as the collector reads them (the two never disagree); with
+        ``streams`` false, only its classes' submodules (a file the run does not transform)."""
         _add_submodules(module, tree, self.submodules)
         self.elements.update(
             {f"{module}:{node.name}": element_classes(node) for node in tree.body if isinstance(node, ast.ClassDef)}
         )
-        if pyast.mentions_npudsl(source):
+        if streams and pyast.mentions_npudsl(source):
             self.shared.update(_add_streams(self, module, tree, source))
 
     def settle(self, index: object) -> None:

@@ -113,7 +113,9 @@ class _Reader:
         and the sources of the other modules they, their callers (``trees``: a caller's GE fork orders on what
         it calls, whatever other files the run holds) or those bases' ``__init__`` call into (parsed when asked)."""
         first = wanted(self._files(trees))
-        bases = _added(_parsed(self._ask(first, first.bases), self.identities), self.found)
+        # no decorated file of the run is read here (those are indexed first): a base whose file mentions npudsl is
+        # one the run does not hold, read for its facts only (``codegen/driver/sibling_files.py``)
+        bases = _added(_parsed(self._ask(first, first.bases), self.identities), self.found, streams=False)
         self.imports.update({module: scan.imported_names(tree) for module, tree, _ in bases})
         held = [t for t in (*trees, *bases) if self.identities[t[0]].dotted in first.bases]
         called = first | wanted(self._files(held), called_only=True)
@@ -150,9 +152,9 @@ def _parsed(files: Files, modules: dict[str, ModuleId]) -> _Parsed:
     return found
 
 
-def _added(parsed: _Parsed, found: Definitions) -> _Parsed:
+def _added(parsed: _Parsed, found: Definitions, streams: bool = True) -> _Parsed:
     for module, tree, source in parsed:
-        found.add(module, tree, source)
+        found.add(module, tree, source, streams=streams)
     return parsed
 
 

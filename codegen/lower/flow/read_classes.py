@@ -5,8 +5,11 @@ methods may write or store any attribute of the object (``unread_methods.py``, `
 read where the run holds its module (the caller's module, or one a name is imported from, re-exports followed);
 torch's classes (``nn.Module``, ``nn.Linear``) are known without reading them here: which of their methods write
 their module's state is read from torch's sources (``torch_module_methods.py``). A base of the caller's own package
-in a module the run does not hold (a file transformed alone) is unread too: safety does not depend on which files a
-run holds.
+in a module the run does not hold (a file transformed alone) is read from disk for its facts
+(``codegen/driver/sibling_files.py``); one neither the run nor the disk holds is unread too: safety does not
+depend on which files a run holds. A name the module that should define it does not bind (``from .base import
+Base`` where the run holds the package's ``__init__.py`` but no ``base.py``: ``base`` is a submodule, not a name of
+the ``__init__``) is unread as well.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ def unread_class(functions: ModuleFunctions, dotted: str, depth: int = 0) -> boo
     if class_of(functions.index, functions.key, root) is not None and not rest:
         return unread_bases(functions, root, depth + 1)
     bound = functions.binding(root)
+    if bound is None and rest:  # an attribute of what the module does not bind: a submodule of a package, unread
+        return True
     if bound is None:  # a factory of the module; a builtin or a local names no object of this kind
-        return root in functions and not rest and _unread_factory(functions, functions[root], depth)
+        return root in functions and _unread_factory(functions, functions[root], depth)
     return _unread_import(functions, (*bound, *rest), depth)
 
 
