@@ -12,8 +12,8 @@ result of a function no table knows and the run cannot read (``y = extlib.pick(x
 lacks or whose kernel writes what nothing declares), or of a submodule whose class the run does not read
 (``self.ident(x)``: ``nn.Identity`` hands back its input): it may be, or hold, any tensor it was
 given, so it is paired with every argument's memory (only metadata, ``x.shape[0]``, passes none; nor does the
-receiver, ``self.pcp_rank``). A function of the run is read (``run_results.py``). The planner groups such names with
-what the argument may hold (``input_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
+receiver, ``self.pcp_rank``). A function of the run is read (``run_results.py``). The planner groups each such binding
+with what the argument may hold (``binding_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
 unpacked from a known op pairs each name with its own element; any other target holds every argument the result
 may be. The function an op's name stands for is read through the module's imports (``import torch_npu as tnpu``,
 ``from torch_npu import npu_silu_``); whether the run can read it, through its ``ModuleFunctions``
@@ -38,7 +38,7 @@ from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Pairs", "result_aliases"]
 
-Pairs = list[tuple[frozenset[str], frozenset[str]]]  # (names bound, names whose memory they may be)
+Pairs = list[tuple[ast.stmt, frozenset[str], frozenset[str]]]  # (binding, names bound, memory they may be)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
 _Imports = dict[str, tuple[str, ...]]
@@ -57,8 +57,8 @@ def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) 
     for stmt in walked_of(fn, ast.Assign):
         held = _held(stmt.value, imported, scope, seen)
         for target in stmt.targets if held else []:
-            found += _paired(target, held)
-    return [(names, memory) for names, memory in found if names and memory]
+            found += [(stmt, names, memory) for names, memory in _paired(target, held) if names and memory]
+    return found
 
 
 @per_node
@@ -179,7 +179,7 @@ def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     return (*imported[node.id], *reversed(parts))
 
 
-def _paired(target: ast.expr, held: _Held) -> Pairs:
+def _paired(target: ast.expr, held: _Held) -> list[tuple[frozenset[str], frozenset[str]]]:
     """Each name of ``target`` with the arguments its part of the result may be."""
     whole = frozenset().union(*(names for _, names in held))
     elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []

@@ -17,15 +17,16 @@ from collections.abc import Callable, Mapping
 
 from codegen.frontend.signature import ParamKind, Signature, signature_of
 from codegen.index.walked import walked_of
+from codegen.lower.flow.binding_aliases import Binding, binding_groups
 from codegen.lower.flow.call_state_writes import Scope
-from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.input_aliases import widened
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Held", "returned_arguments", "returned_params"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Held = Callable[[ast.expr, Scope, frozenset[_Function]], frozenset[str]]  # what a returned value may hold
-Pairs = Callable[[_Function, Scope, frozenset[_Function]], list[tuple[frozenset[str], frozenset[str]]]]
+Pairs = Callable[[_Function, Scope, frozenset[_Function]], list[Binding]]
 _DEPTH = 8  # functions followed one inside another at most; deeper, a result may be any parameter
 
 
@@ -47,7 +48,7 @@ def returned_params(fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen
         return names
     held, pairs = reads
     inner = seen | {fn}
-    groups = alias_groups(fn, pairs(fn, scope, inner))
+    groups = binding_groups(fn, pairs(fn, scope, inner))
     values = [r.value for r in walked_of(fn, ast.Return) if r.value is not None]
     found = frozenset().union(*(held(value, scope, inner) | alias_sources(value) for value in values))
     return set(widened(found, groups)) & names
