@@ -29,16 +29,20 @@ def binding_groups(fn: ast.AST, results: Iterable[Binding] = ()) -> dict[str, fr
     """{name: every name that may share its memory} for the names ``fn`` binds as views, reference copies or
     results of ``results`` (and the names they may be)."""
     links = _links(fn, results)
+    if not links:
+        return {}
     nodes: dict[str, set[_Node]] = {}
     for node, sources in links.items():
-        for name in (node[0], *sources):
-            nodes.setdefault(name, {(name, 0)}).add(node if name == node[0] else (name, 0))
-    reach = {node: _reached(node, links, nodes) for names in nodes.values() for node in names}
-    memory = {name: frozenset().union(*(reach[n] for n in own)) for name, own in nodes.items()}
-    return {
-        name: frozenset(other for other, own in nodes.items() if any(reach[n] & held for n in own))
-        for name, held in memory.items()
-    }
+        nodes.setdefault(node[0], {(node[0], 0)}).add(node)
+        for name in sources:
+            nodes.setdefault(name, {(name, 0)})
+    owners: dict[_Node, set[str]] = {}  # a binding -> the names one of whose bindings may be its memory
+    memory: dict[str, set[_Node]] = {}
+    for name, own in nodes.items():
+        held = memory[name] = set().union(*(_reached(node, links, nodes) for node in own))
+        for node in held:
+            owners.setdefault(node, set()).add(name)
+    return {name: frozenset().union(*(owners[node] for node in held)) for name, held in memory.items()}
 
 
 def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str]]:
