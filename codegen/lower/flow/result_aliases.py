@@ -23,6 +23,7 @@ may be. The function an op's name stands for is read through the module's import
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.call_state_writes import Scope
@@ -38,12 +39,13 @@ from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Pairs", "result_aliases"]
 
-Pairs = list[tuple[ast.stmt, frozenset[str], frozenset[str]]]  # (binding, names bound, memory they may be)
+Pairs = list[tuple[ast.AST, frozenset[str], frozenset[str]]]  # (binding, names bound, memory they may be)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
 _Imports = dict[str, tuple[str, ...]]
 _Seen = frozenset[_Function]
 _ATEN = "torch"
+_PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
 
 
 def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) -> Pairs:
@@ -54,11 +56,17 @@ def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) 
 
 def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
-    for stmt in walked_of(fn, ast.Assign):
-        held = _held(stmt.value, imported, scope, seen)
-        for target in stmt.targets if held else []:
-            found += [(stmt, names, memory) for names, memory in _paired(target, held) if names and memory]
+    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_walruses(fn)]
+    for node, targets, value in bindings:
+        held = _held(value, imported, scope, seen)
+        for target in targets if held else []:
+            found += [(node, names, memory) for names, memory in _paired(target, held) if names and memory]
     return found
+
+
+def _walruses(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
+    """``(v := x[0])``: a binding of ``v`` as an assignment's."""
+    return [(n, [n.target], n.value) for n in walked_of(fn, ast.NamedExpr)]
 
 
 @per_node
@@ -153,18 +161,23 @@ def _false(node: ast.expr) -> bool:
 
 def _viewed(node: ast.expr, imported: _Imports) -> str | None:
     """The local ``node`` takes a view of, whatever the view's arguments (``x[i]``, ``x.view(n, -1)[0]``,
-    ``x.chunk(k)``); None where the chain passes an attribute (the object's state: ``state_views.py``) or a call
-    that is no view."""
-    if not isinstance(node, (ast.Subscript, ast.Call)):
+    ``x.chunk(k)``, ``x.T``); None where the chain passes another attribute (the object's state:
+    ``state_views.py``) or a call that is no view."""
+    if not isinstance(node, (ast.Subscript, ast.Call)) and not _view_property(node):
         return None
-    while isinstance(node, (ast.Subscript, ast.Call)):
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
+    while isinstance(node, (ast.Subscript, ast.Call)) or _view_property(node):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute) or not aliases_self(node.func.attr):
+                return None
             node = node.func.value
         else:
-            return None
+            node = node.value
     return node.id if isinstance(node, ast.Name) and node.id not in imported else None
+
+
+def _view_property(node: ast.expr) -> TypeGuard[ast.Attribute]:
+    """``x.T``, ``x.mT``, ``x.real``, ``x.data``: a tensor property whose ATen function returns a view of ``self``."""
+    return isinstance(node, ast.Attribute) and aliases_self(_PROPERTIES.get(node.attr, node.attr))
 
 
 def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:

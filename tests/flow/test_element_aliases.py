@@ -1,0 +1,124 @@
+"""An element of a list or tuple a side call reads, written through a loop target or after a store into the list.
+
+``xs = [a, b]``, ``r = self.side(xs)``, then ``for c in xs: c.add_(1)`` writes ``a`` and ``b`` while the side stream
+may still read them; so do ``for c in (a, b)``, ``[c.add_(1) for c in xs]`` and ``out[0] = a`` before the call
+with ``a.add_(1)`` after it. On main the names the planner groups (``input_aliases.py``) came only from plain
+reference copies and views, so ``c`` held none of ``xs``'s memory and ``a`` none of ``out``'s: the write ran before
+the join, and the race checker found the side stream's read and the caller's write with no wait between. Now a loop
+or comprehension target holds what its iterable may hold, and a container what is stored into it or taken in
+(``out[0] = a``, ``out.append(a)``: ``binding_aliases.py``), so the write waits. Likewise a tensor property that is a
+view (``v = a.T``: ATen's ``numpy_T``; ``.mT``, ``.real``, ``.data``) and a walrus (``if (v := a[0]) is not None:
+v.add_(1)``) bind ``v`` to ``a``'s memory (``result_aliases.py``); on main both wrote ``a`` before the join. Every
+case runs race-checked on every target and equals the same arithmetic on one stream.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from method_caller import caller_source
+from method_source import method_source
+
+from codegen.driver.api import transform_source
+from npudsl.testing.targets import trace_graph
+
+SOURCE = """\
+import torch
+from torch import nn
+from npudsl import on_stream
+
+
+class Model(nn.Module):
+    @on_stream("side")
+    def side(self, xs):
+        return xs[0] * 2 + xs[1]
+
+    @on_stream("side")
+    def single(self, h):
+        return h * 2
+
+    def looped(self, x):
+        a = x + 1
+        b = x + 2
+        xs = [a, b]
+        r = self.side(xs)
+        z = torch.ones(x.shape) * 3
+        for c in xs:
+            c.add_(1)
+        return r + z + a
+
+    def looped_over_a_display(self, x):
+        a = x + 1
+        b = x + 2
+        r = self.side([a, b])
+        z = torch.ones(x.shape) * 3
+        for c in (a, b):
+            c.add_(1)
+        return r + z + a
+
+    def comprehended(self, x):
+        a = x + 1
+        b = x + 2
+        xs = [a, b]
+        r = self.side(xs)
+        z = torch.ones(x.shape) * 3
+        [c.add_(1) for c in xs]
+        return r + z + a
+
+    def stored(self, x):
+        a = x + 1
+        b = x + 2
+        out = [b, b]
+        out[0] = a
+        r = self.side(out)
+        z = torch.ones(x.shape) * 3
+        a.add_(1)
+        return r + z + a
+
+    def transposed(self, x):
+        a = x + 1
+        v = a.T
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        v.add_(1)
+        return r + z + a
+
+    def walrus(self, x):
+        a = x + 1
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        if (v := a[0]) is not None:
+            v.add_(1)
+        return r + z + a
+""" + caller_source()
+
+METHODS = ["looped", "looped_over_a_display", "comprehended", "stored", "transposed", "walrus"]
+WRITE = {**dict.fromkeys(METHODS[:3], "c.add_(1)"), "stored": "a.add_(1)", "transposed": "v.add_(1)", "walrus": "v :="}
+TARGETS = ("portable", "aclgraph", "ge", "npugraph_ex", "cuda")
+
+
+def _want(method: str, x: torch.Tensor) -> torch.Tensor:
+    """The same arithmetic, on one stream: the side call reads ``a`` and ``b`` before the caller adds to them."""
+    a, b = x + 1, x + 2
+    if method == "walrus":
+        written = a.clone()
+        written[0] += 1
+        return a * 2 + 3 + written
+    return (a * 2 + (0 if method == "transposed" else b)) + 3 + (a + 1)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_write_waits_for_the_side_call(method: str) -> None:
+    body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
+    join = min(body.find(f'runtime.wait("m.Model.{callee}.join")') % len(body) for callee in ("side", "single"))
+    assert body.index("runtime.stream(") < body.index("z = ") < join < body.index(WRITE[method])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("method", METHODS)
+def test_race_free_and_exact(method: str, target: str) -> None:
+    code = transform_source(SOURCE, path="m.py", target=target)
+    x = torch.randn(4, 3)
+    native = target in ("cuda", "npugraph_ex")
+    got = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native).outputs
+    torch.testing.assert_close(got, _want(method, x), rtol=0, atol=0)
