@@ -23,7 +23,6 @@ may be. The function an op's name stands for is read through the module's import
 from __future__ import annotations
 
 import ast
-from typing import TypeGuard
 
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.call_state_writes import Scope
@@ -35,6 +34,7 @@ from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.param_writes import resolved_function
 from codegen.lower.flow.run_results import returned_arguments
 from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.value_views import choices, viewed
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Pairs", "result_aliases"]
@@ -45,7 +45,6 @@ _Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tu
 _Imports = dict[str, tuple[str, ...]]
 _Seen = frozenset[_Function]
 _ATEN = "torch"
-_PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
 
 
 def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) -> Pairs:
@@ -56,12 +55,17 @@ def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) 
 
 def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
-    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_walruses(fn)]
+    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_annotated(fn), *_walruses(fn)]
     for node, targets, value in bindings:
         held = _held(value, imported, scope, seen)
         for target in targets if held else []:
             found += [(node, names, memory) for names, memory in _paired(target, held) if names and memory]
     return found
+
+
+def _annotated(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
+    """``v: torch.Tensor = x[0]``: a binding as an assignment's."""
+    return [(n, [n.target], n.value) for n in walked_of(fn, ast.AnnAssign) if n.value is not None]
 
 
 def _walruses(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
@@ -81,8 +85,18 @@ def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen)
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
     if isinstance(value, ast.Call):
         return _results(value, imported, scope, seen)
-    root = _viewed(value, imported)
+    parts = choices(value)
+    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``: what each part may be, element by element
+        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
+    root = viewed(value, imported)
     return [(None, frozenset({root}))] if root else []
+
+
+def _names(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> frozenset[str]:
+    """The names a part of a choice or a display may be: itself, or what it may be as a value."""
+    if isinstance(value, ast.Name):
+        return frozenset() if value.id in imported else frozenset({value.id})
+    return frozenset().union(*(names for _, names in _held(value, imported, scope, seen)))
 
 
 def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
@@ -99,7 +113,7 @@ def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _See
         return [(None, _own(frozenset().union(*(alias_sources(a) for a in given)), scope))]
     if _unread_submodule(call, scope):  # ``self.ident(x)``: ``nn.Identity`` returns its input
         return [(None, _own(every_argument(call), scope))]
-    root = _viewed(call, imported)
+    root = viewed(call, imported)
     if root is not None or dotted is None:
         return [(None, frozenset({root}))] if root else []
     functions = scope.functions if scope is not None else None
@@ -157,27 +171,6 @@ def _known(call: ast.Call, dotted: tuple[str, ...]) -> _Held:
 
 def _false(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and not node.value
-
-
-def _viewed(node: ast.expr, imported: _Imports) -> str | None:
-    """The local ``node`` takes a view of, whatever the view's arguments (``x[i]``, ``x.view(n, -1)[0]``,
-    ``x.chunk(k)``, ``x.T``); None where the chain passes another attribute (the object's state:
-    ``state_views.py``) or a call that is no view."""
-    if not isinstance(node, (ast.Subscript, ast.Call)) and not _view_property(node):
-        return None
-    while isinstance(node, (ast.Subscript, ast.Call)) or _view_property(node):
-        if isinstance(node, ast.Call):
-            if not isinstance(node.func, ast.Attribute) or not aliases_self(node.func.attr):
-                return None
-            node = node.func.value
-        else:
-            node = node.value
-    return node.id if isinstance(node, ast.Name) and node.id not in imported else None
-
-
-def _view_property(node: ast.expr) -> TypeGuard[ast.Attribute]:
-    """``x.T``, ``x.mT``, ``x.real``, ``x.data``: a tensor property whose ATen function returns a view of ``self``."""
-    return isinstance(node, ast.Attribute) and aliases_self(_PROPERTIES.get(node.attr, node.attr))
 
 
 def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:

@@ -1,4 +1,4 @@
-"""An element of a list or tuple a side call reads, written through a loop target or after a store into the list.
+"""A tensor a side call reads, written through a name the planner did not know shared its memory.
 
 ``xs = [a, b]``, ``r = self.side(xs)``, then ``for c in xs: c.add_(1)`` writes ``a`` and ``b`` while the side stream
 may still read them; so do ``for c in (a, b)``, ``[c.add_(1) for c in xs]`` and ``out[0] = a`` before the call
@@ -6,10 +6,11 @@ with ``a.add_(1)`` after it. On main the names the planner groups (``input_alias
 reference copies and views, so ``c`` held none of ``xs``'s memory and ``a`` none of ``out``'s: the write ran before
 the join, and the race checker found the side stream's read and the caller's write with no wait between. Now a loop
 or comprehension target holds what its iterable may hold, and a container what is stored into it or taken in
-(``out[0] = a``, ``out.append(a)``: ``binding_aliases.py``), so the write waits. Likewise a tensor property that is a
-view (``v = a.T``: ATen's ``numpy_T``; ``.mT``, ``.real``, ``.data``) and a walrus (``if (v := a[0]) is not None:
-v.add_(1)``) bind ``v`` to ``a``'s memory (``result_aliases.py``); on main both wrote ``a`` before the join. Every
-case runs race-checked on every target and equals the same arithmetic on one stream.
+(``out[0] = a``, ``out.append(a)``: ``binding_aliases.py``), so the write waits. Likewise a tensor property that is
+a view (``v = a.T``: ATen's ``numpy_T``; ``.mT``, ``.real``, ``.data``), a walrus (``if (v := a[0]) is not None:
+v.add_(1)``), a choice (``v = a if c else b``) and an annotated assignment (``v: torch.Tensor = a[0]``) bind ``v``
+to ``a``'s memory (``result_aliases.py``, ``value_views.py``); on main each wrote ``a`` before the join. Every case
+runs race-checked on every target and equals the same arithmetic on one stream.
 """
 
 from __future__ import annotations
@@ -90,28 +91,45 @@ class Model(nn.Module):
         if (v := a[0]) is not None:
             v.add_(1)
         return r + z + a
+
+    def chosen(self, x):
+        a = x + 1
+        b = x + 2
+        v = a if x.shape[0] > 1 else b
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        v.add_(1)
+        return r + z + a
+
+    def annotated(self, x):
+        a = x + 1
+        v: torch.Tensor = a[0]
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        v.add_(1)
+        return r + z + a
 """ + caller_source()
 
-METHODS = ["looped", "looped_over_a_display", "comprehended", "stored", "transposed", "walrus"]
-WRITE = {**dict.fromkeys(METHODS[:3], "c.add_(1)"), "stored": "a.add_(1)", "transposed": "v.add_(1)", "walrus": "v :="}
+METHODS = ["looped", "looped_over_a_display", "comprehended", "stored", "transposed", "walrus", "chosen", "annotated"]
+WRITE = {**dict.fromkeys(METHODS[:3], "c.add_(1)"), "stored": "a.add_(1)", "walrus": "v :="}
 TARGETS = ("portable", "aclgraph", "ge", "npugraph_ex", "cuda")
 
 
 def _want(method: str, x: torch.Tensor) -> torch.Tensor:
     """The same arithmetic, on one stream: the side call reads ``a`` and ``b`` before the caller adds to them."""
     a, b = x + 1, x + 2
-    if method == "walrus":
+    if method in ("walrus", "annotated"):
         written = a.clone()
         written[0] += 1
         return a * 2 + 3 + written
-    return (a * 2 + (0 if method == "transposed" else b)) + 3 + (a + 1)
+    return (a * 2 + (0 if method in ("transposed", "chosen") else b)) + 3 + (a + 1)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_the_write_waits_for_the_side_call(method: str) -> None:
     body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
     join = min(body.find(f'runtime.wait("m.Model.{callee}.join")') % len(body) for callee in ("side", "single"))
-    assert body.index("runtime.stream(") < body.index("z = ") < join < body.index(WRITE[method])
+    assert body.index("runtime.stream(") < body.index("z = ") < join < body.index(WRITE.get(method, "v.add_(1)"))
 
 
 @pytest.mark.parametrize("target", TARGETS)
