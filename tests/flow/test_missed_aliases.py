@@ -9,11 +9,16 @@ or comprehension target holds what its iterable may hold, and a container what i
 (``out[0] = a``, ``out.append(a)``: ``binding_aliases.py``), so the write waits. Likewise a tensor property that is
 a view (``v = a.T``: ATen's ``numpy_T``; ``.mT``, ``.real``, ``.data``), a walrus (``if (v := a[0]) is not None:
 v.add_(1)``), a choice (``v = a if c else b``) and an annotated assignment (``v: torch.Tensor = a[0]``) bind ``v``
-to ``a``'s memory (``result_aliases.py``, ``value_views.py``); on main each wrote ``a`` before the join. Every case
-runs race-checked on every target and equals the same arithmetic on one stream.
+to ``a``'s memory (``result_aliases.py``, ``value_views.py``), and a tensor stored into the object's state
+(``self.held = a``, ``self.stash[0] = a``) is the object's memory: the caller's write through ``self.held`` waits
+for a side call reading ``a``, and its write of ``a`` for a side call reading ``self.held`` (``site_views.py``). On
+main each wrote ``a`` before the join. Every case runs race-checked on every target and equals the same arithmetic
+on one stream.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 import torch
@@ -30,6 +35,11 @@ from npudsl import on_stream
 
 
 class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stash = [None]
+        self.held = None
+
     @on_stream("side")
     def side(self, xs):
         return xs[0] * 2 + xs[1]
@@ -37,6 +47,10 @@ class Model(nn.Module):
     @on_stream("side")
     def single(self, h):
         return h * 2
+
+    @on_stream("side")
+    def reads_held(self):
+        return self.held * 2
 
     def looped(self, x):
         a = x + 1
@@ -108,10 +122,41 @@ class Model(nn.Module):
         z = torch.ones(x.shape) * 3
         v.add_(1)
         return r + z + a
+
+    def stashed_item(self, x):
+        a = x + 1
+        self.stash[0] = a
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        self.stash[0].add_(1)
+        return r + z + a
+
+    def stashed(self, x):
+        a = x + 1
+        self.held = a
+        r = self.single(a)
+        z = torch.ones(x.shape) * 3
+        self.held.add_(1)
+        return r + z + a
+
+    def read_from_state(self, x):
+        a = x + 1
+        self.held = a
+        r = self.reads_held()
+        z = torch.ones(x.shape) * 3
+        a.add_(1)
+        return r + z + a
 """ + caller_source()
 
 METHODS = ["looped", "looped_over_a_display", "comprehended", "stored", "transposed", "walrus", "chosen", "annotated"]
-WRITE = {**dict.fromkeys(METHODS[:3], "c.add_(1)"), "stored": "a.add_(1)", "walrus": "v :="}
+METHODS += ["stashed_item", "stashed", "read_from_state"]
+WRITE = {
+    **dict.fromkeys(METHODS[:3], "c.add_(1)"),
+    "stored": "a.add_(1)",
+    "walrus": "v :=",
+    "read_from_state": "a.add_",
+}
+WRITE |= {"stashed_item": "self.stash[0].add_(1)", "stashed": "self.held.add_(1)"}
 TARGETS = ("portable", "aclgraph", "ge", "npugraph_ex", "cuda")
 
 
@@ -122,13 +167,13 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
         written = a.clone()
         written[0] += 1
         return a * 2 + 3 + written
-    return (a * 2 + (0 if method in ("transposed", "chosen") else b)) + 3 + (a + 1)
+    return (a * 2 + (0 if method in ("transposed", "chosen") or method in METHODS[8:] else b)) + 3 + (a + 1)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_the_write_waits_for_the_side_call(method: str) -> None:
     body = method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
-    join = min(body.find(f'runtime.wait("m.Model.{callee}.join")') % len(body) for callee in ("side", "single"))
+    join = re.search(r'runtime\.wait\("m\.Model\.\w+\.join"\)', body).start()  # type: ignore[union-attr]
     assert body.index("runtime.stream(") < body.index("z = ") < join < body.index(WRITE.get(method, "v.add_(1)"))
 
 

@@ -77,9 +77,10 @@ def _elements(fn: ast.AST) -> Iterator[tuple[ast.AST, frozenset[str], frozenset[
 
 def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]]:
     """A container holds what is stored into an item of it (``out[0] = a``) or handed to its ``append``, ``extend``,
-    ... (``out.append(a)``): whatever it is bound to (no binding of its own)."""
+    ... (``out.append(a)``), an object what is stored into its attribute (``self.held = a``: ``self`` holds ``a``, a
+    write through ``self.held`` writes it): whatever it is bound to (no binding of its own)."""
     for stmt in walked_of(fn, ast.Assign):
-        for item in (n for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Subscript)):
+        for item in (n for t in stmt.targets for n in ast.walk(t) if isinstance(n, (ast.Subscript, ast.Attribute))):
             if isinstance(item.ctx, ast.Store) and (root := alias_root(item)):
                 yield None, frozenset({root}), alias_sources(stmt.value)
     for call in walked_of(fn, ast.Call):
