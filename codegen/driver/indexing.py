@@ -19,7 +19,7 @@ from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
 from codegen.driver.sibling_files import siblings
-from codegen.driver.subclass_callers import holders, through_bases
+from codegen.driver.subclass_callers import holders, holding_holders, through_bases
 from codegen.driver.words import words
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _callers(
     files: list[SourceFile], progress: Progress | None
 ) -> Callable[[frozenset[str]], list[tuple[ModuleId, str]]]:
     """The files that name one of ``defined`` and not npudsl (asked once the stream functions are known), and
-    those that derive a class from one holding such a class as a submodule (``subclass_callers.py``)."""
+    those that derive a class from one holding such a class as a submodule, or hold one (``subclass_callers.py``)."""
 
     def callers(defined: frozenset[str]) -> list[tuple[ModuleId, str]]:
         names = words(defined)
@@ -67,6 +67,8 @@ def _callers(
         holding = holders([*decorated, *(s for _, s in found)], defined)
         taken = {id(s) for _, s in found}
         found += through_bases([(f, s) for f, s in plain if id(s) not in taken], holding)
+        taken |= {id(s) for _, s in found}
+        found += holding_holders([(f, s) for f, s in plain if id(s) not in taken], holding)
         named = [(module_id(f.path, f.module), s) for f, s in found]  # the identities of the files found only
         _parse_ahead(named, "indexing call sites", progress)
         return named

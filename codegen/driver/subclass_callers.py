@@ -9,7 +9,9 @@ shared within the run), and the files that define a class deriving from one of t
 deriving from those, until a round adds none. A base is read in the text of the class statement (``class
 Attn(AttnWeights):``, ``class Attn(weights.AttnWeights)``, ``class Attn(AttnWeights[T])``), so a file that only
 imports or mentions a holder costs a search, not a parse: the run indexes no file beyond those that may make such a
-call.
+call. A file whose class makes a submodule of a holder (``self.block = Block()``, where ``Block.__init__`` makes
+``self.shared = Shared()``) is indexed too: ``self.block.shared(x)`` there calls the stream function
+(``codegen/lower/flow/held_submodules.py``); such a file is parsed only where it names a holder.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from codegen.driver import pyast
 from codegen.driver.words import words
 from codegen.index.scan import submodule_assignments
 
-__all__ = ["holders", "subclasses", "through_bases"]
+__all__ = ["holders", "holding_holders", "subclasses", "through_bases"]
 
 _M = TypeVar("_M")
 _CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.M)
@@ -74,3 +76,12 @@ def through_bases(candidates: list[tuple[_M, str]], holding: frozenset[str]) -> 
         bases = frozenset(made - holding)
         holding |= bases
     return found
+
+
+def holding_holders(candidates: list[tuple[_M, str]], holding: frozenset[str]) -> list[tuple[_M, str]]:
+    """The ``(module, source)`` pairs of ``candidates`` that define a class whose ``__init__`` makes a submodule of
+    one of ``holding`` (parsed only where the source names one)."""
+    if not holding:
+        return []
+    pattern = words(holding)
+    return [pair for pair in candidates if pattern.search(pair[1]) and holders([pair[1]], holding)]

@@ -17,7 +17,7 @@ from codegen.index.scan import dotted_name
 from codegen.lower.flow.annotated_locals import strip_optional
 from codegen.lower.flow.imports import Binding
 
-__all__ = ["Names", "annotated_class", "class_key", "global_key"]
+__all__ = ["Names", "annotated_class", "class_key", "global_key", "named_class"]
 
 
 class Names(Protocol):
@@ -66,7 +66,11 @@ def class_key(names: Names, node: ast.expr, method: str = "forward") -> str | No
 def annotated_class(names: Names, name: str) -> str | None:
     """``module:Class`` of the class the parameter or local ``name`` is annotated with (``X``, ``X | None``,
     ``Optional[X]``, ``"X"``), when it resolves through the module's names."""
-    node: ast.expr | None = strip_optional(names.annotations[name])
+    return named_class(names, strip_optional(names.annotations[name]))
+
+
+def named_class(names: Names, node: ast.expr | None) -> str | None:
+    """``module:Class`` of the class ``node`` names in the module (``X``, ``mod.X``), when it resolves."""
     dotted = dotted_name(node) if node is not None else None
     if dotted is None:
         return None

@@ -21,11 +21,11 @@ from codegen.lower.flow import early, hoist, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.at_once import joined_at_once
+from codegen.lower.flow.binding_aliases import binding_groups
 from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.guard_keys import guard_key, reached_keys, stable_key
-from codegen.lower.flow.input_aliases import alias_groups
 from codegen.lower.flow.item_apart import apart_items
 from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.last_iteration import false_at_last
@@ -153,7 +153,7 @@ def apart_round(
     the very next statement overlaps nothing: it stays on the caller's stream, as written, and the rest are
     analyzed again without it."""
     following = early.following(fn)
-    groups = alias_groups(fn, context.results)
+    groups = binding_groups(fn, context.results)
     dropped = dict(context.helper_writes)  # what the module's helpers write, then what calls left here write
     while True:
         found = _round(fn, sites, context, stability, (groups, dropped), following)

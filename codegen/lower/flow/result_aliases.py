@@ -12,8 +12,8 @@ result of a function no table knows and the run cannot read (``y = extlib.pick(x
 lacks or whose kernel writes what nothing declares), or of a submodule whose class the run does not read
 (``self.ident(x)``: ``nn.Identity`` hands back its input): it may be, or hold, any tensor it was
 given, so it is paired with every argument's memory (only metadata, ``x.shape[0]``, passes none; nor does the
-receiver, ``self.pcp_rank``). A function of the run is read (``run_results.py``). The planner groups such names with
-what the argument may hold (``input_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
+receiver, ``self.pcp_rank``). A function of the run is read (``run_results.py``). The planner groups each such binding
+with what the argument may hold (``binding_aliases.py``), as it groups views: more joins at worst, never fewer. A tuple
 unpacked from a known op pairs each name with its own element; any other target holds every argument the result
 may be. The function an op's name stands for is read through the module's imports (``import torch_npu as tnpu``,
 ``from torch_npu import npu_silu_``); whether the run can read it, through its ``ModuleFunctions``
@@ -34,11 +34,12 @@ from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.param_writes import resolved_function
 from codegen.lower.flow.run_results import returned_arguments
 from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.value_views import choices, viewed
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Pairs", "result_aliases"]
 
-Pairs = list[tuple[frozenset[str], frozenset[str]]]  # (names bound, names whose memory they may be)
+Pairs = list[tuple[ast.AST, frozenset[str], frozenset[str]]]  # (binding, names bound, memory they may be)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
 _Imports = dict[str, tuple[str, ...]]
@@ -54,11 +55,22 @@ def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) 
 
 def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
-    for stmt in walked_of(fn, ast.Assign):
-        held = _held(stmt.value, imported, scope, seen)
-        for target in stmt.targets if held else []:
-            found += _paired(target, held)
-    return [(names, memory) for names, memory in found if names and memory]
+    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_annotated(fn), *_walruses(fn)]
+    for node, targets, value in bindings:
+        held = _held(value, imported, scope, seen)
+        for target in targets if held else []:
+            found += [(node, names, memory) for names, memory in _paired(target, held) if names and memory]
+    return found
+
+
+def _annotated(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
+    """``v: torch.Tensor = x[0]``: a binding as an assignment's."""
+    return [(n, [n.target], n.value) for n in walked_of(fn, ast.AnnAssign) if n.value is not None]
+
+
+def _walruses(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
+    """``(v := x[0])``: a binding of ``v`` as an assignment's."""
+    return [(n, [n.target], n.value) for n in walked_of(fn, ast.NamedExpr)]
 
 
 @per_node
@@ -73,8 +85,18 @@ def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen)
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
     if isinstance(value, ast.Call):
         return _results(value, imported, scope, seen)
-    root = _viewed(value, imported)
+    parts = choices(value)
+    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``: what each part may be, element by element
+        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
+    root = viewed(value, imported)
     return [(None, frozenset({root}))] if root else []
+
+
+def _names(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> frozenset[str]:
+    """The names a part of a choice or a display may be: itself, or what it may be as a value."""
+    if isinstance(value, ast.Name):
+        return frozenset() if value.id in imported else frozenset({value.id})
+    return frozenset().union(*(names for _, names in _held(value, imported, scope, seen)))
 
 
 def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
@@ -91,7 +113,7 @@ def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _See
         return [(None, _own(frozenset().union(*(alias_sources(a) for a in given)), scope))]
     if _unread_submodule(call, scope):  # ``self.ident(x)``: ``nn.Identity`` returns its input
         return [(None, _own(every_argument(call), scope))]
-    root = _viewed(call, imported)
+    root = viewed(call, imported)
     if root is not None or dotted is None:
         return [(None, frozenset({root}))] if root else []
     functions = scope.functions if scope is not None else None
@@ -151,22 +173,6 @@ def _false(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and not node.value
 
 
-def _viewed(node: ast.expr, imported: _Imports) -> str | None:
-    """The local ``node`` takes a view of, whatever the view's arguments (``x[i]``, ``x.view(n, -1)[0]``,
-    ``x.chunk(k)``); None where the chain passes an attribute (the object's state: ``state_views.py``) or a call
-    that is no view."""
-    if not isinstance(node, (ast.Subscript, ast.Call)):
-        return None
-    while isinstance(node, (ast.Subscript, ast.Call)):
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
-            node = node.func.value
-        else:
-            return None
-    return node.id if isinstance(node, ast.Name) and node.id not in imported else None
-
-
 def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     """``tnpu.npu_silu_`` -> ``("torch_npu", "npu_silu_")``, through the module's imports; None for a chain that
     starts at no imported name."""
@@ -179,7 +185,7 @@ def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     return (*imported[node.id], *reversed(parts))
 
 
-def _paired(target: ast.expr, held: _Held) -> Pairs:
+def _paired(target: ast.expr, held: _Held) -> list[tuple[frozenset[str], frozenset[str]]]:
     """Each name of ``target`` with the arguments its part of the result may be."""
     whole = frozenset().union(*(names for _, names in held))
     elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []

@@ -16,16 +16,18 @@ import ast
 from collections.abc import Callable, Mapping
 
 from codegen.frontend.signature import ParamKind, Signature, signature_of
+from codegen.index.per_index import per_run
 from codegen.index.walked import walked_of
+from codegen.lower.flow.binding_aliases import Binding, binding_groups
 from codegen.lower.flow.call_state_writes import Scope
-from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.input_aliases import widened
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Held", "returned_arguments", "returned_params"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Held = Callable[[ast.expr, Scope, frozenset[_Function]], frozenset[str]]  # what a returned value may hold
-Pairs = Callable[[_Function, Scope, frozenset[_Function]], list[tuple[frozenset[str], frozenset[str]]]]
+Pairs = Callable[[_Function, Scope, frozenset[_Function]], list[Binding]]
 _DEPTH = 8  # functions followed one inside another at most; deeper, a result may be any parameter
 
 
@@ -41,16 +43,33 @@ def returned_arguments(
 
 
 def returned_params(fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen: frozenset[_Function]) -> set[str]:
-    """The parameters of ``fn`` whose memory its result may be (every one where it is met again or too deep)."""
-    names = set(signature_of(fn, method=scope.owner is not None).names)
+    """The parameters of ``fn`` whose memory its result may be (every one where it is met again or too deep), read
+    once per run for the functions being read around it (``seen``: a caller's own reading has none)."""
+    index = getattr(scope.functions, "index", None)
+    if index is None:
+        return set(_read(fn, scope, reads, seen))
+    kept, key = _readings(index), (fn, scope.owner, scope.receiver, reads, seen)
+    if key not in kept:
+        kept[key] = _read(fn, scope, reads, seen)
+    return set(kept[key])
+
+
+@per_run
+def _readings(index: object) -> dict[tuple[object, ...], frozenset[str]]:
+    """The returned parameters read in the run ``index`` (the last run asked about only)."""
+    return {}
+
+
+def _read(fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen: frozenset[_Function]) -> frozenset[str]:
+    names = frozenset(signature_of(fn, method=scope.owner is not None).names)
     if fn in seen or len(seen) >= _DEPTH:
         return names
     held, pairs = reads
     inner = seen | {fn}
-    groups = alias_groups(fn, pairs(fn, scope, inner))
+    groups = binding_groups(fn, pairs(fn, scope, inner))
     values = [r.value for r in walked_of(fn, ast.Return) if r.value is not None]
     found = frozenset().union(*(held(value, scope, inner) | alias_sources(value) for value in values))
-    return set(widened(found, groups)) & names
+    return widened(found, groups) & names
 
 
 def _given(call: ast.Call, signature: Signature, returned: set[str]) -> list[ast.expr]:

@@ -29,4 +29,6 @@ def site_view(site: Site, key: str | None, context: CallerContext, groups: dict[
     number = context.own_joins.get(site.index)
     event = f"{view.event}#{number}" if number else view.event
     written = widened(view.writes, groups)  # a write through a view is a write of what shares its memory
-    return attrs.evolve(view, inputs=widened(view.inputs, groups), names=view.names | written, event=event)
+    objects = frozenset(read.partition(".")[0] for read in view.state)  # the caller's names stored into state it reads
+    inputs = widened(view.inputs, groups) | (widened(objects, groups) - objects)
+    return attrs.evolve(view, inputs=inputs, names=view.names | written, event=event)

@@ -14,6 +14,7 @@ transfer says so), and cannot suspend or bind.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 
 from codegen.lower.flow.exprs import only_metadata_calls
@@ -39,7 +40,9 @@ def first_operand(stmt: ast.stmt, state: State, transfer: Transfer) -> ast.expr 
 
 
 def temp_name(node: ast.expr) -> str:
-    """A name for the operand's value: what it calls (``self.routed(x)`` -> ``routed``), else ``first``."""
+    """A name for the operand's value: what it calls (``self.routed(x)`` -> ``routed``), else ``first`` (also for
+    a builtin's name: ``(a + b).float()`` binds no local ``float`` that would hide the builtin in the function)."""
     func = node.func if isinstance(node, ast.Call) else None
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "first"
-    return name.lstrip("_") or "first"
+    name = name.lstrip("_")
+    return name if name and not hasattr(builtins, name) else "first"

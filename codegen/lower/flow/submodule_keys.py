@@ -16,7 +16,7 @@ from typing import Protocol
 
 from codegen.lower.flow.name_keys import Names, annotated_class, class_key
 
-__all__ = ["Holders", "annotated_submodule_key", "element_key", "submodule_key"]
+__all__ = ["Holders", "annotated_submodule_key", "element_key", "owner_submodule_key", "submodule_key"]
 
 
 class Holders(Names, Protocol):
@@ -49,8 +49,12 @@ def annotated_submodule_key(found: Holders, name: str, attr: str, method: str = 
     """The key of ``method`` of the class that ``<name>.<attr>`` holds, ``name`` annotated with a class whose
     ``__init__`` assigns ``self.<attr>``: that class read in the module that assigns it."""
     owner = annotated_class(found, name)
-    if owner is None:
-        return None
+    return owner_submodule_key(found, owner, attr, method) if owner is not None else None
+
+
+def owner_submodule_key(found: Holders, owner: str, attr: str, method: str = "forward") -> str | None:
+    """The key of ``method`` of the class that ``self.<attr>`` holds in an object of ``owner`` (``module:Class``),
+    read in the module that assigns it."""
     written = found.submodules.get(owner, {}).get(attr)
     if written is None:  # assigned by a base class of ``owner`` in another module, if any
         return _inherited(found, owner, attr, method)

@@ -17,13 +17,23 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import META_ATTRS
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["alias_parts", "alias_root", "alias_sources", "Holders", "flows", "spread", "view_roots", "view_base"]
+__all__ = [
+    "TAKES_IN",
+    "alias_parts",
+    "alias_root",
+    "alias_sources",
+    "Holders",
+    "flows",
+    "spread",
+    "view_roots",
+    "view_base",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Holders = dict[str, frozenset[str]]  # a name -> what it may hold (names whose memory, attributes of an object)
 
 # Python's own containers take a value in through these methods (``acc.append(t)``, ``cache.update(...)``).
-_TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # not ``add``: a tensor's is not
+TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # not ``add``: a tensor's is not
 
 
 def view_base(node: ast.expr) -> ast.expr | None:
@@ -107,7 +117,7 @@ def flows(fn: _Function) -> Iterator[tuple[list[str], ast.expr]]:
     for named in walked_of(fn, ast.NamedExpr):
         yield [named.target.id], named.value
     for call in walked_of(fn, ast.Call):
-        if isinstance(call.func, ast.Attribute) and call.func.attr in _TAKES_IN:
+        if isinstance(call.func, ast.Attribute) and call.func.attr in TAKES_IN:
             holder = alias_root(call.func.value)
             for value in [*call.args, *(k.value for k in call.keywords)]:
                 yield ([holder] if holder else []), value

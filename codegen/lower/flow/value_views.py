@@ -1,0 +1,55 @@
+"""Which local a value is a view of, and the parts of a value that is a choice or a display of others.
+
+``x[i]``, ``x.view(n, -1)[0]``, ``x.chunk(k)`` and ``x.T`` are views of ``x`` whatever their arguments: an op whose
+ATen schema returns views of ``self`` (``schema.aliases_self``), or a tensor property whose ATen function does
+(``.T`` calls ``numpy_T``, ``.H`` ``matrix_H``, ``.data`` ``detach``; ``.mT``, ``.mH``, ``.real``, ``.imag`` are
+their own). ``a if c else b``, ``a or b`` and ``(a, b[i])`` may be each of their parts: a display element by element,
+a choice whole (``result_aliases.py`` reads each part as a value of its own).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Container
+from typing import TypeGuard
+
+from codegen.lower.flow.schema import aliases_self
+
+__all__ = ["choices", "view_property", "viewed"]
+
+_PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
+
+
+def viewed(node: ast.expr, imported: Container[str]) -> str | None:
+    """The local ``node`` takes a view of, whatever the view's arguments (``x[i]``, ``x.view(n, -1)[0]``,
+    ``x.chunk(k)``, ``x.T``); None where the chain passes another attribute (the object's state:
+    ``state_views.py``) or a call that is no view."""
+    if not isinstance(node, (ast.Subscript, ast.Call)) and not view_property(node):
+        return None
+    while isinstance(node, (ast.Subscript, ast.Call)) or view_property(node):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute) or not aliases_self(node.func.attr):
+                return None
+            node = node.func.value
+        else:
+            node = node.value
+    return node.id if isinstance(node, ast.Name) and node.id not in imported else None
+
+
+def view_property(node: ast.expr) -> TypeGuard[ast.Attribute]:
+    """``x.T``, ``x.mT``, ``x.real``, ``x.data``: a tensor property whose ATen function returns a view of ``self``."""
+    return isinstance(node, ast.Attribute) and aliases_self(_PROPERTIES.get(node.attr, node.attr))
+
+
+def choices(value: ast.expr) -> list[tuple[int | None, ast.expr]] | None:
+    """The parts ``value`` may be, each with its element of a display (None: the whole); None for no choice or
+    display (a display with a starred element is one whole)."""
+    if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        return [(at, e) for at, e in enumerate(value.elts)]
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return [(None, e.value if isinstance(e, ast.Starred) else e) for e in value.elts]
+    if isinstance(value, ast.IfExp):
+        return [(None, value.body), (None, value.orelse)]
+    if isinstance(value, ast.BoolOp):
+        return [(None, v) for v in value.values]
+    return None
