@@ -66,7 +66,13 @@ def _skipped(node: ast.AST) -> list[ast.AST]:
 
 
 def data_reads(node: ast.AST) -> set[str]:
-    """Names whose value ``node`` may read beyond its metadata (lambdas and comprehensions included)."""
+    """Names whose value ``node`` may read beyond its metadata (lambdas and comprehensions included); a set of
+    the caller's own, read once per node (the analysis asks of a statement on every pass over its loop)."""
+    return set(_data_reads(node))
+
+
+@per_node
+def _data_reads(node: ast.AST) -> frozenset[str]:
     found: set[str] = set()
     stack: list[ast.AST] = [node]
     while stack:
@@ -79,7 +85,7 @@ def data_reads(node: ast.AST) -> set[str]:
         if skipped and _metadata_name(current) is not None:
             continue  # ``x.shape`` / ``x.size(0)``: nothing below is read (the call's arguments are constants)
         stack.extend(child for child in children(current) if child not in skipped)
-    return found
+    return frozenset(found)
 
 
 def loaded_names(node: ast.AST) -> set[str]:
