@@ -33,6 +33,7 @@ _META_METHODS = frozenset(
 )
 _META_CALLS = frozenset({"isinstance", "len", "type", "id", "callable"})
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_UNBOUND = (ast.comprehension, *_SCOPES)  # what they bind is not bound in the enclosing function
 
 
 def _metadata_name(node: ast.AST) -> ast.Name | None:
@@ -97,20 +98,12 @@ def loaded_names(node: ast.AST) -> set[str]:
 def bound_names(node: ast.AST) -> frozenset[str]:
     """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function (found
     once per node: the lowering asks of the same statements again and again)."""
-    found: set[str] = set()
-    stack: list[ast.AST] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
-            found.add(current.id)
-        elif isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
-            found.add(current.target.id)
-            stack.append(current.value)
-        elif isinstance(current, (ast.comprehension, *_SCOPES)):
-            continue  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
-        else:
-            stack.extend(children(current))
-    return frozenset(found)
+    if isinstance(node, _UNBOUND):
+        return frozenset()  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
+    hidden = {id(n) for inner in walked_of(node, _UNBOUND) for n in walked(inner)}
+    return frozenset(
+        n.id for n in walked_of(node, ast.Name) if isinstance(n.ctx, ast.Store) and id(n) not in hidden
+    )  # a walrus's target is a name stored too
 
 
 @per_node
