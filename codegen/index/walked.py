@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
-from codegen.index.children import CHILD_FIELDS, children
+from codegen.index.children import LEAVES, children
 
 __all__ = ["per_node", "walked", "walked_of"]
 
@@ -38,7 +38,6 @@ _PLACE = "_npudsl_walked_in"  # where the node is in the kept walk of a node tha
 _HELD = "_npudsl_walk"  # on a node whose walk places the nodes under it: that walk
 _HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  # their statements are walked too
 _PLACED = (ast.stmt, ast.arguments)
-_LEAVES = frozenset(kind for kind, fields in CHILD_FIELDS.items() if not fields)  # ``Name``, ``Constant``...
 
 
 def per_node(fn: Callable[[_N], _R]) -> Callable[[_N], _R]:
@@ -92,7 +91,7 @@ class _Walk:
         at = 0
         while at < len(found):
             starts.append(len(found))
-            if type(found[at]) not in _LEAVES:  # a third of the nodes are names and constants: nothing under them
+            if type(found[at]) not in LEAVES:  # a third of the nodes are names and constants: nothing under them
                 found += children(found[at])
             at += 1
         starts.append(len(found))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.children import children
+from codegen.index.children import LEAVES, children
 from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
@@ -82,6 +82,8 @@ def _data_reads(node: ast.AST) -> frozenset[str]:
             if not isinstance(current.ctx, ast.Store):
                 found.add(current.id)
             continue
+        if type(current) in LEAVES:
+            continue  # a constant: nothing under it
         skipped = _skipped(current)
         if skipped and _metadata_name(current) is not None:
             continue  # ``x.shape`` / ``x.size(0)``: nothing below is read (the call's arguments are constants)
@@ -115,7 +117,7 @@ def scope_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
     while stack:
         current = stack.pop()
         found.append(current)
-        if current is node or not isinstance(current, _SCOPES):
+        if type(current) not in LEAVES and (current is node or not isinstance(current, _SCOPES)):
             stack.extend(children(current))
     return tuple(found)
 
@@ -144,7 +146,7 @@ def scoped_calls(node: ast.AST) -> list[ast.Call]:
     stack: list[ast.AST] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, _SCOPES):
+        if type(current) in LEAVES or isinstance(current, _SCOPES):
             continue
         if isinstance(current, ast.Call):
             found.append(current)
