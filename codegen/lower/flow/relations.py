@@ -33,6 +33,7 @@ class CallRelations:
     # (``call_bound.py``: read by ``fork.same_stream``)
     state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
     slots: Slots = NO_SLOTS  # calls whose join event is their iteration's parity's (``item_slots.py``)
+    _state: dict[int, frozenset[str]] = attrs.field(factory=dict, init=False)  # ``state_of``, asked so far
 
     def state_written(self, stmt: ast.stmt) -> frozenset[str]:
         return self.state_writer(stmt)
@@ -43,7 +44,11 @@ class CallRelations:
         return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
 
     def state_of(self, site: int) -> frozenset[str]:
-        return self.sites[site].state_read(frozenset())
+        """What of objects' state the call reads (``Site.state_read``), read once per site and round (the analysis
+        asks of every pending call at every statement)."""
+        if site not in self._state:
+            self._state[site] = self.sites[site].state_read(frozenset())
+        return self._state[site]
 
     def covers(self, earlier: int, later: int) -> bool:
         return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag
