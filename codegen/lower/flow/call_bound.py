@@ -20,8 +20,9 @@ __all__ = ["call_bound"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # the nodes ``binding_name`` reads a name of
-_BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.alias, ast.ExceptHandler, ast.MatchAs)
-_BINDERS += (ast.MatchStar, ast.MatchMapping)
+_BINDERS: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.alias)
+_BINDERS += (ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+_DECLARED = (ast.Global, ast.Nonlocal)
 
 
 def call_bound(fn: _Function, calls: Iterable[tuple[int, ast.stmt]]) -> dict[str, frozenset[int]]:
@@ -34,7 +35,7 @@ def call_bound(fn: _Function, calls: Iterable[tuple[int, ast.stmt]]) -> dict[str
     others = {n.id for n in walked_of(fn, ast.Name) if _stores(n) and id(n) not in by_calls}
     others |= {bound for n in walked_of(fn, _BINDERS) if (bound := binding_name(n)) is not None}
     others |= {a.arg for a in _parameters(fn)}
-    others |= {name for n in walked_of(fn, (ast.Global, ast.Nonlocal)) for name in n.names}
+    others |= {name for n in walked_of(fn, _DECLARED) if isinstance(n, _DECLARED) for name in n.names}
     return {name: frozenset(found) for name, found in binders.items() if name not in others}
 
 
