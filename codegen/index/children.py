@@ -14,7 +14,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-__all__ = ["CHILD_FIELDS", "children", "unordered_walk"]
+__all__ = ["CHILD_FIELDS", "LEAVES", "children", "unordered_walk"]
 
 
 def _node_classes() -> list[type[ast.AST]]:
@@ -37,7 +37,8 @@ def unordered_walk(tree: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(children(node))
+        if type(node) not in LEAVES:
+            stack.extend(children(node))
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -99,3 +100,6 @@ def _typed_fields(kind: type[ast.AST]) -> tuple[tuple[str, bool], ...] | None:
 CHILD_FIELDS: dict[type[ast.AST], tuple[tuple[str, bool], ...]] = {
     kind: fields for kind in _node_classes() if (fields := _typed_fields(kind)) is not None
 }
+
+# The node classes with nothing under them (``Name``, ``Constant``, ``alias``...): a walk need not ask their children.
+LEAVES = frozenset(kind for kind, fields in CHILD_FIELDS.items() if not fields)

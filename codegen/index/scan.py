@@ -41,7 +41,13 @@ def functions_of(cls: ast.ClassDef) -> list[_Function]:
 
 
 def functions_by_qualname(tree: ast.Module) -> dict[str, _Function]:
-    """Top-level functions and methods by qualname (a decorated class's forward is ``Class.forward``)."""
+    """Top-level functions and methods by qualname (a decorated class's forward is ``Class.forward``): a dict of
+    the caller's own, copied from the one kept per tree (every stage asks of each module again and again)."""
+    return dict(_functions_by_qualname(tree))
+
+
+@per_node
+def _functions_by_qualname(tree: ast.Module) -> dict[str, _Function]:
     return {f"{owner}.{fn.name}" if owner else fn.name: fn for owner, fn in all_functions(tree)}
 
 

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
-from codegen.index.children import children
+from codegen.index.children import LEAVES, children
 
 __all__ = ["per_node", "walked", "walked_of"]
 
@@ -91,7 +91,8 @@ class _Walk:
         at = 0
         while at < len(found):
             starts.append(len(found))
-            found += children(found[at])
+            if type(found[at]) not in LEAVES:  # a third of the nodes are names and constants: nothing under them
+                found += children(found[at])
             at += 1
         starts.append(len(found))
         return cls(tuple(found), starts)

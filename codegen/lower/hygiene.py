@@ -39,7 +39,7 @@ def identifiers(node: ast.AST) -> Counter[str]:
     A module is walked once however often it is asked for (the index, lower and the hygienic names
     all ask): the count is kept while the tree lives. Callers must not change what they get.
     """
-    return _module_spelled(node).taken if isinstance(node, ast.Module) else _spelled(node).taken
+    return _module_spelled(node).taken
 
 
 def _spelled(node: ast.AST) -> _Spelled:
@@ -78,7 +78,7 @@ _BINDERS: dict[type[ast.AST], Callable[[Any], list[str]]] = {
 }
 
 
-_module_spelled = per_node(_spelled)
+_module_spelled = per_node(_spelled)  # a module's, or a function's (the lowering asks of each caller again)
 
 
 @attrs.define(eq=False)

@@ -13,12 +13,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codegen.index.walked import walked
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import binding_name, bound_names
 
 __all__ = ["call_bound"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+# the nodes ``binding_name`` reads a name of
+_BINDERS: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.alias)
+_BINDERS += (ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+_DECLARED = (ast.Global, ast.Nonlocal)
 
 
 def call_bound(fn: _Function, calls: Iterable[tuple[int, ast.stmt]]) -> dict[str, frozenset[int]]:
@@ -27,11 +31,11 @@ def call_bound(fn: _Function, calls: Iterable[tuple[int, ast.stmt]]) -> dict[str
     for index, stmt in calls:
         for name in bound_names(stmt):
             binders.setdefault(name, set()).add(index)
-    by_calls = {id(n) for _, stmt in calls for n in walked(stmt) if _stores(n)}
-    others = {n.id for n in walked(fn) if _stores(n) and id(n) not in by_calls}  # type: ignore[attr-defined]
-    others |= {bound for n in walked(fn) if (bound := binding_name(n)) is not None}
+    by_calls = {id(n) for _, stmt in calls for n in walked_of(stmt, ast.Name) if _stores(n)}
+    others = {n.id for n in walked_of(fn, ast.Name) if _stores(n) and id(n) not in by_calls}
+    others |= {bound for n in walked_of(fn, _BINDERS) if (bound := binding_name(n)) is not None}
     others |= {a.arg for a in _parameters(fn)}
-    others |= {name for n in walked(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    others |= {name for n in walked_of(fn, _DECLARED) if isinstance(n, _DECLARED) for name in n.names}
     return {name: frozenset(found) for name, found in binders.items() if name not in others}
 
 

@@ -10,6 +10,7 @@ lowering, so each sees only what it reads.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -102,11 +103,19 @@ class CallerFacts:
     def owner(self, stmt: ast.stmt) -> ast.stmt | None:
         """The compound statement whose ``body``, ``orelse`` or ``finalbody`` holds ``stmt`` (None: the
         function's body, or a handler's or a case's)."""
-        block = self.block(stmt)
-        return next((s for s in self._compounds() if any(getattr(s, f, None) is block for f in _BLOCKS)), None)
+        block = self.blocks.get(stmt)
+        return self._owners.get(id(block)) if block is not None else None
 
-    def _compounds(self) -> list[ast.stmt]:
-        return [s for s in self.blocks if any(isinstance(getattr(s, f, None), list) for f in _BLOCKS)]
+    @functools.cached_property
+    def _owners(self) -> dict[int, ast.stmt]:
+        """Each block of a compound statement (by identity) -> that statement: one look at each statement."""
+        found: dict[int, ast.stmt] = {}
+        for stmt in self.blocks:
+            for field in _BLOCKS:
+                block = getattr(stmt, field, None)
+                if isinstance(block, list):
+                    found.setdefault(id(block), stmt)
+        return found
 
     def same_guard(self, first: str | None, second: str | None) -> bool:
         """Two guards, as spelled at their calls, read one value (spelled alike, or through a local holding it)."""

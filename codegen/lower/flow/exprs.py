@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.children import children
+from codegen.index.children import LEAVES, children
 from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = [
@@ -33,6 +33,7 @@ _META_METHODS = frozenset(
 )
 _META_CALLS = frozenset({"isinstance", "len", "type", "id", "callable"})
 _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_UNBOUND = (ast.comprehension, *_SCOPES)  # what they bind is not bound in the enclosing function
 
 
 def _metadata_name(node: ast.AST) -> ast.Name | None:
@@ -66,7 +67,13 @@ def _skipped(node: ast.AST) -> list[ast.AST]:
 
 
 def data_reads(node: ast.AST) -> set[str]:
-    """Names whose value ``node`` may read beyond its metadata (lambdas and comprehensions included)."""
+    """Names whose value ``node`` may read beyond its metadata (lambdas and comprehensions included); a set of
+    the caller's own, read once per node (the analysis asks of a statement on every pass over its loop)."""
+    return set(_data_reads(node))
+
+
+@per_node
+def _data_reads(node: ast.AST) -> frozenset[str]:
     found: set[str] = set()
     stack: list[ast.AST] = [node]
     while stack:
@@ -75,11 +82,13 @@ def data_reads(node: ast.AST) -> set[str]:
             if not isinstance(current.ctx, ast.Store):
                 found.add(current.id)
             continue
+        if type(current) in LEAVES:
+            continue  # a constant: nothing under it
         skipped = _skipped(current)
         if skipped and _metadata_name(current) is not None:
             continue  # ``x.shape`` / ``x.size(0)``: nothing below is read (the call's arguments are constants)
         stack.extend(child for child in children(current) if child not in skipped)
-    return found
+    return frozenset(found)
 
 
 def loaded_names(node: ast.AST) -> set[str]:
@@ -91,20 +100,12 @@ def loaded_names(node: ast.AST) -> set[str]:
 def bound_names(node: ast.AST) -> frozenset[str]:
     """Names an assignment target (or a walrus anywhere in ``node``) binds in the enclosing function (found
     once per node: the lowering asks of the same statements again and again)."""
-    found: set[str] = set()
-    stack: list[ast.AST] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
-            found.add(current.id)
-        elif isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
-            found.add(current.target.id)
-            stack.append(current.value)
-        elif isinstance(current, (ast.comprehension, *_SCOPES)):
-            continue  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
-        else:
-            stack.extend(children(current))
-    return frozenset(found)
+    if isinstance(node, _UNBOUND):
+        return frozenset()  # their own names stay inside (a walrus in a comprehension is rare enough to ignore)
+    hidden = {id(n) for inner in walked_of(node, _UNBOUND) for n in walked(inner)}
+    return frozenset(
+        n.id for n in walked_of(node, ast.Name) if isinstance(n.ctx, ast.Store) and id(n) not in hidden
+    )  # a walrus's target is a name stored too
 
 
 @per_node
@@ -116,7 +117,7 @@ def scope_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
     while stack:
         current = stack.pop()
         found.append(current)
-        if current is node or not isinstance(current, _SCOPES):
+        if type(current) not in LEAVES and (current is node or not isinstance(current, _SCOPES)):
             stack.extend(children(current))
     return tuple(found)
 
@@ -145,7 +146,7 @@ def scoped_calls(node: ast.AST) -> list[ast.Call]:
     stack: list[ast.AST] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, _SCOPES):
+        if type(current) in LEAVES or isinstance(current, _SCOPES):
             continue
         if isinstance(current, ast.Call):
             found.append(current)

@@ -6,6 +6,8 @@ import ast
 
 import attrs
 
+from codegen.index.walked import per_node
+
 __all__ = ["Binding", "module_bindings", "package_of", "resolve_spec"]
 
 
@@ -35,7 +37,20 @@ def resolve_spec(spec: str, package: str) -> str:
 
 
 def module_bindings(tree: ast.Module, package: str) -> dict[str, Binding]:
-    """Local names bound by imports at module level (also under top-level ``if``/``try``)."""
+    """Local names bound by imports at module level (also under top-level ``if``/``try``): a dict of the caller's
+    own, read once per module and package (the index, the checks and each caller's lowering ask again)."""
+    kept = _kept_bindings(tree)
+    if package not in kept:
+        kept[package] = _bindings(tree, package)
+    return dict(kept[package])
+
+
+@per_node
+def _kept_bindings(tree: ast.Module) -> dict[str, dict[str, Binding]]:
+    return {}  # a package -> the module's bindings seen from it
+
+
+def _bindings(tree: ast.Module, package: str) -> dict[str, Binding]:
     found: dict[str, Binding] = {}
     for node in _top_level(tree.body):
         if isinstance(node, ast.Import):

@@ -25,7 +25,22 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def never_none(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
-    """The callables a caller spells (``f``, ``self.m``) whose result is never None, with their annotation."""
+    """The callables a caller spells (``f``, ``self.m``) whose result is never None, with their annotation: the
+    same for every caller of one class (or of the module) and receiver, so read once for them (a copy handed out)."""
+    owner = qualname.rpartition(".")[0]
+    kept = _kept(tree)
+    if (owner, receiver) not in kept:
+        kept[(owner, receiver)] = _never_none(tree, qualname, receiver)
+    return dict(kept[(owner, receiver)])
+
+
+@per_node
+def _kept(tree: ast.Module) -> dict[tuple[str, str | None], Returns]:
+    return {}  # (the caller's class, its receiver) -> ``never_none``
+
+
+def _never_none(tree: ast.Module, qualname: str, receiver: str | None) -> Returns:
+    """``never_none`` as read for ``qualname`` (``local_returns`` reads its class alone, not the method)."""
     functions = scan.functions_by_qualname(tree)
     owner = qualname.rpartition(".")[0]
     found: Returns = {}
@@ -65,8 +80,9 @@ def rebound(node: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
+@per_node
 def _sure_value(annotation: ast.expr) -> bool:
-    """A tensor, or a tuple (itself never None, whatever it holds)."""
+    """A tensor, or a tuple (itself never None, whatever it holds); read once per annotation."""
     if annotation_tensorness(annotation) is Tensorness.TENSOR:
         return True
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):

@@ -35,6 +35,7 @@ class CallRelations:
     state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
     slots: Slots = NO_SLOTS  # calls whose join event is their iteration's parity's (``item_slots.py``)
     parity: Parity | None = None  # a staging a loop issues one iteration ahead (``loop_parity.py``)
+    _state: dict[int, frozenset[str]] = attrs.field(factory=dict, init=False)  # ``state_of``, asked so far
 
     def state_written(self, stmt: ast.stmt) -> frozenset[str]:
         return self.state_writer(stmt)
@@ -45,8 +46,16 @@ class CallRelations:
         return "none" if self.sites[producer].tag == self.sites[consumer].tag else "relay"
 
     def state_of(self, site: int) -> frozenset[str]:
-        stands = self.parity.stands_for(site) if self.parity is not None else (site,)  # ``loop_parity.py``
-        return frozenset().union(*(self.sites[s].state_read(frozenset()) for s in stands))
+        """What of objects' state the call reads (``Site.state_read``; a staging's calls stand for each other:
+        ``loop_parity.py``), each site's read once per round (the analysis asks of every pending call at every
+        statement)."""
+        stands = self.parity.stands_for(site) if self.parity is not None else (site,)
+        return frozenset().union(*(self._state_read(s) for s in stands))
+
+    def _state_read(self, site: int) -> frozenset[str]:
+        if site not in self._state:
+            self._state[site] = self.sites[site].state_read(frozenset())
+        return self._state[site]
 
     def covers(self, earlier: int, later: int) -> bool:
         return self._forks_with(earlier, later) and self.sites[earlier].tag == self.sites[later].tag

@@ -117,10 +117,15 @@ def renamed(state: State, update: dict[int, frozenset[str]], unsure: dict[int, f
     more = unsure or {}
     return tuple(
         attrs.evolve(p, names=update[p.site], unsure=_unsure(p, update[p.site]) | more.get(p.site, frozenset()))
-        if p.site in update
+        if p.site in update and not _same(p, update[p.site], more.get(p.site))
         else p
         for p in state
     )
+
+
+def _same(entry: Pending, names: frozenset[str], unsure: frozenset[str] | None) -> bool:
+    """Renaming leaves ``entry`` as it is (most statements bind none of its names): no new entry is made."""
+    return names == entry.names and (not unsure or unsure <= entry.unsure)
 
 
 def _unsure(entry: Pending, names: frozenset[str]) -> frozenset[str]:
@@ -136,7 +141,7 @@ def fork(
     fresh, names = names, names | (old.names if old is not None and old.pending else frozenset())
     inputs = inputs | (old.inputs if old is not None and old.pending else frozenset())
     unsure = (old.unsure if old is not None and old.pending else frozenset()) - fresh
-    rest = [attrs.evolve(p, covers=p.covers - {site}) for p in state if p.site != site]
+    rest = [attrs.evolve(p, covers=p.covers - {site}) if site in p.covers else p for p in state if p.site != site]
     entry = Pending(
         site=site, forked=True, names=names, covers=frozenset(covers) - {site}, inputs=inputs, unsure=unsure
     )

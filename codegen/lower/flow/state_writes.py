@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.writes import inplace_writes
@@ -29,11 +29,13 @@ from codegen.lower.flow.written_exprs import attribute_chain, node_written
 
 __all__ = ["StateWrites", "state_writes"]
 
+_WRITERS = (ast.AugAssign, ast.Assign, ast.AnnAssign, ast.Call)  # the only nodes ``node_written`` reads a write of
+
 
 def state_writes(stmt: ast.stmt) -> frozenset[str]:
     """The attribute chains (``self.buf``, ``self.sub.scale``) whose memory ``stmt`` writes in place by its
     spelling."""
-    chains = (attribute_chain(e) for node in walked(stmt) for e in node_written(node))
+    chains = (attribute_chain(e) for node in walked_of(stmt, _WRITERS) for e in node_written(node))
     return frozenset(c for c in chains if c is not None)
 
 

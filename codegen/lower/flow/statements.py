@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import data_reads
 
@@ -80,8 +80,9 @@ def viewed(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+@per_node
 def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
-    """Each statement's block (the list it stands in)."""
+    """Each statement's block (the list it stands in); read once per function (not to be changed)."""
     found: dict[ast.stmt, list[ast.stmt]] = {}
     for node in walked(fn):
         for field in ("body", "orelse", "finalbody"):

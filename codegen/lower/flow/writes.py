@@ -16,8 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codegen.index.children import children
-from codegen.index.walked import per_node
+from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.item_stores import item_stored
 from codegen.lower.flow.view_roots import alias_root
 from codegen.lower.flow.written_exprs import node_written
@@ -29,39 +28,48 @@ __all__ = ["inplace_writes"]
 _MUTATORS = frozenset(
     {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard", "reverse"}
 )  # not ``add``/``sort``: tensors have out-of-place methods of those names
+_WRITERS = (ast.AugAssign, ast.Assign, ast.AnnAssign, ast.Call)  # the only nodes that write (``_node_writes``)
 
 
 def inplace_writes(stmt: ast.AST, *, nested: bool = False) -> frozenset[str]:
     """The names whose memory ``stmt`` may write in place (lambdas excluded, and nested functions and classes
     unless ``nested``); walked once per statement (the analysis asks again on each pass over a loop). A store
     into an item of a Python container the function owns (``xs[i] = t``, ``item_stores.py``) writes no memory."""
-    found = _nested_writes(stmt) if nested else _own_writes(stmt)
-    return frozenset(name for name, store in found if store is None or name not in item_stored(store))
+    plain, stored = _nested_writes(stmt) if nested else _own_writes(stmt)
+    if not stored:
+        return plain
+    return plain | {name for name, store in stored if name not in item_stored(store)}
+
+
+_Writes = tuple[frozenset[str], tuple[tuple[str, ast.AST], ...]]  # names written otherwise; (name, assignment)
 
 
 @per_node
-def _own_writes(stmt: ast.AST) -> frozenset[tuple[str, ast.AST | None]]:
-    return frozenset(_inplace_writes(stmt, nested=False))
+def _own_writes(stmt: ast.AST) -> _Writes:
+    return _inplace_writes(stmt, nested=False)
 
 
 @per_node
-def _nested_writes(stmt: ast.AST) -> frozenset[tuple[str, ast.AST | None]]:
-    return frozenset(_inplace_writes(stmt, nested=True))
+def _nested_writes(stmt: ast.AST) -> _Writes:
+    return _inplace_writes(stmt, nested=True)
 
 
-def _inplace_writes(stmt: ast.AST, *, nested: bool) -> set[tuple[str, ast.AST | None]]:
-    """Each name written, with the assignment whose target stores into it (None: another kind of write)."""
-    found: set[tuple[str | None, ast.AST | None]] = set()
-    stack: list[ast.AST] = [stmt]
+def _inplace_writes(stmt: ast.AST, *, nested: bool) -> _Writes:
+    """Each name written: by a store into an assignment's target (with that assignment), or otherwise. Only the
+    nodes that can write are read (from the statement's kept walk), those under a skipped scope left out."""
     skipped = (ast.Lambda,) if nested else (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, skipped) and node is not stmt:
+    hidden = {id(n) for scope in walked_of(stmt, skipped) if scope is not stmt for n in walked(scope)}
+    plain: set[str] = set()
+    stored: set[tuple[str, ast.AST]] = set()
+    for node in walked_of(stmt, _WRITERS):
+        if id(node) in hidden:
             continue
-        store = node if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-        found.update((name, store) for name in _node_writes(node))
-        stack.extend(children(node))
-    return {(name, store) for name, store in found if name}
+        names = [name for name in _node_writes(node) if name]
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            stored.update((name, node) for name in names)
+        else:
+            plain.update(names)
+    return frozenset(plain), tuple(pair for pair in stored if pair[0] not in plain)
 
 
 def _node_writes(node: ast.AST) -> Iterable[str | None]:
