@@ -23,7 +23,7 @@ from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
 from codegen.lower.flow.last_iteration import LastIterations
 from codegen.lower.flow.loop_entry import first_reads
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
-from codegen.lower.flow.loop_parity import handed_over
+from codegen.lower.flow.loop_parity import iteration_start
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
 from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, minimal_joins, transfer
 from codegen.lower.flow.try_finally import walk_try
@@ -166,8 +166,7 @@ class Walk:
         slots = getattr(self.relations, "slots", None)  # a micro-batch's item read waits in the body: item_slots.py
         first = first_reads(stmt, self.sites) - (slots.item_names(stmt) if slots else set())
         state = self.join_reads(stmt, state, data_reads(stmt.iter) | first)
-        parity = getattr(self.relations, "parity", None)  # a staging's calls apart by iteration: loop_parity.py
-        after = walk_loop(self, stmt, state, lambda s: handed_over(parity, stmt, unbound(s, [stmt.target])), None)
+        after = walk_loop(self, stmt, state, lambda s: iteration_start(self.relations, stmt, s), None)
         return slots.swept(stmt, after) if slots and after is not None else after
 
     _AsyncFor = _For

@@ -9,7 +9,7 @@ after the staging of ``w_next`` recorded that event again, so layer ``i`` waits 
 nothing). Here the loop's call ``late`` records ``(J, J_2)[(i + 1) % 2]`` and the call before the loop, ``first``,
 records ``J``: the value staged for iteration ``i`` is in slot ``i % 2``.
 
-The analysis keeps the two apart (:func:`handed_over`): as each iteration starts, what ``late`` left pending joins
+The analysis keeps the two apart (:func:`iteration_start`): as each iteration starts, what ``late`` left pending joins
 ``first``'s entry, which so stands for every call issued before the iteration (``first`` itself, ``late`` in
 earlier iterations); ``late``'s entry holds this iteration's call only. A wait for ``first`` in the loop waits for
 slot ``i % 2``: its latest record is ``late``'s of iteration ``i - 1`` (which ran: only the last iteration may skip
@@ -32,11 +32,12 @@ from collections.abc import Collection, Mapping
 import attrs
 
 from codegen.index.walked import walked
+from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.state import Pending, State
 from codegen.lower.flow.transfer import Join, Relay, Step
 from codegen.lower.plan import Anchor
 
-__all__ = ["Parity", "handed_over", "read_too", "record_slot", "wait_slot"]
+__all__ = ["Parity", "iteration_start"]
 
 
 @attrs.frozen(kw_only=True)
@@ -130,27 +131,12 @@ class Parity:
         return "before" if _line(anchor) < self.loop.lineno else "past"
 
 
-def wait_slot(relations: object, site: int, anchor: Anchor) -> str:
-    """The slot a wait for ``site`` at ``anchor`` picks in the caller whose calls ``relations`` relate ("": none)."""
+def iteration_start(relations: object, loop: ast.For | ast.AsyncFor, state: State) -> State:
+    """``state`` as an iteration of ``loop`` starts: the loop's target holds nothing it held
+    (``compound_binds.py``), and where ``relations`` (the caller's) hold a staging's parity, what ``late`` left
+    pending joins ``first``'s entry, and ``late`` has forked nowhere in this iteration yet."""
+    state = unbound(state, [loop.target])
     parity: Parity | None = getattr(relations, "parity", None)
-    return parity.waits(site, anchor) if parity is not None else ""
-
-
-def record_slot(relations: object, site: int) -> str:
-    """The slot ``site``'s call records ("": none)."""
-    parity: Parity | None = getattr(relations, "parity", None)
-    return parity.records(site) if parity is not None else ""
-
-
-def read_too(relations: object, waited: Collection[int]) -> set[int]:
-    """The calls whose records a parity's waits read (``Parity.recorders``)."""
-    parity: Parity | None = getattr(relations, "parity", None)
-    return parity.recorders(waited) if parity is not None else set()
-
-
-def handed_over(parity: Parity | None, loop: ast.AST, state: State) -> State:
-    """As an iteration of ``loop`` starts: what ``late`` left pending joins ``first``'s entry, and ``late`` has
-    forked nowhere in this iteration yet."""
     if parity is None or loop is not parity.loop:
         return state
     late = next((p for p in state if p.site == parity.late), None)

@@ -37,7 +37,7 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import leaves, runs_op
 from codegen.lower.flow.ge_before import works
 from codegen.lower.flow.loop_count import enumerated, range_loop
-from codegen.lower.flow.loop_parity import read_too
+from codegen.lower.flow.loop_slots import loop_slots
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join, Relay
@@ -75,7 +75,11 @@ def last_record(facts: CallerFacts, site: Site, joined_as: dict[int, int]) -> bo
     every wait or relay stands right after the loop, no other call records it, and the loop ends only by running
     out."""
     loop = facts.owner(site.stmt)
-    if not isinstance(loop, ast.For) or _leaves_early(loop) or site.index in read_too(facts.relations, {site.index}):
+    if (
+        not isinstance(loop, ast.For)
+        or _leaves_early(loop)
+        or site.index in loop_slots(facts.relations).read({site.index})
+    ):
         return False  # a staging's waits read its records by slot (``loop_parity.py``)
     if any(site.index in (k, v) for k, v in joined_as.items() if k != v):
         return False

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from codegen.lower.flow import early, hoist, split
+from codegen.lower.flow import early, hoist, loop_events, split
 from codegen.lower.flow.analyze import Analysis, analyze
 from codegen.lower.flow.assumed import under_guards
 from codegen.lower.flow.at_once import joined_at_once
@@ -26,16 +26,12 @@ from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
 from codegen.lower.flow.guard_keys import guard_key, reached_keys, stable_key
-from codegen.lower.flow.item_apart import apart_items
-from codegen.lower.flow.item_slots import NO_SLOTS
 from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
-from codegen.lower.flow.parity_loops import Asked, loop_parity
 from codegen.lower.flow.relations import CallRelations
 from codegen.lower.flow.site_sync import site_sync
 from codegen.lower.flow.site_views import site_view
 from codegen.lower.flow.sites import Site
-from codegen.lower.flow.slot_loops import item_slots
 from codegen.lower.flow.stability import Stability, changed_objects
 from codegen.lower.flow.transfer import SiteView
 from codegen.lower.flow.wraps import lower_sites
@@ -183,37 +179,13 @@ def _round(
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
     views = {s.stmt: site_view(s, relations.keys[s.index], context, groups) for s in sites}
-    slots = item_slots(fn, sites, views) if context.slot_events else NO_SLOTS
-    relations.slots = apart_items(slots, sites, context.distinct) if slots.sites else slots
-    last = false_at_last(fn, context.receiver, context.sized)
-    relations.parity = loop_parity(fn, sites, views, _asked(context, relations), last)
-    result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
-    while bad := relations.slots.settled(result.states).invalid(result.steps):
-        relations.slots = relations.slots.without(bad)  # a wait no slot expresses (``item_slots.py``)
-        result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
-    if relations.parity is not None and not relations.parity.kept(result.steps):
-        relations.parity = None  # one event serves (``loop_parity.py``)
-        result = analyze(fn, views, relations, context.barriers, context.methods, following, last)
-    if relations.parity is not None:
-        relations.parity.trim(result.steps)  # keeps of its new results (``loop_parity.py``)
-    relations.slots = relations.slots.settled(result.states)
-    return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
-
-
-def _asked(context: CallerContext, relations: CallRelations) -> Asked:
-    join_of = lambda site: context.events(site).join  # noqa: E731
-    return Asked(
-        events=context.slot_events is not None,
-        receiver=context.receiver,
-        sized=context.sized,
-        relations=relations,
-        join_of=join_of,
+    result = loop_events.analyzed(
+        fn, sites, views, relations, context, following, false_at_last(fn, context.receiver, context.sized)
     )
+    return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
 
 
 def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
     views, relations = context["views"], context["relations"]
     result = analyze(fn, views, relations, context["barriers"], context["methods"], last=context["last"])
-    if relations.parity is not None:
-        relations.parity.trim(result.steps)
-    return result
+    return loop_events.trimmed(relations, result)

@@ -28,10 +28,10 @@ from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
-from codegen.lower.flow.item_slots import Slots, picked, slots_of
+from codegen.lower.flow.item_slots import picked
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
-from codegen.lower.flow.loop_parity import read_too, record_slot, wait_slot
+from codegen.lower.flow.loop_slots import LoopSlots, loop_slots
 from codegen.lower.flow.loop_views import placed_before_loops
 from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.read_records import read_records
@@ -76,20 +76,19 @@ class _Lowering:
     joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
     read: set[int] = attrs.Factory(set)  # the calls whose join record some wait reads (``read_records.py``)
     first: dict[str, int] = attrs.Factory(dict)  # each name's first binding line (``unbound_keeps.py``)
-    slots: Slots = attrs.field(init=False)  # micro-batch calls joined per item (``item_slots.py``)
+    slots: LoopSlots = attrs.field(init=False)  # loop calls with an event per item or iteration (``loop_slots.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
-        self.slots = slots_of(self.facts.relations)
+        self.slots = loop_slots(self.facts.relations)
         self.joined_as = shared_joins(self.facts)
         relays, joins = self._placed()
         self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
-        self.read |= read_too(self.facts.relations, self.waited)  # a staging's slots (``loop_parity.py``)
+        self.read |= self.slots.read(self.waited)
         for anchor, join in joins:
             event_of = functools.partial(self._slotted, anchor=anchor)
             waited = tidy.waited_with(join, anchor, joins, event_of, self.facts.relations, self.joined_as)
-            parity = (wait_slot(self.facts.relations, join.site, anchor), "")
-            slot = self.slots.waits(join.site, anchor, join.slot) if join.site in self.slots.sites else parity
+            slot = self.slots.waits(join.site, anchor, join.slot)
             self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
@@ -132,9 +131,7 @@ class _Lowering:
     def _join_event(self, site: int) -> EventRef:
         return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
 
-    def _join(
-        self, step: Join, waited: bool, leaves: bool, anchor: Anchor, slot: tuple[str, str] = ("", "")
-    ) -> list[Step]:
+    def _join(self, step: Join, waited: bool, leaves: bool, anchor: Anchor, slot: tuple[str, str]) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then; none first bound below ``anchor``:
         ``unbound_keeps.py``); ``slot``: the event it picks and the test it adds for one micro-batch's call
@@ -153,18 +150,16 @@ class _Lowering:
         return picked(event, index, self.context.slot_events, self.facts.sites[site])
 
     def _slotted(self, site: int, anchor: Anchor) -> EventRef:
-        return self._picked(self._join_event(site), site, wait_slot(self.facts.relations, site, anchor))
+        return self._picked(self._join_event(site), site, self.slots.parity_slot(site, anchor))
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
         before = before_call(site, sync)
         events = self.context.events(site)
-        enter = (
-            []
-            if self.context.event_forks.serves(self.facts, site)
-            else self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
-        )
+        enter: list[Step] = []  # no fork where a user event the callee waits for serves (``event_fork.py``)
+        if not self.context.event_forks.serves(self.facts, site):
+            enter = self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
         enter += [wait for _, wait in relayed]
         kept, again = self._inputs_kept(site, guard)
         enter += kept
@@ -176,8 +171,7 @@ class _Lowering:
         join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
         flag = next((s.name for s in again if isinstance(s, Assign)), None)  # ``next_iteration.py``
         last = f"not {flag}" if flag and last_record(self.facts, site, self.joined_as) else None
-        slot = self.slots.records(site.index) or record_slot(self.facts.relations, site.index)
-        record = Record(event=self._picked(join, site.index, slot), when=Cond.of(guard, last))
+        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=Cond.of(guard, last))
         leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
@@ -188,18 +182,14 @@ class _Lowering:
         before a loop over their views are placed before that loop (``loop_views.py``)."""
         values = inputs_to_keep(self.facts, site, self.applied, self.kept, self.ahead)
         held = self.context.held_state.get(site.call.call, frozenset())  # returned as they came
-        values += [
-            Value(name=kept) for kept in site.state_keeps if kept not in held
-        ]  # named tensors of changed objects
+        values += [Value(name=k) for k in site.state_keeps if k not in held]  # named tensors of changed objects
         placed_before_loops(self.ahead, self.kept_ahead, self.steps, Cond.of(self.facts.syncs[site.index].guard_text))
         last = last_record(self.facts, site, self.joined_as)
-        sized = self.context.sized
-        test = another_iteration(self.facts, site, self.applied, self.steps, sized) if values or last else None
+        steps, sized = self.steps, self.context.sized
+        test = another_iteration(self.facts, site, self.applied, steps, sized) if values or last else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
-        kept: list[Step] = (
-            [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
-        )
-        return kept, [Assign(name=flag, value=test)] if flag and test else []
+        keep = KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))
+        return ([keep] if values else []), [Assign(name=flag, value=test)] if flag and test else []
 
 
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, context: CallerContext) -> CallerPlan:
