@@ -9,7 +9,8 @@ hand-written version (``bench/hand_written/<name>.py``, written with
 ``npudsl.runtime``) is captured with the race checker, compared with the reference
 numerics, and each of its sync calls dropped in turn to show none can go
 (:mod:`bench.sync_proof`); its count per target follows by rule
-(:mod:`bench.sync_rules`). One row per example/entry; per target
+(:mod:`bench.sync_rules`), except GE's where the row has a GE hand version of the
+GE schedule (``<name>_ge.py``, proven by :mod:`bench.sync_ge_proof`). One row per example/entry; per target
 ``generated/hand ratio``. Goal: a ratio <= 1.00 everywhere (issue 26).
 
 Every model is called from a caller that makes its tensor inputs right before the
@@ -43,11 +44,12 @@ def _hand(row: Row) -> tuple[Proof | None, dict[str, Any] | None]:
         return None, {"equal": False, "calls": 0, "droppable": [f"the hand version races: {error}".splitlines()[0]]}
     if proof is None:
         return None, None
-    return proof, {
+    summary = {
         "equal": proof.equal,
-        "calls": len(proof.drops),
+        "calls": len(proof.drops) - (proof.ge_calls or 0),
         "droppable": [f"{d.call}: {d.why}" for d in proof.droppable],
     }
+    return proof, summary if proof.ge_calls is None else {**summary, "ge_calls": proof.ge_calls}
 
 
 def _target_cell(row: Row, target: str, proof: Proof | None) -> dict[str, Any]:
@@ -73,7 +75,8 @@ def measure(row: Row) -> dict[str, Any]:
 def _proof(hand: dict[str, Any] | None) -> str:
     if hand is None:
         return "-"
-    return f"{'yes' if hand['equal'] else 'NO'}, {'yes' if not hand['droppable'] else 'NO'} ({hand['calls']} calls)"
+    ge = f"; GE {hand['ge_calls']}" if "ge_calls" in hand else ""
+    return f"{'yes' if hand['equal'] else 'NO'}, {'yes' if not hand['droppable'] else 'NO'} ({hand['calls']} calls{ge})"
 
 
 def _cell(cell: dict[str, Any]) -> str:

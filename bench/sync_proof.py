@@ -30,7 +30,7 @@ from npudsl.race import find_races, npudsl_backend
 from npudsl.race._timeline import runtime_op
 from npudsl.testing.standins import copy_graph
 
-__all__ = ["Drop", "capture", "drops", "sync_nodes"]
+__all__ = ["Drop", "capture", "drops", "switch_reason", "sync_nodes"]
 
 _SYNC = ("stream_enter", "event_record", "event_wait", "record_stream")
 
@@ -129,7 +129,8 @@ def _earlier_block(enter: torch.fx.Node) -> bool:
     return False
 
 
-def _switch_reason(enter: torch.fx.Node) -> tuple[bool, str]:
+def switch_reason(enter: torch.fx.Node) -> tuple[bool, str]:
+    """Whether the switch ``enter`` is needed though dropping it races nowhere, and why (module docstring)."""
     if not _work_between(enter, _exit_of(enter)):
         return False, "its block does no work"
     if _continues_previous_block(enter):
@@ -147,7 +148,7 @@ def drops(gm: torch.fx.GraphModule) -> list[Drop]:
         if races:
             needed, why = True, races[0].splitlines()[0]
         elif runtime_op(node) == "stream_enter":
-            needed, why = _switch_reason(node)
+            needed, why = switch_reason(node)
         else:
             needed, why = False, "no race without it"
         found.append(Drop(index, _describe(node), needed, why))

@@ -5,8 +5,8 @@ switches and two forks.
 ``parts`` has three calls on "side" with main work between: they become one block, the main statements keep
 their order, the comment above a moved call stays above the statement that followed it. Each other case keeps a
 call in place for one reason: a statement between reads what it writes (``reads_written``), writes in place what
-it reads (``writes_read``), rebinds what it reads (``rebinds``), may return before it (``returns_between``), or a
-planned call on another stream stands between (``other_stream``), or the call waits for an event of the
+it reads (``writes_read``), rebinds what it reads (``rebinds``), may return before it (``returns_between``), or
+the call waits for an event of the
 user's that the main stream records between (``user_event``), or an earlier call of its callee is joined
 between (``same_callee``: that wait would wait for it too). Every case runs under the race checker and
 equals the same arithmetic on one stream, with the guard on and off.
@@ -181,11 +181,16 @@ def test_the_native_targets_move_the_same_calls() -> None:
         assert body.index("self.third(b, x, cache)") < body.index("n = m + 1")  # GE: the first call needs no edge
 
 
-@pytest.mark.parametrize("method", ["reads_written", "writes_read", "rebinds", "returns_between", "other_stream"])
+@pytest.mark.parametrize("method", ["reads_written", "writes_read", "rebinds", "returns_between"])
 def test_kept_in_place(method: str) -> None:
     body = _body(method)
     assert body.count('runtime.stream("side"') == 2  # the second call joins the first's block, the third cannot
     assert body.index("b = self.second(a)") < body.index("m = x * 2") < body.index("self.third(b,")
+
+
+def test_above_a_call_on_another_stream() -> None:
+    body = _body("other_stream")  # ``elsewhere`` reads only ``x``: test_hoist_other_streams.py
+    assert body.index("self.third(b, x, cache)") < body.index("n = m + 1") < body.index("e = self.elsewhere(x)")
 
 
 def test_not_above_the_record_it_waits_for() -> None:

@@ -9,11 +9,14 @@ before it ends: ``hoist_into.py``), on one stream and priority, under one guard 
 and:
 
 - the statements between may be run after it as the source reads (``hoist_above.py``: no jump, nothing bound
-  that it reads or binds, no planned or manual call, no graph break);
+  that it reads or binds, no manual call, no graph break, no planned call on its own stream); a planned call on
+  another stream between is passed over like main-stream work (omni-infer's second top-k gather, issued after
+  the local all-gather and three swap rounds on three other streams, goes into the first gather's block);
 - the planner's analysis of the function with the call moved joins it nowhere among them: nothing there reads
   what it makes or writes, nor writes what it reads (the test the planner makes for any work that runs while
-  the call is pending: the two may run in either order); nor joins an earlier call of its callee there (the
-  wait for that call's join event would wait for the moved call too);
+  the call is pending: the two may run in either order; a call on another stream that does waits for it, a
+  relay among them); nor joins an earlier call of its callee there (the wait for that call's join event would
+  wait for the moved call too);
 - the plan made so issues fewer sync calls (switches, records, waits, kept tensors) than without the move.
 
 The moves are tried one at a time in source order, each on the order the earlier ones left; a call keeps its
@@ -75,7 +78,7 @@ def hoisted(
         if found is None:
             continue
         moved, earlier, between = found
-        if not may_move(site, between, {*fixed, *planned}, moved):
+        if not may_move(site, between, {*fixed, *planned} - _other_streams(between, planned, site), moved):
             continue
         tried = {**moves, moved: earlier.stmt}
         copied, copies = issued(fn, tried)
@@ -100,6 +103,8 @@ def _move(
     at = order.index(moved)
     for to in range(at - 1, -1, -1):
         stmt = order[to]
+        if stmt in planned and planned[stmt].tag != site.tag:
+            continue  # a call on another stream: passed over where the planner's analysis keeps the two apart
         if stmt in planned:
             after: ast.stmt | None = stmt
         elif any(node in planned for node in walked(stmt)):
@@ -112,6 +117,11 @@ def _move(
             return None
         return moved, earlier, order[to + 1 : at]
     return None
+
+
+def _other_streams(between: list[ast.stmt], planned: dict[ast.stmt, Site], site: Site) -> set[ast.stmt]:
+    """The statements of ``between`` that are planned calls on another stream than ``site``'s."""
+    return {stmt for stmt in between if stmt in planned and planned[stmt].tag != site.tag}
 
 
 def _pair(earlier: Site, site: Site, apart: Apart) -> bool:
@@ -129,7 +139,7 @@ def _pair(earlier: Site, site: Site, apart: Apart) -> bool:
 def _kept_apart(found: Trial, apart: Apart, site: Site, between: list[ast.stmt]) -> bool:
     """The same calls are planned, and no join or relay among ``between`` reads the moved call's event: none of
     its own, nor one of an earlier call of its callee (that wait would wait for the moved call too)."""
-    if [s.stmt for s in found.sites] != [s.stmt for s in apart.sites]:
+    if {id(s.stmt) for s in found.sites} != {id(s.stmt) for s in apart.sites}:
         return False
     key = site.callee.key  # type: ignore[attr-defined]
     inside = {id(node) for stmt in between for node in walked(stmt)}

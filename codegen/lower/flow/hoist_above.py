@@ -5,7 +5,8 @@ The statements between run once, in order, each time the call's statement is rea
 arguments as they were: plain statements and ``if`` statements of such, with no jump, ``return``, ``raise``,
 ``assert``, ``del``, ``global``, definition, ``yield`` or ``await`` (the call would run where it did not), no
 attribute stored (the call's body or guard may read it), nothing bound that the call reads or binds, and nothing
-read that the call binds. No planned call, ``sync="manual"`` call or graph break stands among them. The call
+read that the call binds. No planned call on the call's stream (``hoist.py`` passes over those on another),
+``sync="manual"`` call or graph break stands among them. The call
 itself binds its result to names (or drops it), computes no argument on the main stream, reads its guard as
 spelled, waits for and records no event of the user's (``@after``, ``@records``: those order it, not its data),
 and stands alone on its lines, as the earlier call does (the rewriter moves whole lines).
