@@ -24,6 +24,7 @@ import ast
 import attrs
 
 from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.crossing_calls import touches_across
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs
@@ -73,6 +74,7 @@ def _quiet(facts: CallerFacts, site: Site, binders: frozenset[int]) -> bool:
         memory=widened(reads, alias_groups(_assignments(facts))),
         stream=frozenset().union(*(s.names for s in facts.sites if s.tag == site.tag)),
         state=bool(site.state_read(frozenset())),
+        site=site,
     )
     return all(_still(facts, node, held) for node in nodes)
 
@@ -83,6 +85,7 @@ class _Held:
     memory: frozenset[str]  # the names that may share memory with what it reads: nothing may write them in place
     stream: frozenset[str]  # what calls on its stream bind: the caller's stream reads none of it
     state: bool  # it reads state of the caller's object: nothing between calls on that object
+    site: Site  # the call: a call between on a third stream touches none of its memory (``crossing_calls.py``)
 
 
 def _assignments(facts: CallerFacts) -> ast.Module:
@@ -117,8 +120,8 @@ def _still(facts: CallerFacts, node: ast.AST, held: _Held) -> bool:
     if isinstance(node, ast.stmt) and hasattr(node, "body"):
         return False  # a loop, a ``with``, a ``try``, a ``match``, a definition
     planned = next((s for s in facts.sites if s.stmt is node), None)
-    if planned is not None:
-        return not (bound_names(node) & held.names)  # it runs on its own stream: only what it binds matters
+    if planned is not None:  # it runs on its own stream: what it binds matters, and on a third stream what it touches
+        return not (bound_names(node) & held.names or touches_across(facts, held.site, planned))
     deleted = deleted_names(node) if isinstance(node, ast.Delete) else set()
     helped = facts.relations.dropped.get(node, frozenset()) if isinstance(node, ast.stmt) else frozenset()
     if (bound_names(node) | deleted) & held.names or (inplace_writes(node) | helped) & held.memory:

@@ -8,6 +8,7 @@ function: so memory the side stream frees and reuses is never still read by work
 from __future__ import annotations
 
 from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.crossing_calls import crossed_since
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
 from codegen.lower.flow.statements import argument_names
@@ -47,7 +48,8 @@ def _forks(facts: CallerFacts, site: Site, relayed: set[int], anchored: list[boo
         anchored.append(False)
         return False
     state = facts.result.states.get(site.stmt, ())
-    earlier = any(p.forked and facts.relations.covers(p.site, site.index) for p in state)
+    covered = [p.site for p in state if p.forked and facts.relations.covers(p.site, site.index)]
+    earlier = any(not crossed_since(facts, site, p) for p in covered)  # no third stream between: crossing_calls.py
     ordered = earlier or any(i < len(anchored) and anchored[i] for i in relayed)
     made = same_stream(state, site, facts.relations).union(*(facts.sites[i].names for i in relayed))
     forks = not (ordered and call_inputs(facts, site) <= made)

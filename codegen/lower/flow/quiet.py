@@ -115,12 +115,15 @@ def _runs_aside(facts: CallerFacts, other: Site | None) -> bool:
 
 def _maker(facts: CallerFacts, site: Site, name: str) -> Site | None:
     """The earlier call of ``site``'s block, on another stream under the same guard, whose result ``name``
-    surely holds (nothing binds it in between); None if there is none, or the call is in a loop."""
+    surely holds (nothing binds it in between); None if there is none, the call is in a loop, or it only writes
+    ``name`` in place (its memory is the caller's, which the caller's stream may reuse)."""
     block = facts.block(site.stmt)
     found = [facts.sites[p.site] for p in pending(facts.result.states.get(site.stmt, ())) if name in p.names]
     if len(found) != 1 or site.stmt in facts.looped:
         return None
     maker = found[0]
+    if name in maker.writes:  # a name it only writes in place holds the caller's memory, not its stream's
+        return None
     if maker.tag == site.tag or maker.stmt not in block or block.index(maker.stmt) >= block.index(site.stmt):
         return None
     same_guard = facts.same_guard(facts.syncs[maker.index].guard_text, facts.syncs[site.index].guard_text)

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.crossing_calls import touches_across
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs, same_stream
@@ -62,12 +63,19 @@ def earlier_fork(facts: CallerFacts, site: Site, recorded: dict[ast.stmt, Fork])
         for earlier in reversed(block[:at]):
             found = recorded.get(earlier)
             if found is not None and facts.same_guard(found[1], sync.guard_text):
-                return found if _quiet(facts, site, between) else None
+                return found if _quiet(facts, site, between) and not _crossing(facts, site, earlier) else None
             between.append(earlier)
         if header is None:
             return None
         between.append(header)
     return None
+
+
+def _crossing(facts: CallerFacts, site: Site, recording: ast.stmt) -> bool:
+    """The call that made the record runs on a third stream and touches what ``site`` writes, or writes what it
+    reads: waiting for its fork record orders ``site`` before nothing that call does (``crossing_calls.py``)."""
+    recorder = next((s for s in facts.sites if s.stmt is recording), None)
+    return recorder is not None and touches_across(facts, site, recorder)
 
 
 def _enclosing(facts: CallerFacts, stmt: ast.stmt) -> Iterator[tuple[list[ast.stmt], int, ast.expr | None]]:
@@ -127,8 +135,9 @@ class _Look:
         if isinstance(node, ast.stmt) and hasattr(node, "body"):
             return False  # a loop, a ``with``, a ``try``, a ``match``, a definition: not followed here
         other = self.planned.get(node)  # type: ignore[call-overload]
-        if other is not None:  # runs on its own stream (this call's too: then in order before it): only what its
-            return not (bound_names(node) & self.held - self._ordered(other))  # statement binds matters
+        if other is not None:  # runs on its own stream (this call's too: then in order before it): what its statement
+            crossing = touches_across(self.facts, self.site, other)  # binds, and on a third stream what it touches
+            return not (bound_names(node) & self.held - self._ordered(other) or crossing)
         if isinstance(node, ast.stmt) and (bound_names(node) | _deleted(node)) & self.held:
             return False
         helped = isinstance(node, ast.stmt) and self.facts.relations.dropped.get(node)  # a helper writes
