@@ -21,6 +21,7 @@ import attrs
 from codegen.index import scan
 from codegen.index.returned import bound_once
 from codegen.index.returns import home_of
+from codegen.index.submodule_forward import submodule_forward
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow.schema import aliases_self, writes_self
 
@@ -139,7 +140,7 @@ class Uses:
             own = method.args.args[0].arg if method.args.args else None
             return (attrs.evolve(scope, receiver=own), method) if not method.decorator_list and own else None
         made = scope.index.submodules.get(f"{scope.module}:{scope.owner}", {}).get(func.attr)  # type: ignore[attr-defined]
-        found = home_scope(scope, made, "forward") if made is not None else None
+        found = (home_scope(scope, made, "forward") if made is not None else None) or _elsewhere(scope, func.attr)
         return found if found is not None and not found[1].decorator_list else None
 
 
@@ -182,6 +183,15 @@ def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scop
         return None
     receiver = fn.args.args[0].arg if method and fn.args.args else None
     return Scope(index=scope.index, module=home, tree=tree, owner=target if method else None, receiver=receiver), fn
+
+
+def _elsewhere(scope: Scope, attr: str) -> tuple[Scope, _Function] | None:
+    """The ``forward`` of a submodule a base in another module, or a factory, makes (``submodule_forward.py``)."""
+    found = submodule_forward(scope.index, scope.module, scope.owner or "", attr)
+    if found is None:
+        return None
+    module, owner, tree, fn = found
+    return Scope(index=scope.index, module=module, tree=tree, owner=owner, receiver=fn.args.args[0].arg), fn
 
 
 def _held(index: object, home: str) -> ast.Module | None:

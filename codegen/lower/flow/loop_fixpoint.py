@@ -2,9 +2,15 @@
 
 A call made late in a loop's body may be read early in the next iteration: the state at the loop's head is what
 enters the loop merged with what comes back to it (the end of the body, each ``continue``). The body is walked
-without recording until that state no longer changes (at most ``_LOOP_LIMIT`` times), then once more from it,
-recording its steps. A ``while`` test reads at the head: what it reads is joined on every edge back to it. The loop
-is left through its ``else`` (from the head) and through each ``break``.
+without recording until that state no longer changes (at most ``_LOOP_LIMIT`` times; each iterate merged with the
+last, so the iterates only grow), then once more from it, recording its steps. A ``while`` test reads at the head:
+what it reads is joined on every edge back to it. The loop is left through its ``else`` (from the head) and through
+each ``break``.
+
+Where the state has not settled within the limit, the last iterate is no state the loop can be in: a call pending
+around the back edge under a name the iterate has not reached yet would go unjoined. The walk then takes the state
+it can prove instead (``_unsettled``): every pending call joined before the loop, at the end of the body and before
+each ``continue``, so the head holds nothing pending and, knowing no fork, claims none (flags guard every wait).
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from codegen.lower.flow.state import State, merge
+from codegen.lower.flow.state import EMPTY, State, joined, merge, pending
+from codegen.lower.flow.transfer import join_step, minimal_joins
 
 if TYPE_CHECKING:
     from codegen.lower.flow.analyze import Walk
@@ -40,9 +47,34 @@ def walk_loop(
     """The state after the loop ``stmt`` entered in ``state`` (``enter``: what starting an iteration binds;
     ``test``: what a ``while`` test reads)."""
     head = _head(walk, stmt, state, enter, test)
+    if head is None:
+        return _unsettled(walk, stmt, state, enter, test)
     _, loop = _iterate(walk, stmt, head, enter, test)
     exits = walk.block(stmt.orelse, head) if stmt.orelse else _ran_out(walk, stmt, state, head, enter)
     return merge(exits, *loop.breaks)
+
+
+def _unsettled(
+    walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None
+) -> State | None:
+    """The loop whose head did not settle: every pending call joined on each edge into the head (before the loop,
+    at the end of the body, before each ``continue``), so the body is walked, recording, from a head with nothing
+    pending; the loop runs out, or leaves its ``else``, in that state."""
+    _join_all(walk, ("before", stmt, ""), state)
+    out, loop = _iterate(walk, stmt, EMPTY, enter, test)
+    if out is not None:
+        _join_all(walk, ("end", stmt, "body"), out)
+    for at, left in loop.continues:
+        _join_all(walk, ("before", at, ""), left)
+    exits = walk.block(stmt.orelse, EMPTY) if stmt.orelse else EMPTY
+    return merge(exits, *loop.breaks)
+
+
+def _join_all(walk: Walk, anchor: tuple[str, ast.AST, str], state: State) -> State:
+    """Join, at ``anchor``, every call pending in ``state``."""
+    joins = minimal_joins([join_step(p, state) for p in pending(state)], state)
+    walk.place(anchor, [*joins])
+    return joined(state, (p.site for p in pending(state)))
 
 
 def _ran_out(walk: Walk, stmt: _Looping, state: State, head: State, enter: Callable[[State], State]) -> State | None:
@@ -61,18 +93,26 @@ def _ran_out(walk: Walk, stmt: _Looping, state: State, head: State, enter: Calla
     return merge(None if stmt in walk.last.entered else state, out, *(s for _, s in loop.continues))
 
 
-def _head(walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None) -> State:
-    """The state at the loop's head, iterated to a fixed point (nothing recorded)."""
+def _head(
+    walk: Walk, stmt: _Looping, state: State, enter: Callable[[State], State], test: set[str] | None
+) -> State | None:
+    """The state at the loop's head, iterated to a fixed point (nothing recorded); None where it does not settle
+    within ``_LOOP_LIMIT`` iterations. Each iterate merges the last with what comes back to the head, so it only
+    grows: an iteration that joins a call a larger head carries (``z = z + w`` reads ``w``, which the head holds
+    only once the copies ``w = v``, ``v = u`` carried a result around twice) must not shrink the head again, or
+    the iterates cycle and the last one may miss a result still in flight."""
     recording, walk.recording = walk.recording, False
     head = state
-    for _ in range(_LOOP_LIMIT):
-        out, loop = _iterate(walk, stmt, head, enter, test)
-        new_head = merge(state, out, *(s for _, s in loop.continues))
-        if new_head == head:
-            break
-        head = new_head if new_head is not None else state
-    walk.recording = recording
-    return head
+    try:
+        for _ in range(_LOOP_LIMIT):
+            out, loop = _iterate(walk, stmt, head, enter, test)
+            new_head = merge(head, out, *(s for _, s in loop.continues))
+            if new_head == head:
+                return head
+            head = new_head if new_head is not None else state
+        return None
+    finally:
+        walk.recording = recording
 
 
 def _iterate(
