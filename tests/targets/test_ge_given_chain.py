@@ -10,7 +10,8 @@ KV half. Before, the first call led a chain, so neither the given rule nor the o
 Now: one switch, no edge. An edge stays where a later call of the chain reads what the function made
 (``made_first``: ``_kv_sum(kv, h)``, ``h = x.sin()`` before the caller's other work), where a
 method of the object ran first (``method_first``: it may change the state the chain reads), and where ``model.py``
-is transformed alone (the base class is unknown, so ``self.q_norm`` may be a method).
+is transformed alone with no ``weights.py`` beside it (the base class is unknown, so ``self.q_norm`` may be a
+method); alone with ``weights.py`` on disk, the run reads the base's facts from it (``sibling_files.py``).
 """
 
 from __future__ import annotations
@@ -104,10 +105,10 @@ WANT = {
 }
 
 
-def _entry(tmp_path: Path) -> Entry:
+def _entry(tmp_path: Path, files: dict[str, str] = FILES) -> Entry:
     folder = tmp_path / "pkg_ge_given_chain"
     folder.mkdir(exist_ok=True)
-    for name, source in FILES.items():
+    for name, source in files.items():
         (folder / name).write_text(source, encoding="utf-8")
     return Entry(name="ge_given_chain", package="pkg_ge_given_chain", path=folder, idioms=(), upstream=(), needs=())
 
@@ -133,8 +134,15 @@ def test_an_edge_stays_where_the_caller_made_or_may_change_what_the_chain_reads(
     assert body.count("npu_stream_switch") == 1 and _edges(body) > 0, body
 
 
-def test_alone_the_base_is_unknown_and_the_edge_stays(tmp_path: Path) -> None:
+def test_alone_the_base_is_read_from_disk(tmp_path: Path) -> None:
     body = method_source(_generated(tmp_path, alone=True)[1], "chained")
+    assert body.count("npu_stream_switch") == 1 and _edges(body) == 0, body
+
+
+def test_alone_without_the_base_the_edge_stays(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    entry = _entry(tmp_path, {k: v for k, v in FILES.items() if k != "weights.py"})
+    body = method_source(generated_package(entry, "ge", tmp_path / "out", alone=True)[1]["model.py"], "chained")
     assert _edges(body) > 0, body
 
 
