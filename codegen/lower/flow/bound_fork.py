@@ -11,7 +11,7 @@ nothing between binds them or writes in place: the stream waited for them alread
 
 Between the binders and the call (every statement whose lines lie between, on any branch, none in a loop): no
 compound statement but ``if``; nothing binds or deletes what the call reads, or its guard's root; nothing writes
-in place what may share memory with what it reads (``input_aliases.py``; itself, or through a helper of the
+in place what may share memory with what it reads (``binding_aliases.py``; itself, or through a helper of the
 module), stores an attribute, or reads a result of the call's stream; a call on the caller's object only where
 the call reads none of that object's state. The call computes
 no argument on the caller's stream just before it.
@@ -28,7 +28,7 @@ from codegen.lower.flow.crossing_calls import touches_across
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs
-from codegen.lower.flow.input_aliases import alias_groups, widened
+from codegen.lower.flow.input_aliases import widened
 from codegen.lower.flow.object_calls import calls_receiver, stores_attribute
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes
@@ -71,7 +71,7 @@ def _quiet(facts: CallerFacts, site: Site, binders: frozenset[int]) -> bool:
     reads = frozenset(call_inputs(facts, site))
     held = _Held(
         names=reads | ({guard.split(".")[0]} if guard else set()),
-        memory=widened(reads, alias_groups(_assignments(facts))),
+        memory=widened(reads, facts.planned.groups),
         stream=frozenset().union(*(s.names for s in facts.sites if s.tag == site.tag)),
         state=bool(site.state_read(frozenset())),
         site=site,
@@ -86,11 +86,6 @@ class _Held:
     stream: frozenset[str]  # what calls on its stream bind: the caller's stream reads none of it
     state: bool  # it reads state of the caller's object: nothing between calls on that object
     site: Site  # the call: a call between on a third stream touches none of its memory (``crossing_calls.py``)
-
-
-def _assignments(facts: CallerFacts) -> ast.Module:
-    """The caller's assignments, as a tree ``alias_groups`` walks."""
-    return ast.Module(body=[s for s in facts.blocks if isinstance(s, ast.Assign)], type_ignores=[])
 
 
 def _at(node: ast.stmt | ast.expr) -> tuple[int, int]:

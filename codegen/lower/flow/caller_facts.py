@@ -63,6 +63,7 @@ class Planned:
     splits: dict[ast.stmt, tuple[str, ast.expr]] = attrs.Factory(dict)  # statement -> (name, its first operand)
     narrowed: Narrowed | None = None  # the caller as it runs where a site's guard holds
     views: dict[ast.stmt, SiteView] = attrs.Factory(dict)  # each call as the analysis saw it (``planner._view``)
+    groups: dict[str, frozenset[str]] = attrs.Factory(dict)  # names that may share memory (binding_aliases.py)
 
 
 @attrs.frozen(kw_only=True)

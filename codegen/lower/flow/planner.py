@@ -127,6 +127,7 @@ def _planned(
         splits=splits,
         narrowed=narrowed,
         views=found.views,
+        groups=found.groups,
     )
 
 
@@ -140,6 +141,7 @@ class Round:
     relations: CallRelations
     views: dict[ast.stmt, SiteView]
     result: Analysis
+    groups: dict[str, frozenset[str]]  # the names that may share memory (``binding_aliases.py``)
 
 
 def apart_round(
@@ -182,7 +184,7 @@ def _round(
     result = loop_events.analyzed(
         fn, sites, views, relations, context, following, false_at_last(fn, context.receiver, context.sized)
     )
-    return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result)
+    return Round(sites=sites, since=since, keys=keys, relations=relations, views=views, result=result, groups=groups)
 
 
 def _rerun(fn: ast.FunctionDef | ast.AsyncFunctionDef, **context: Any) -> Analysis:
