@@ -2,7 +2,7 @@
 
 ``xs = [a, b]``, ``r = self.side(xs)``, then ``for c in xs: c.add_(1)`` writes ``a`` and ``b`` while the side stream
 may still read them; so do ``for c in (a, b)``, ``[c.add_(1) for c in xs]`` and ``out[0] = a`` before the call
-with ``a.add_(1)`` after it. On main the names the planner groups (``input_aliases.py``) came only from plain
+with ``a.add_(1)`` after it. On main the names the planner groups (then ``input_aliases.py``) came only from plain
 reference copies and views, so ``c`` held none of ``xs``'s memory and ``a`` none of ``out``'s: the write ran before
 the join, and the race checker found the side stream's read and the caller's write with no wait between. Now a loop
 or comprehension target holds what its iterable may hold, and a container what is stored into it or taken in

@@ -1,7 +1,7 @@
 """Names of one function that may share memory, read per binding: a name bound twice holds two values.
 
 ``c = x.view(-1)``, later ``c = y.view(-1)``: ``c`` may be ``x``'s memory or ``y``'s, yet ``x`` and ``y`` share
-none. A union of every name a binding links (``input_aliases.py``) tied ``x`` to ``y`` through ``c``, and the
+none. A union of every name a binding links (the grouping this replaced) tied ``x`` to ``y`` through ``c``, and the
 results of two calls the run cannot read given one flag (``a = ext.f(x, flag)``, ``b = ext.f(w, flag)``) tied ``x``
 to ``w`` through ``flag``: a side call reading ``w`` was joined before the caller wrote ``x``. Here each binding of a
 name is a node pointing to every binding of the names whose memory it may be (a view or reference copy:
@@ -23,7 +23,7 @@ from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
-__all__ = ["Binding", "binding_groups"]
+__all__ = ["Binding", "binding_groups", "widened"]
 
 Binding = tuple[ast.AST, frozenset[str], frozenset[str]]  # (the binding node, names it binds, memory they may be)
 _Node = tuple[str, int]  # a name and the statement binding it (0: every other binding, its value on entry too)
@@ -97,3 +97,8 @@ def _reached(start: _Node, links: dict[_Node, frozenset[str]], nodes: dict[str, 
             seen |= fresh
             left.extend(fresh)
     return frozenset(seen)
+
+
+def widened(inputs: frozenset[str], groups: dict[str, frozenset[str]]) -> frozenset[str]:
+    """``inputs`` with every name that may share memory with one of them."""
+    return inputs.union(*(groups.get(name, frozenset()) for name in inputs))

@@ -23,12 +23,12 @@ import ast
 
 import attrs
 
+from codegen.lower.flow.binding_aliases import widened
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.crossing_calls import touches_across
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fold import Fork
 from codegen.lower.flow.fork import call_inputs
-from codegen.lower.flow.input_aliases import widened
 from codegen.lower.flow.object_calls import calls_receiver, stores_attribute
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.writes import inplace_writes

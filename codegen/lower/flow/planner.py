@@ -172,7 +172,7 @@ def _round(
     aliasing: tuple[dict[str, frozenset[str]], dict[ast.stmt, frozenset[str]]],
     following: dict[ast.stmt, Anchor],
 ) -> Round:
-    """One analysis; ``aliasing``: the names that may share memory (``input_aliases.py``), and what the calls
+    """One analysis; ``aliasing``: the names that may share memory (``binding_aliases.py``), and what the calls
     left on the caller's stream so far write."""
     groups, dropped = aliasing
     since = min((s.stmt.lineno for s in sites), default=0)

@@ -18,9 +18,8 @@ from collections.abc import Callable, Mapping
 from codegen.frontend.signature import ParamKind, Signature, signature_of
 from codegen.index.per_index import per_run
 from codegen.index.walked import walked_of
-from codegen.lower.flow.binding_aliases import Binding, binding_groups
+from codegen.lower.flow.binding_aliases import Binding, binding_groups, widened
 from codegen.lower.flow.call_state_writes import Scope
-from codegen.lower.flow.input_aliases import widened
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Held", "returned_arguments", "returned_params"]

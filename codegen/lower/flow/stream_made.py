@@ -3,7 +3,7 @@ earlier call on the stream wrote.
 
 A call reading only what calls on its stream made needs no ``record_stream``: that memory is the side stream's own
 (``keep_alive.py``). The analysis also counts, among what a pending call made, every name that may share memory
-with one it writes in place (``input_aliases.py`` widens the write to the name's group, so that a later read of any
+with one it writes in place (``binding_aliases.py`` widens the write to the name's group, so that a later read of any
 of them joins it): ``keys, scales = caches``, then ``self.quant(k, keys)`` writing ``keys``, puts ``scales`` there
 too. That grouping orders reads; it says nothing of whose memory ``scales`` is. A later call on the stream given
 ``scales`` (``self.scale(s, scales)``, nested under the quantization's ``if``) reads a tensor the caller made, which

@@ -1,7 +1,7 @@
 """A name kept alive at a join is one the caller has bound there: a name first bound further down is left out.
 
 A call's join keeps its results for the caller's stream (``keep_alive.results_to_keep``), and the names the call
-holds include those the planner groups with what it writes (``input_aliases.py``: ``y = x[0]``, ``y = pick(x)``),
+holds include those the planner groups with what it writes (``binding_aliases.py``: ``y = x[0]``, ``y = pick(x)``),
 whatever their place in the function. Where such a name is first bound below the join, ``record_stream(y, ...)``
 there would read it unbound (``UnboundLocalError``). Its memory is the caller's own anyway (the side stream wrote
 it in place, it made none of it): nothing is lost by leaving it out. A name counts as bound from the first line that
