@@ -19,6 +19,7 @@ stream records after its wait for the third stream's join, and the side stream w
 from __future__ import annotations
 
 from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.paths_meet import any_meet
 from codegen.lower.flow.sites import Site
 
 __all__ = ["crossed_since", "touches_across"]
@@ -32,20 +33,10 @@ def touches_across(facts: CallerFacts, site: Site, other: Site) -> bool:
     if mine is None or theirs is None:
         return True
     names = mine.writes & (theirs.inputs | theirs.writes) or theirs.writes & (mine.inputs | mine.writes)
-    state = _meets(mine.state_writes, theirs.state | theirs.state_writes) or _meets(theirs.state_writes, mine.state)
+    state = any_meet(mine.state_writes, theirs.state | theirs.state_writes) or any_meet(theirs.state_writes, mine.state)
     return bool(names) or state
 
 
 def crossed_since(facts: CallerFacts, site: Site, since: int) -> bool:
     """A call after the call ``since`` and before ``site`` in source order touches across (above)."""
     return any(touches_across(facts, site, other) for other in facts.sites[since + 1 : site.index])
-
-
-def _meets(writes: frozenset[str], used: frozenset[str]) -> bool:
-    """State paths written and used meet: one is the other, lies under it, or either is a whole object's."""
-    return any(w == u or _under(w, u) or _under(u, w) for w in writes for u in used)
-
-
-def _under(path: str, whole: str) -> bool:
-    root = whole[:-2] if whole.endswith(".*") else whole
-    return whole == "*" or path.startswith(f"{root}.") or path.startswith(f"{root}[")

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.object_rebinds import rebound_chains
+from codegen.lower.flow.paths_meet import under
 from codegen.lower.flow.scalar_attributes import plain_state
 
 __all__ = ["rebound_keeps"]
@@ -46,15 +47,16 @@ def rebound_keeps(
 
 
 def _both(before: set[str], after: set[str], reads: frozenset[str]) -> set[str]:
-    """The chains stored both before and after the call, ``*`` (a computed ``setattr``) meeting any chain and
-    ``sub.*`` any of ``sub``'s: where both sides may store any attribute, each the call reads by name (one reading any
-    of them names none to keep)."""
+    """The chains stored both before and after the call, the narrower of two that meet (``paths_meet.under``): ``*``
+    (a computed ``setattr``) meets any chain, ``sub.*`` or ``sub`` any of ``sub``'s (a store of ``self.sub`` drops
+    the object holding ``sub.stash``); where both sides may store any attribute, each the call reads by name (one
+    reading any of them names none to keep)."""
     found = {b for a in before for b in after if _covers(a, b)} | {a for a in before for b in after if _covers(b, a)}
     return {c for c in found | (reads if "*" in found else frozenset()) if not c.endswith("*")}
 
 
 def _covers(wide: str, chain: str) -> bool:
-    return wide == chain or wide == "*" or (wide.endswith(".*") and chain.startswith(wide[:-1]))
+    return wide == chain or under(chain, wide)
 
 
 def _read(chain: str, reads: frozenset[str]) -> bool:
