@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from codegen.lower.flow.paths_meet import meets
 from codegen.lower.flow.state import Pending
 
 if TYPE_CHECKING:
@@ -48,10 +49,17 @@ def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relatio
 
 
 def touches(names: frozenset[str], reads: set[str]) -> bool:
-    """``reads`` reads one of ``names``: a name, an attribute of an object (``self.buf``), or, through a wildcard
-    (``self.*``) on either side, any attribute of that object."""
-    if names & reads:
-        return True
-    held = {n[:-1] for n in names if n.endswith(".*")}
-    called = {r[:-1] for r in reads if r.endswith(".*")}
-    return any(r.startswith(p) for p in held for r in reads) or any(n.startswith(p) for p in called for n in names)
+    """``reads`` (a statement's: the names whose data it reads, ``exprs.data_reads``, and what it reads of objects,
+    ``state_access.state_reads``) reads one of ``names`` (a pending call's: the names holding its results, the
+    state it writes): two meet (``paths_meet.py``), but for an attribute path under a plain name (``y.shape``
+    under ``y``, ``self.layers`` under ``self``), which here never needs a join. A read ``y.shape`` of a
+    pending ``y``: the data reads list ``y`` itself wherever the statement reads its data through the path
+    (they walk the chain to its root), so a path alone is a read of metadata or a view (``aliasing.py``: its
+    names then hold the result). A pending ``self.host_cache`` and a read ``self``: every chain the statement
+    reads under ``self`` is named (``self.layers``), and ``self`` given whole to a call is read as ``self.*``."""
+    return any(meets(n, r) and not _spelled_under(n, r) and not _spelled_under(r, n) for n in names for r in reads)
+
+
+def _spelled_under(path: str, name: str) -> bool:
+    """``path`` is a named attribute path under the plain name ``name`` (``self.buf`` under ``self``)."""
+    return name.isidentifier() and path.startswith(f"{name}.") and not path.endswith("*")

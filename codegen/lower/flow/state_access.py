@@ -141,11 +141,14 @@ def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
 
 def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
     """What of objects' state ``stmt`` may read: ``root.attr`` for each attribute chain (``self.buf``), and
-    ``root.*`` for a call of one of ``methods`` (``self.helper(x)`` may read any attribute of ``self``)."""
+    ``root.*`` for a call of one of ``methods`` (``self.helper(x)`` may read any attribute of ``self``) or an object
+    a call is given whole (``peek(self)``)."""
     found: set[str] = set()
     for node in walked(stmt):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             found.add(f"{node.value.id}.{node.attr}")
+        if isinstance(node, ast.Call):
+            found |= {f"{a.id}.*" for a in _given(node) if isinstance(a, ast.Name)}
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -154,3 +157,9 @@ def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
         ):
             found.add(f"{node.func.value.id}.*")
     return found
+
+
+def _given(call: ast.Call) -> list[ast.expr]:
+    """The values a call is given (``*xs`` and ``**kw``: their containers)."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return [v.value if isinstance(v, ast.Starred) else v for v in values]
