@@ -19,12 +19,10 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from codegen.lower.flow import item_stores
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -118,16 +116,12 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
 
 
 def _body(method: str) -> str:
-    return method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
+    return method_source(generated(SOURCE), method)
 
 
 def _sync(method: str, target: str) -> dict[str, int]:
-    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x))
-    return count_graph(trace.dynamo[0])
+    return sync_counts(generated(SOURCE, target), target, method, x, _want(method, x))
 
 
 def test_one_fork_per_micro_batch_and_one_wait_after_the_loop() -> None:

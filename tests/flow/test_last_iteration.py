@@ -17,11 +17,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import TARGETS, eager_result, generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -85,33 +83,16 @@ class Model(nn.Module):
         return h + w.sum()
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
 _METHODS = ["ahead", "maybe_empty", "wraps_around"]
 
 
 def _code(target: str = "portable") -> str:
-    return transform_source(SOURCE, path="m.py", target=target)
-
-
-def _want(method: str, x: torch.Tensor) -> torch.Tensor:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    torch.manual_seed(0)
-    model = namespace["Model"]()  # type: ignore[operator]
-    return getattr(model, method)(x * 1)  # type: ignore[no-any-return]
+    return generated(SOURCE, target)
 
 
 def _sync(method: str, target: str) -> dict[str, int]:
     x = torch.randn(4, 3)
-    want = _want(method, x)
-
-    def build(m: object) -> torch.nn.Module:
-        torch.manual_seed(0)
-        return m.Caller(method)  # type: ignore[attr-defined, no-any-return]
-
-    trace = trace_graph(_code(target), target, build, (x,), eager_first=target in ("cuda", "npugraph_ex"))
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    return sync_counts(_code(target), target, method, x, eager_result(SOURCE, method, x))
 
 
 def test_no_wait_after_a_loop_whose_last_iteration_stages_nothing() -> None:
@@ -131,7 +112,7 @@ def test_sync_calls() -> None:
     assert dict(_sync("ahead", "portable")) == {"switch": 3, "record": 4, "wait": 4, "record_stream": 1}
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", _METHODS)
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] >= 1

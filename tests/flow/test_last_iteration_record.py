@@ -17,12 +17,10 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import NATIVE, TARGETS, eager_result, generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from codegen.lower.flow import next_iteration
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -87,39 +85,18 @@ class Model(nn.Module):
         return h + self.host.sum(0)
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
 _METHODS = ["offload_each", "breaks_early", "read_in_loop"]
 
 
 def _code(target: str = "portable") -> str:
-    return transform_source(SOURCE, path="m.py", target=target)
-
-
-def _want(method: str, x: torch.Tensor, runs: int) -> torch.Tensor:
-    """The result of the ``runs``-th call (a native target runs once eagerly first; ``host`` keeps its copies)."""
-    torch.manual_seed(0)
-    model = _eager_model()
-    return [getattr(model, method)(x * 1) for _ in range(runs)][-1]
-
-
-def _eager_model() -> torch.nn.Module:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    return namespace["Model"]()  # type: ignore[operator]
+    return generated(SOURCE, target)
 
 
 def _sync(method: str, target: str) -> dict[str, int]:
+    """The eager reference is the second call on a native target (run once eagerly first; ``host`` keeps copies)."""
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    want = _want(method, x, 2 if native else 1)
-
-    def build(m: object) -> torch.nn.Module:
-        torch.manual_seed(0)
-        return m.Caller(method)  # type: ignore[attr-defined, no-any-return]
-
-    trace = trace_graph(_code(target), target, build, (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    want = eager_result(SOURCE, method, x, runs=2 if target in NATIVE else 1)
+    return sync_counts(_code(target), target, method, x, want)
 
 
 def test_recorded_and_kept_by_the_next_iteration_test() -> None:
@@ -141,7 +118,7 @@ def test_sync_calls() -> None:
     assert dict(_sync("offload_each", "portable")) == {"switch": 3, "record": 4, "wait": 4, "record_stream": 2}
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", _METHODS)
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] >= 1

@@ -14,11 +14,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import TARGETS, eager_result, generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -96,35 +94,18 @@ class Model(nn.Module):
 """ + caller_source()
 
 PAIR = '("m.Model.stage.join", "m.Model.stage.join.2")'
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
 
 
 def _code(target: str = "portable") -> str:
-    return transform_source(SOURCE, path="m.py", target=target)
-
-
-def _want(method: str, x: torch.Tensor, layers: int, multistream: bool = True) -> torch.Tensor:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    torch.manual_seed(0)
-    model = namespace["Model"](layers, multistream)  # type: ignore[operator]
-    return getattr(model, method)(x * 1)  # type: ignore[no-any-return]
+    return generated(SOURCE, target)
 
 
 def _sync(
     method: str, target: str, layers: int = 4, code: str | None = None, multistream: bool = True
 ) -> dict[str, int]:
     x = torch.randn(4, 3)
-    want = _want(method, x, layers, multistream)
-
-    def build(m: object) -> torch.nn.Module:
-        torch.manual_seed(0)
-        return m.Caller(method, layers, multistream)  # type: ignore[attr-defined, no-any-return]
-
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use
-    trace = trace_graph(code or _code(target), target, build, (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    want = eager_result(SOURCE, method, x, layers, multistream)
+    return sync_counts(code or _code(target), target, method, x, want, layers, multistream)
 
 
 def test_the_read_waits_for_the_last_iterations_staging_only() -> None:
@@ -151,14 +132,14 @@ def test_one_event_where_slots_are_not_needed_or_not_exact(method: str) -> None:
 
 
 @pytest.mark.parametrize("layers", [1, 2, 3, 4])
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", ["apart", "every"])
 def test_race_free_and_exact(method: str, target: str, layers: int) -> None:
     assert _sync(method, target, layers)["switch"] >= 1
 
 
 @pytest.mark.parametrize("layers", [1, 3])
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 def test_single_stream_when_the_guard_is_off(target: str, layers: int) -> None:
     assert _sync("apart", target, layers, multistream=False)["switch"] == 0
 

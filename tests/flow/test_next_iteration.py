@@ -16,12 +16,10 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import TARGETS, generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from codegen.lower.flow import next_iteration
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -85,22 +83,17 @@ class Model(nn.Module):
         return torch.cat(outs)
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
 _METHODS = ["last_in_loop", "work_after_loop", "not_last", "two_calls_last", "counted_by_len"]
 
 
 def _body(method: str) -> str:
-    return method_source(transform_source(SOURCE, path="m.py", target="portable"), method)
+    return method_source(generated(SOURCE), method)
 
 
 def _sync(method: str, target: str) -> dict[str, int]:
-    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
     want = (x + 1) * 2 + (x * 3 if method == "work_after_loop" else x * 3 * 2 if method == "two_calls_last" else 0)
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    return sync_counts(generated(SOURCE, target), target, method, x, want)
 
 
 def test_kept_only_where_another_iteration_follows() -> None:
@@ -124,7 +117,7 @@ def test_the_second_of_two_calls_keeps_only_for_a_next_iteration() -> None:
     assert body.index('runtime.record_stream(h, "side")') < body.index("side_again") < body.index("record_stream(g")
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", _METHODS)
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] == (4 if method == "two_calls_last" else 2)

@@ -18,12 +18,10 @@ import re
 import pytest
 import torch
 from method_caller import caller_source
+from method_trace import TARGETS, generated, sync_counts
 
-from bench.sync_count import count_graph
-from codegen.driver.api import transform_source
 from codegen.lower.flow import returned_state
 from npudsl import StreamRaceError
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -111,7 +109,6 @@ class Model(nn.Module):
         return out + c + z
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda"]
 _DROPPED = ["plain", "looped"]
 _KEPT = ["rebound", "other_store", "reset"]
 
@@ -126,16 +123,12 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
 
 
 def _sync(method: str, target: str) -> dict[str, int]:
-    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x))
-    return count_graph(trace.dynamo[0])
+    return sync_counts(generated(SOURCE, target), target, method, x, _want(method, x))
 
 
 def _kept(method: str) -> set[str]:
-    code = transform_source(SOURCE, path="m.py", target="portable")
+    code = generated(SOURCE)
     body = code.split(f"    def {method}(self, x):")[1].split("\n    def ")[0]
     return set(re.findall(r"record_stream\((\w+(?:\[i\])?\.\w+), ", body))
 
@@ -152,7 +145,7 @@ def test_the_keep_stays_where_the_caller_may_drop_it(method: str) -> None:
     assert any(k.endswith(".c") for k in _kept(method)), _kept(method)
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", _DROPPED + _KEPT)
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] > 0
