@@ -25,6 +25,7 @@ from codegen.lower.flow.class_state import ClassState, Effect, sequence
 from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
+from codegen.lower.flow.spelling import spelled_expr
 
 __all__ = ["given_arguments", "state_keeps", "through_locals"]
 
@@ -81,7 +82,7 @@ def _param_keeps(index: Any, here: Here, module: str, fn: _Function, name: str, 
     named = (
         _named(cls[1] if cls else None, fn.body, lambda n: isinstance(n, ast.Name) and n.id == name) if cls else None
     )
-    return None if named is None or not _plain(argument) else [f"{ast.unparse(argument)}.{a}" for a in sorted(named)]
+    return None if named is None or not _plain(argument) else [f"{spelled_expr(argument)}.{a}" for a in sorted(named)]
 
 
 def _chain_keeps(
@@ -100,7 +101,7 @@ def _chain_keeps(
     if cls is None or index_given is None or not isinstance(index_given, (ast.Name, ast.Constant)):
         return None
     named = _named(cls, fn.body, chain.holds)
-    spelled = f"{receiver}.{'.'.join(chain.path)}[{ast.unparse(index_given)}]"
+    spelled = f"{receiver}.{'.'.join(chain.path)}[{spelled_expr(index_given)}]"
     return None if named is None else [f"{spelled}.{a}" for a in sorted(named)]
 
 
@@ -149,8 +150,8 @@ def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tup
             continue
         target = stmt.targets[0]
         if isinstance(target, ast.Name) and stored.count(target.id) == 1 and _attributes(stmt.value):
-            held[ast.unparse(stmt.value)] = target.id
-    targets = [ast.unparse(t) for t in walked_of(fn, ast.Attribute) if not isinstance(t.ctx, ast.Load)]
+            held[spelled_expr(stmt.value)] = target.id
+    targets = [spelled_expr(t) for t in walked_of(fn, ast.Attribute) if not isinstance(t.ctx, ast.Load)]
     held = {text: name for text, name in held.items() if not any(t.startswith(text) for t in targets)}
     return tuple(_respelled(k, held) for k in keeps)
 
