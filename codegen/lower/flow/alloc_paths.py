@@ -5,7 +5,7 @@ call on its stream that covers it (``relations.covers``: it forks wherever the c
 call's work too), counted only once the path went past that call. A statement may allocate when it runs an op that
 is not a view (``aliasing.py``) nor a lookup in a mapping by a string (``table[f"c{r}a"]``: a tensor is never indexed
 by one), leaves (a ``return`` or jump without the join), is a loop, ``with`` or ``try``, or is an ``if`` whose test
-may compute (``ge_before.works``: a test that only compares and combines names, attributes and constants,
+may compute (``quiet_tests.compares_only``: a test that only compares and combines names, attributes and constants,
 ``if self.compress_ratio == 4:``, allocates nothing in a captured graph, where a tensor compared would be a branch
 on data that one graph cannot hold; and eagerly the frame holds the name). An ``if`` whose test runs none is followed
 into both branches and past its end. A statement wrapped on a stream whose guard holds wherever the call forked runs

@@ -13,10 +13,9 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow.exprs import runs_op
+from codegen.lower.flow.quiet_tests import compares_only
 
 __all__ = ["nothing_before", "works"]
-
-_QUIET = (ast.Compare, ast.BoolOp, ast.Attribute, ast.Name, ast.Constant, ast.expr_context, ast.cmpop, ast.boolop)
 
 
 def nothing_before(stmt: ast.stmt, parents: dict) -> bool:
@@ -38,20 +37,9 @@ def works(node: ast.AST) -> bool:
     """``node`` may run an op whose result another op could read (a statement, or an ``if`` test)."""
     if isinstance(node, ast.If) and not node.orelse and _leaves(node.body):
         return works(node.test)  # the paths that go on never ran its body
-    if isinstance(node, ast.expr) and _quiet(node):
-        return False
+    if isinstance(node, ast.expr) and compares_only(node):
+        return False  # its ops, if any (a tensor compared), make only the value the branch reads
     return runs_op(node)
-
-
-def _quiet(expr: ast.expr) -> bool:
-    """A test made of comparisons, ``and``/``or``/``not``, names, attributes and constants: no call, no index,
-    no arithmetic, so its ops (if any: a tensor compared) make only the value the branch reads."""
-    nots = (ast.Not, ast.UnaryOp)  # ``not x`` only: ``-x`` and ``~x`` compute
-    return all(isinstance(n, _QUIET) or (isinstance(n, nots) and not _arithmetic(n)) for n in ast.walk(expr))
-
-
-def _arithmetic(node: ast.AST) -> bool:
-    return isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not)
 
 
 def _leaves(body: list[ast.stmt]) -> bool:

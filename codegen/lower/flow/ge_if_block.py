@@ -15,7 +15,7 @@ import ast
 
 import attrs
 
-from codegen.lower.flow.if_in_block import identity_test
+from codegen.lower.flow.quiet_tests import identity_test
 from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.plan import CallerPlan, Wrap
 

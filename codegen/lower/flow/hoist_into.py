@@ -25,7 +25,7 @@ import ast
 import copy
 from collections.abc import Mapping
 
-from codegen.lower.flow.if_in_block import identity_test
+from codegen.lower.flow.quiet_tests import identity_test
 
 __all__ = ["guarded_call", "into", "issued"]
 

@@ -7,7 +7,8 @@ second does not run. A careful engineer writes one ``with``: the ``if`` inside i
 join recorded once, at its end. The ``if`` joins the first call's block when:
 
 - its test runs no op, so the side stream may read it: names and constants compared by identity (``is``,
-  ``is not``), joined by ``and``/``or``/``not`` (testing a result of the first call so reads none of its data);
+  ``is not``), joined by ``and``/``or``/``not`` (``quiet_tests.identity_test``; testing a result of the first call
+  so reads none of its data);
 - it has no ``else``, and its body is one planned call on the same stream and priority, under a guard that
   holds exactly where the first call's does (the planner's keys, ``relations.covers`` both ways);
 - that call needs no fork of its own: nothing runs before it on the caller's stream but the reading of its guard
@@ -25,10 +26,11 @@ import ast
 import attrs
 
 from codegen.lower.flow.caller_facts import CallerFacts
+from codegen.lower.flow.quiet_tests import identity_test
 from codegen.lower.flow.sites import Site
 from codegen.lower.plan import Anchor, Assign, Cond, Record, Step, Wrap
 
-__all__ = ["flags_unread", "identity_test", "if_in_block"]
+__all__ = ["flags_unread", "if_in_block"]
 
 Steps = dict[Anchor, list[Step]]
 
@@ -64,20 +66,6 @@ def _following(
     switch, other = wraps[first.stmt].switch, wraps[then.stmt].switch
     same = (switch.tag, switch.priority) == (other.tag, other.priority)
     return outer if one and same and _unforked(then, facts, steps) else None
-
-
-def identity_test(test: ast.expr) -> bool:
-    """Names and constants compared by identity, joined by ``and``/``or``/``not``: no op runs (a name's truth
-    alone may be a tensor's, which is one)."""
-    match test:
-        case ast.BoolOp(values=parts):
-            return all(identity_test(part) for part in parts)
-        case ast.UnaryOp(op=ast.Not(), operand=operand):
-            return identity_test(operand)
-        case ast.Compare(left=left, ops=ops, comparators=rest):
-            identity = all(isinstance(op, (ast.Is, ast.IsNot)) for op in ops)
-            return identity and all(isinstance(v, (ast.Name, ast.Constant)) for v in (left, *rest))
-    return False
 
 
 def _unforked(then: Site, facts: CallerFacts, steps: Steps) -> bool:
