@@ -5,7 +5,8 @@ that writes in place what it reads (on its own stream, the stream orders them), 
 stream reading state the pending call may have changed, and before a statement writing in place state the
 pending call reads: on the caller's stream (``state_writes.py``: by its spelling or through the functions its
 calls run), or in a planned call's body on another stream. Names of state are attribute chains (``self.buf``), a
-wildcard (``self.*``) standing for any attribute of the object (:func:`touches`).
+wildcard (``self.*``) standing for any attribute of the object; two meet as ``paths_meet.py`` says, but for what a
+statement reads of a pending call's names (:func:`touches`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from codegen.lower.flow.paths_meet import meets
+from codegen.lower.flow.paths_meet import any_meet, meets
 from codegen.lower.flow.state import Pending
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def writes_apart(entry: Pending, site: SiteView | None, relations: Relations) ->
 
 def state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -> bool:
     """The call reads state ``entry`` may have changed, on another stream (its own stream's needs no join)."""
-    if site is None or not touches(entry.names, set(site.state)):
+    if site is None or not any_meet(entry.names, site.state):
         return False
     return relations.consume(entry.site, site.index) != "none"
 
@@ -43,7 +44,7 @@ def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relatio
     if not read:
         return False
     written = set(site.state_writes) if site is not None else set(relations.state_written(stmt))
-    if not written or not touches(read, written):
+    if not written or not any_meet(read, written):
         return False
     return site is None or relations.consume(entry.site, site.index) != "none"
 
