@@ -4,7 +4,8 @@
 caller's stream, through a function given the object. The statement names no attribute of ``self``, so no path it
 read met the pending write and the join waited for ``y + z``: the race checker saw ``self.acc`` written on 'side'
 and read on 'default' with nothing in between. A call given an object whole reads it as ``self.*``
-(``state_access.state_reads``), which meets every path of the object (``paths_meet.py``). A statement reading
+(``state_access.state_reads``), which meets every path of the object (``paths_meet.py``); an alias of the object
+(``me = self``) holds the pending call's paths under its own name (``aliasing.rerooted``). A statement reading
 another attribute of the object (``self.scale``) still runs before the join: its reads are named by their paths.
 """
 
@@ -46,6 +47,13 @@ class Model(nn.Module):
         z = peek(self)
         return y + z + w
 
+    def passes_alias(self, x):
+        y = self.bump(x)
+        me = self
+        w = x * 3
+        z = peek(me)
+        return y + z + w
+
     def reads_other(self, x):
         y = self.bump(x)
         s = self.scale * 2
@@ -77,12 +85,18 @@ def test_joined_before_the_object_is_given_whole() -> None:
     assert body.index("w = x * 3") < wait < body.index("z = peek(self)")
 
 
+def test_joined_before_an_alias_of_the_object_is_given_whole() -> None:
+    body = method_source(_code(), "passes_alias")
+    wait = body.index('runtime.wait("m.Model.bump.join")')
+    assert body.index("w = x * 3") < wait < body.index("z = peek(me)")
+
+
 def test_another_attribute_read_before_the_join() -> None:
     body = method_source(_code(), "reads_other")
     assert body.index("s = self.scale * 2") < body.index('runtime.wait("m.Model.bump.join")')
 
 
 @pytest.mark.parametrize("target", _TARGETS)
-@pytest.mark.parametrize("method", ["passes_whole", "reads_other"])
+@pytest.mark.parametrize("method", ["passes_whole", "passes_alias", "reads_other"])
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] == 1

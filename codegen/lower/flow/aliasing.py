@@ -14,9 +14,10 @@ import ast
 from collections.abc import Set
 
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.paths_meet import under
 from codegen.lower.flow.schema import views_self
 
-__all__ = ["alias_groups", "aliasing", "views_of"]
+__all__ = ["alias_groups", "aliasing", "rerooted", "views_of"]
 
 
 def aliasing(stmt: ast.stmt) -> tuple[list[str], list[str]] | None:
@@ -78,3 +79,15 @@ def alias_groups(stmt: ast.stmt) -> list[tuple[frozenset[str], frozenset[str]]]:
     if pairs and len(target.elts) == len(value.elts) and all(isinstance(e, ast.Name) for e in target.elts):
         return [(frozenset({t.id}), frozenset({s})) for t, s in zip(target.elts, alias[1])]
     return [(frozenset(alias[0]), frozenset(alias[1]))]
+
+
+def rerooted(names: frozenset[str], targets: frozenset[str], sources: frozenset[str]) -> set[str]:
+    """A pending call's paths of state under a copied object, under its alias as well (``me = self`` after a call
+    writing ``self.acc``: ``me.acc``, read by ``peek(me)``); every attribute of the alias where it holds more than
+    the one object (``t = (self, x)``: ``t.*``)."""
+    parts = {n[len(s) :] for n in names for s in sources if under(n, s)}
+    if not parts:
+        return set()
+    if len(targets) == 1 and len(sources) == 1:
+        return {t + part for t in targets for part in parts}
+    return {f"{t}.*" for t in targets}

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import attrs
 
-from codegen.lower.flow.aliasing import alias_groups, aliasing
+from codegen.lower.flow.aliasing import alias_groups, aliasing, rerooted
 from codegen.lower.flow.crossing_writes import state_crosses, state_written, touches, writes_apart
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.item_stores import stored_only
@@ -193,5 +193,6 @@ def _rebind(stmt: ast.stmt, state: State) -> State:
             if held:
                 names |= targets
                 mixed[entry.site] = mixed.get(entry.site, frozenset()) | (targets if held != sources else set())
+            names |= rerooted(entry.names, targets, sources)
         update[entry.site] = frozenset(names)
     return renamed(state, update, mixed)
