@@ -12,6 +12,8 @@ tensor, so an op on it reads its memory) and, from the call's statement on (its 
 branch into what follows the ``if``; never past a loop's end or the function's), surely read it in an op before
 rebinding it (``used_params.py``): vllm-ascend's DSV4 attention reads ``cos`` and ``-sin`` after
 ``self._mla_prolog(...)``, while cann_v4_compressor's ``sparse_attn`` reads them only in some layers, which is no read.
+A caller that reads it only under a test of its object's fixed state leaves the keep where the test fails
+(``codegen/lower/flow/held_where.py``, which reads the callers through :func:`callers_of` and :func:`path_after`).
 """
 
 from __future__ import annotations

@@ -6,9 +6,11 @@ of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b]
 of the user's package (of the module, or imported from the package where the run holds its module), of a private method
 of the caller's class that no other class of its module defines (a subclass in another module overrides no private
 name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
-``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A tuple passed whole counts for one of its elements where
-the function surely reads that element. Anything else (a call the run cannot see, a value stored or returned) is no op
-here.
+``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A submodule of one of torch's layer classes (``self.proj =
+nn.Linear(...)``) reads the arguments its class's ``forward`` surely runs an op on, as torch's sources say
+(``torch_layer_reads.py``: ``nn.Linear`` its input; ``nn.Identity``, ``nn.Flatten``, ``nn.Dropout`` nothing). A tuple
+passed whole counts for one of its elements where the function surely reads that element. Anything else (a call the run
+cannot see, a value stored or returned) is no op here.
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """A private function's parameter is kept only where its callers do not surely read it again (``held_where.py``).
 
-vllm-ascend's DeepSeek-V4 attention hands ``hidden_states`` to ``_mla_prolog``, whose overlap stream reads it; after
-the prolog returns (joined), ``forward`` reads it again only in a c4 layer (``if self.compress_ratio == 4:``), through
-the indexer's compressor, an ``nn.Linear``. ``_linear`` here is that shape: the side stream reads ``x``, the caller's
-stream allocates before the join, and ``by_linear`` reads ``x`` again only under ``if self.kind == 4:``, in
-``self.proj(x)``. A call of an ``nn.Linear`` runs ``F.linear`` on its input (``torch_layer_reads.py``, from torch's
-sources), so where the test holds ``x`` lives past the join: the keep is made only where it fails (``self.kind !=
-4``). ``nn.Dropout`` hands its input to ``F.dropout`` with the module's mode (in eval: its input back, no kernel), and
-a test of an attribute a method other than ``__init__`` stores may change between the call and the test: both keep
-``x`` whole. ``by_always`` hands ``x`` to the ``nn.Linear`` on every path, after defining a function (a ``def``
-runs no op): ``_always`` keeps nothing. Every case runs race-checked on every target, both kinds, and equals the math; taking the conditional
-keep out races where the test fails.
+vllm-ascend's DeepSeek-V4 attention hands ``hidden_states`` to ``_mla_prolog``, whose overlap stream reads it; after the
+prolog returns (joined), ``forward`` reads it again only in a c4 layer (``if self.compress_ratio == 4:``), through the
+indexer's compressor, an ``nn.Linear``. ``_linear`` here is that shape: the side stream reads ``x``, the caller's stream
+allocates before the join, and ``by_linear`` reads ``x`` again only under ``if self.kind == 4:``, in ``self.proj(x)``. A
+call of an ``nn.Linear`` runs ``F.linear`` on its input (``torch_layer_reads.py``, from torch's sources), so where the
+test holds ``x`` lives past the join: the keep is made only where it fails (``self.kind != 4``). ``nn.Dropout`` hands
+its input to ``F.dropout`` with the module's mode (in eval: its input back, no kernel), and a test of an attribute a
+method other than ``__init__`` stores may change between the call and the test: both keep ``x`` whole. ``by_always``
+hands ``x`` to the ``nn.Linear`` on every path, after defining a function (a ``def`` runs no op): ``_always`` keeps
+nothing. Every case runs race-checked on every target, both kinds, and equals the math; taking the conditional keep out
+races where the test fails.
 """
 
 from __future__ import annotations
@@ -64,6 +64,25 @@ class Model(nn.Module):
         w = z * 3
         return y + w
 
+    @on_stream("side")
+    def side_too(self, h):
+        return h * 5
+
+    def _folded(self, x: torch.Tensor) -> torch.Tensor:
+        t = x * 1
+        y = self.side(x)
+        u = self.side_too(t)
+        z = x + 1
+        w = z * 3
+        return y + u + w
+
+    def by_folded(self, x):
+        h = x * 1
+        out = self._folded(h)
+        if self.kind == 4:
+            out = out + self.proj(h)
+        return out * 2
+
     def _always(self, x: torch.Tensor) -> torch.Tensor:
         y = self.side(x)
         z = x + 1
@@ -111,6 +130,8 @@ def _code(target: str = "portable") -> str:
 
 def _want(method: str, x: torch.Tensor, kind: int) -> torch.Tensor:
     out = x * 2 + (x + 1) * 3
+    if method == "by_folded":
+        out = out + x * 5
     if method == "by_always":
         return out * 2 + 0.5 * x.sum(dim=-1, keepdim=True).expand_as(x)
     if kind == 4 and method == "by_dropout":
@@ -122,6 +143,11 @@ def _want(method: str, x: torch.Tensor, kind: int) -> torch.Tensor:
 
 def test_the_keep_is_made_only_where_the_callers_read_it_no_more() -> None:
     assert _UNLESS in method_source(_code(), "_linear")
+
+
+def test_a_keep_folded_into_an_earlier_call_s_block_keeps_its_own_condition() -> None:
+    source = method_source(_code(), "_folded")
+    assert _UNLESS in source and 'runtime.record_stream(t, "side")' in source.replace(_UNLESS, "")
 
 
 def test_no_keep_where_every_caller_hands_it_to_a_linear_after_a_nested_def() -> None:
@@ -136,7 +162,7 @@ def test_no_read_or_a_test_that_may_change_keeps_it_whole(method: str) -> None:
 
 @pytest.mark.parametrize("kind", [4, 1])
 @pytest.mark.parametrize("target", _TARGETS)
-@pytest.mark.parametrize("method", ["by_always", "by_linear", "by_dropout", "by_unfixed"])
+@pytest.mark.parametrize("method", ["by_always", "by_linear", "by_dropout", "by_unfixed", "by_folded"])
 def test_race_free_and_exact(method: str, target: str, kind: int) -> None:
     x = torch.randn(2, 3)
     native = target in ("cuda", "npugraph_ex")  # a native stream is made outside the graph: run once eagerly

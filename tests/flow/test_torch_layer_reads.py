@@ -49,8 +49,15 @@ from torch.nn import Linear, Identity as Same
 
 @pytest.mark.parametrize(
     ("dotted", "cls"),
-    [("nn.Linear", "Linear"), ("torch.nn.Linear", "Linear"), ("tnn.Dropout", "Dropout"), ("Linear", "Linear"),
-     ("Same", "Identity"), ("nn.Nothing", None), ("Other", None)],
+    [
+        ("nn.Linear", "Linear"),
+        ("torch.nn.Linear", "Linear"),
+        ("tnn.Dropout", "Dropout"),
+        ("Linear", "Linear"),
+        ("Same", "Identity"),
+        ("nn.Nothing", None),
+        ("Other", None),
+    ],
 )
 def test_a_class_is_found_through_the_module_s_imports(dotted: str, cls: str | None) -> None:
     index = build_index([("m", SOURCE)])
