@@ -12,6 +12,8 @@ tensor, so an op on it reads its memory) and, from the call's statement on (its 
 branch into what follows the ``if``; never past a loop's end or the function's), surely read it in an op before
 rebinding it (``used_params.py``): vllm-ascend's DSV4 attention reads ``cos`` and ``-sin`` after
 ``self._mla_prolog(...)``, while cann_v4_compressor's ``sparse_attn`` reads them only in some layers, which is no read.
+A caller that reads it only under a test of its object's fixed state leaves the keep where the test fails
+(``codegen/lower/flow/held_where.py``, which reads the callers through :func:`callers_of` and :func:`path_after`).
 """
 
 from __future__ import annotations
@@ -26,28 +28,53 @@ from codegen.index.used_params import READ, block_reads, element
 from codegen.index.walked import per_node, walked, walked_of
 from codegen.lower.flow.exprs import bound_names
 
-__all__ = ["held_by_callers"]
+__all__ = ["Callers", "callers_of", "held_by_callers", "path_after", "read_after"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@attrs.frozen
+class Callers:
+    """Every call of a function the run sees all of: its scope, the keys a caller may hold (each with its parameter
+    and element), and each call with its calling function and statement."""
+
+    scope: Scope
+    params: tuple[str, ...]
+    candidates: dict[str, tuple[str, int | None]]
+    calls: tuple[tuple[_Function, ast.stmt, ast.Call], ...]
+
+    def passed(self, call: ast.Call, key: str) -> str | None:
+        """The caller's key for ``key``: the name passed to its parameter, or that element of the tuple it names."""
+        return _passed(call, list(self.params), self.candidates[key])
 
 
 def held_by_callers(index: object, module: tuple[str, ast.Module], qualname: str, fn: _Function) -> frozenset[str]:
     """The parameters of ``fn`` (``qualname`` in ``module``: its run key and tree) that every caller reads again
     after the call (none where some caller may be unseen)."""
+    found = callers_of(index, module, qualname, fn)
+    if found is None:
+        return frozenset()
+    held = dict(found.candidates)
+    for caller, stmt, call in found.calls:
+        held = {k: v for k, v in held.items() if read_after(found.scope, caller, stmt, found.passed(call, k))}
+    return frozenset(held)
+
+
+def callers_of(index: object, module: tuple[str, ast.Module], qualname: str, fn: _Function) -> Callers | None:
+    """The calls of ``fn``, where the run sees them all (a private, undecorated function that is no stream
+    function, every mention of its name a direct call)."""
     owner = qualname.rpartition(".")[0] or None
     scope = Scope(index=index, module=module[0], tree=module[1], owner=owner)
     private = fn.name.startswith("_") and not fn.name.startswith("__")
     key = f"{scope.module}:{scope.owner}.{fn.name}" if scope.owner else f"{scope.module}:{fn.name}"
     if not private or fn.decorator_list or key in scope.index.callees:  # type: ignore[attr-defined]
-        return frozenset()
+        return None
     calls = _calls(scope, fn)
     if not calls:
-        return frozenset()
+        return None
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1 if scope.owner else 0 :]
-    held = _candidates(fn, params, method=scope.owner is not None)
-    for caller, stmt, call in calls:
-        held = {k: v for k, v in held.items() if _read_after(scope, caller, stmt, _passed(call, params, v))}
-    return frozenset(held)
+    candidates = _candidates(fn, params, method=scope.owner is not None)
+    return Callers(scope=scope, params=tuple(params), candidates=candidates, calls=tuple(calls))
 
 
 def _candidates(fn: _Function, params: list[str], *, method: bool) -> dict[str, tuple[str, int | None]]:
@@ -137,21 +164,36 @@ def _argument(call: ast.Call, params: list[str], param: str) -> str | None:
     return given.id if isinstance(given, ast.Name) else None
 
 
-def _read_after(scope: Scope, caller: _Function, stmt: ast.stmt, name: str | None) -> bool:
+def read_after(scope: Scope, caller: _Function, stmt: ast.stmt, name: str | None) -> bool:
     """``caller`` surely reads ``name`` (a name, or an element of the tuple one holds) in an op after ``stmt``
     (which must not rebind it)."""
-    if name is None or name.partition("[")[0] in bound_names(stmt) or isinstance(stmt, ast.Return):
+    path = path_after(scope, caller, stmt, name)
+    if path is None:
         return False
-    receiver = caller.args.args[0].arg if scope.owner and caller.args.args else None
-    here = attrs.evolve(scope, owner=_owner(scope, caller), receiver=receiver)
-    names = {name}
-    block, at = _place(caller, stmt)
-    while block is not None:
-        found = block_reads(here, block[at + 1 :], names)
+    here, blocks = path
+    names = {name} if name is not None else set()
+    for block in blocks:
+        found = block_reads(here, block, names)
         if found != "through":
             return found == READ
-        block, at = _outer_if(caller, block)
     return False
+
+
+def path_after(
+    scope: Scope, caller: _Function, stmt: ast.stmt, name: str | None
+) -> tuple[Scope, list[list[ast.stmt]]] | None:
+    """The caller's scope and the statements that run after ``stmt``, block by block (its block, then past the end of
+    each ``if`` branch into what follows the ``if``); None where ``stmt`` binds ``name`` or returns."""
+    if name is None or name.partition("[")[0] in bound_names(stmt) or isinstance(stmt, ast.Return):
+        return None
+    receiver = caller.args.args[0].arg if scope.owner and caller.args.args else None
+    here = attrs.evolve(scope, owner=_owner(scope, caller), receiver=receiver)
+    blocks: list[list[ast.stmt]] = []
+    block, at = _place(caller, stmt)
+    while block is not None:
+        blocks.append(block[at + 1 :])
+        block, at = _outer_if(caller, block)
+    return here, blocks
 
 
 def _owner(scope: Scope, caller: _Function) -> str | None:

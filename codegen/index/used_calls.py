@@ -6,9 +6,11 @@ of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b]
 of the user's package (of the module, or imported from the package where the run holds its module), of a private method
 of the caller's class that no other class of its module defines (a subclass in another module overrides no private
 name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
-``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A tuple passed whole counts for one of its elements where
-the function surely reads that element. Anything else (a call the run cannot see, a value stored or returned) is no op
-here.
+``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A submodule of one of torch's layer classes (``self.proj =
+nn.Linear(...)``) reads the arguments its class's ``forward`` surely runs an op on, as torch's sources say
+(``torch_layer_reads.py``: ``nn.Linear`` its input; ``nn.Identity``, ``nn.Flatten``, ``nn.Dropout`` nothing). A tuple
+passed whole counts for one of its elements where the function surely reads that element. Anything else (a call the run
+cannot see, a value stored or returned) is no op here.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from codegen.index.returned import bound_once
 from codegen.index.returns import home_of
 from codegen.index.submodule_forward import submodule_forward
 from codegen.index.walked import per_node, walked
+from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.torch_layer_reads import layer_reads, torch_layer
 
 __all__ = ["Scope", "Uses", "home_scope", "parents_of", "torch_names"]
 
@@ -108,6 +112,8 @@ class Uses:
         if self._torch(call.func):
             return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
         target = self._target(call.func)
+        if target is None and slot is not None and index is None:
+            return self._layer_reads(call.func, slot)
         if target is None or slot is None or self.depth >= _DEPTH:
             return False
         scope, fn = target
@@ -125,6 +131,21 @@ class Uses:
         while isinstance(func, ast.Attribute):
             func = func.value
         return isinstance(func, ast.Name) and func.id in torch_names(self.scope.tree)
+
+    def _layer_reads(self, func: ast.expr, slot: int | str) -> bool:
+        """``self.proj(x)`` of a submodule of torch's class whose ``forward`` surely reads that argument
+        (``torch_layer_reads.py``)."""
+        scope = self.scope
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or scope.owner is None:
+            return False
+        made = scope.index.submodules.get(f"{scope.module}:{scope.owner}", {}).get(func.attr)  # type: ignore[attr-defined]
+        if made is None:  # a module the run reads for its functions only (``returns.tree_of``)
+            classes = [c for c in scope.tree.body if isinstance(c, ast.ClassDef) and c.name == scope.owner]
+            made = scan.submodule_assignments(classes[0]).get(func.attr) if len(classes) == 1 else None
+        if func.value.id != scope.receiver or made is None:
+            return False
+        layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
+        return layer is not None and layer_reads(layer, slot)
 
     def _target(self, func: ast.expr) -> tuple[Scope, _Function] | None:
         """The function a call goes to: a module-level one, a method of the caller's class, a submodule's forward."""

@@ -9,8 +9,9 @@ that is no view and reads more than metadata, an argument of a ``torch`` functio
 submodule of the user's package surely uses in turn (read in its module's tree where the run holds it; a module the
 run lacks: no use). A view (``x.unsqueeze(1)``, ``x[0]``, ``v = x.view(...)``) is followed to its own use; a
 statement that calls a stream function of the run reads on another stream: no use. ``if`` branches must both use
-it; a loop, ``with`` or ``try`` uses it only in its header; a ``return`` without the use, a jump, ``raise``, or a
-rebinding of every name that holds it ends the path without one.
+it; a loop, ``with`` or ``try`` uses it only in its header; a ``def`` or ``class`` without decorators runs no op
+(its body runs later, if ever) and goes on; a ``return`` without the use, a jump, ``raise``, or a rebinding of
+every name that holds it ends the path without one.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def block_reads(scope: Scope, block: list[ast.stmt], names: set[str], depth: int
 def _statement(scope: Scope, stmt: ast.stmt, names: set[str], depth: int) -> str:
     if isinstance(stmt, ast.If):
         return READ if _reads(scope, stmt.test, names, depth) else _branches(scope, stmt, names, depth)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return FAIL if stmt.decorator_list or stmt.name in names else THROUGH  # runs no op (its body runs later)
     header = _header(stmt)
     if header is not None:
         if any(_reads(scope, h, names, depth) for h in header):
@@ -90,7 +93,7 @@ def _header(stmt: ast.stmt) -> list[ast.AST] | None:
         return [stmt.test]
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return [item.context_expr for item in stmt.items]
-    if isinstance(stmt, (ast.Try, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(stmt, (ast.Try, ast.Match)):
         return []
     return None
 

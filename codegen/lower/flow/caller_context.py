@@ -22,6 +22,7 @@ from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.distinct_items import distinct_lists
 from codegen.lower.flow.event_fork import EventForks, event_forks
+from codegen.lower.flow.held_where import held_where
 from codegen.lower.flow.helper_writes import helper_writes
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.local_returns import local_returns
@@ -63,6 +64,7 @@ class CallerContext:
     held_state: dict[ast.expr, frozenset[str]] = attrs.Factory(dict)  # state keeps results hold (returned_state.py)
     helper_writes: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # ``helper_writes.py``
     held_params: frozenset[str] = frozenset()  # parameters every caller reads after the call (``held_params.py``)
+    held_where: dict[str, str] = attrs.Factory(dict)  # ... where a test holds (``held_where.py``)
     object_state: ObjectState | None = None  # ``object_state.py``: what calls through its object change
     results: Pairs = attrs.Factory(list)  # names bound to an argument a call returns (``result_aliases.py``)
     event_forks: EventForks = attrs.Factory(EventForks)  # user events that may be calls' forks (``event_fork.py``)
@@ -98,6 +100,7 @@ def event_context(
         held_state=held_state(module.index, (module.ir.module_name, module.tree), fn, sites),
         helper_writes=helped,
         held_params=held_by_callers(module.index, (module.ir.module_name, module.tree), qualname, fn),
+        held_where=held_where(module.index, (module.ir.module_name, module.tree), qualname, fn),
         object_state=_object_state(module, qualname, receiver),
         results=result_aliases(fn, module.tree, _scope(module, qualname, receiver)),
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),

@@ -67,8 +67,9 @@ def _moved_keep(stmt: ast.stmt, wrap: Wrap, first: ast.stmt, earlier: Wrap, step
 
 
 def _with_kept(earlier: Wrap, keep: KeepAlive) -> Wrap:
-    """``earlier`` keeping alive what ``keep`` does too: in its own keep on that stream, or after its steps."""
-    kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep.stream]
+    """``earlier`` keeping alive what ``keep`` does too: in its own keep on that stream under the same condition (a
+    keep made only where callers read no more, ``held_where.py``, stays apart), or after its steps."""
+    kept = [s for s in earlier.enter if isinstance(s, KeepAlive) and s.stream == keep.stream and s.when == keep.when]
     if not kept:
         return attrs.evolve(earlier, enter=(*earlier.enter, keep))
     moved = attrs.evolve(kept[0], values=(*kept[0].values, *keep.values))

@@ -3,7 +3,8 @@
 A tensor the caller reads again after the call's join cannot be freed while the side stream reads it: the read
 comes after the wait. So ``keep_alive.py`` keeps no input that the caller reads at or after every join (a name of
 its own, a result the call returns holding it as it came, ``returned_inputs.py``), nor a parameter that every
-caller of the function reads again after the call (``codegen/index/held_params.py``).
+caller of the function reads again after the call (``codegen/index/held_params.py``); one every caller reads again
+only where a test of its object's fixed state holds is kept only where the test fails (``held_where.py``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from collections.abc import Mapping
 from codegen.index.used_params import element
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
+from codegen.lower.flow.held_where import unless
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join
+from codegen.lower.plan import Value
 
-__all__ = ["held_by_callers", "held_by_results", "held_past_join"]
+__all__ = ["held_by_callers", "held_by_results", "held_past_join", "kept_unless_held", "param_key"]
 
 
 def held_by_results(facts: CallerFacts, site: Site, name: str, applied: Mapping[ast.stmt, str]) -> bool:
@@ -32,15 +35,40 @@ def held_by_callers(facts: CallerFacts, site: Site, name: str) -> bool:
     """Every caller of the function reads again after the call (``held_params.py``), which comes after this call's
     join, the parameter ``name`` or the element of a tuple parameter that ``name`` is unpacked from; the function
     binds neither otherwise."""
-    if not facts.held_params or not site.callee.auto:  # type: ignore[attr-defined]
+    if not facts.held_params:
         return False
+    return param_key(facts, site, name) in facts.held_params
+
+
+def param_key(facts: CallerFacts, site: Site, name: str) -> str | None:
+    """The parameter ``name`` is, or the element of a tuple parameter it is unpacked from (``"kv_cache[4]"``),
+    where the function binds neither otherwise and the call is automatic (None: anything else)."""
+    if not site.callee.auto:  # type: ignore[attr-defined]
+        return None
     binders = [s for s in facts.blocks if name in bound_names(s) and not isinstance(s, COMPOUND)]
     key = name if not binders else _unpacked(binders, name)
-    if key is None or key not in facts.held_params:
-        return False
+    if key is None:
+        return None
     tuple_name = key.partition("[")[0]
     headers = [s for s in facts.blocks if isinstance(s, COMPOUND) and {name, tuple_name} & _header_binds(s)]
-    return not headers and not any(tuple_name in bound_names(s) for s in facts.simple if tuple_name != name)
+    rebound = any(tuple_name in bound_names(s) for s in facts.simple if tuple_name != name)
+    return None if headers or rebound else key
+
+
+def kept_unless_held(
+    facts: CallerFacts, site: Site, values: list[Value], held: Mapping[str, str]
+) -> tuple[list[Value], dict[str, list[Value]]]:
+    """``values`` split: those kept whatever happens, and by test those every caller reads again after the call
+    where the test holds (``held_where.py``): kept only where it fails, under ``unless(test)``."""
+    whole: list[Value] = []
+    unless_held: dict[str, list[Value]] = {}
+    for value in values:
+        key = param_key(facts, site, value.name) if held else None
+        if key in held:
+            unless_held.setdefault(unless(held[key]), []).append(value)  # type: ignore[index]
+        else:
+            whole.append(value)
+    return whole, unless_held
 
 
 def _unpacked(binders: list[ast.stmt], name: str) -> str | None:

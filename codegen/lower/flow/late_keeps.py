@@ -28,7 +28,7 @@ from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.keep_alive import split_of
 from codegen.lower.flow.sites import Site
-from codegen.lower.plan import Anchor, KeepAlive, Step, Value, Wrap
+from codegen.lower.plan import Anchor, Cond, KeepAlive, Step, Value, Wrap
 
 __all__ = ["late_keeps"]
 
@@ -42,7 +42,8 @@ def late_keeps(wraps: dict[ast.stmt, Wrap], facts: CallerFacts, steps: Steps, ap
         keep, where = _keep_of(site, wraps, steps)
         if keep is None or site.stmt in facts.looped or (facts.syncs[site.index].flag and not flagged(facts, site)):
             continue
-        stay = tuple(v for v in keep.values if not _moved(facts, site, v, wraps, steps, applied))
+        unless = _unless(facts, site, keep)
+        stay = tuple(v for v in keep.values if not _moved(facts, site, v, (wraps, steps, unless), applied))
         _replace(site, keep, stay, where, wraps, steps)
 
 
@@ -50,15 +51,26 @@ def _moved(
     facts: CallerFacts,
     site: Site,
     value: Value,
-    wraps: dict[ast.stmt, Wrap],
-    steps: Steps,
+    plan: tuple[dict[ast.stmt, Wrap], Steps, tuple[str, ...]],
     applied: dict[ast.stmt, str],
 ) -> bool:
-    """``value``'s keep placed before each first allocation after the call (none: it goes); False: it stays."""
+    """``value``'s keep placed before each first allocation after the call (none: it goes); False: it stays
+    (``plan``: the wraps, the steps, and the terms the keep holds beyond the call's guard, which it keeps)."""
+    wraps, steps, unless = plan
     places = first_allocations(facts, site, value.name, wraps, applied) if _movable(facts, site, value) else None
     for stmt, when in places or ():
-        steps.setdefault(("before", stmt, ""), []).insert(0, KeepAlive(stream=site.tag, when=when, values=(value,)))
+        keep = KeepAlive(stream=site.tag, when=Cond.of(when, *unless), values=(value,))
+        steps.setdefault(("before", stmt, ""), []).insert(0, keep)
     return places is not None
+
+
+def _unless(facts: CallerFacts, site: Site, keep: KeepAlive) -> tuple[str, ...]:
+    """The terms of ``keep``'s condition beyond the call's guard (``held_where.py``: made only where the callers
+    read the value no more)."""
+    sync = facts.syncs[site.index]
+    guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
+    terms = guard.terms if guard is not None else ()
+    return tuple(t for t in keep.when.terms if t not in terms) if keep.when is not None else ()
 
 
 def _keep_of(site: Site, wraps: dict[ast.stmt, Wrap], steps: Steps) -> tuple[KeepAlive | None, str]:

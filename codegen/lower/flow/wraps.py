@@ -26,6 +26,7 @@ from codegen.lower.flow.ahead_keeps import kept_ahead
 from codegen.lower.flow.before_call import before_call
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
+from codegen.lower.flow.held_past_join import kept_unless_held
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
 from codegen.lower.flow.item_slots import picked
@@ -188,8 +189,15 @@ class _Lowering:
         steps, sized = self.steps, self.context.sized
         test = another_iteration(self.facts, site, self.applied, steps, sized) if values or last else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
-        keep = KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))
-        return ([keep] if values else []), [Assign(name=flag, value=test)] if flag and test else []
+        values, unless_held = kept_unless_held(self.facts, site, values, self.context.held_where)
+        keeps: list[Step] = (
+            [KeepAlive(stream=site.tag, when=Cond.of(guard, flag), values=tuple(values))] if values else []
+        )
+        for unless, unread in unless_held.items():  # ``held_where.py``: kept only where the callers read it no more
+            keeps.append(KeepAlive(stream=site.tag, when=Cond.of(guard, flag, unless), values=tuple(unread)))
+            for value in unread:
+                self.kept.pop((value.name, site.tag), None)  # no later call counts on it (``kept_earlier.py``)
+        return keeps, [Assign(name=flag, value=test)] if flag and test else []
 
 
 def lower_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, planned: Planned, context: CallerContext) -> CallerPlan:
