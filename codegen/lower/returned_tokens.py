@@ -17,9 +17,9 @@ import attrs
 from codegen.frontend.ir import ModuleIR
 from codegen.index.index import RunIndex
 from codegen.index.returns import run_returns
-from codegen.lower.flow.ge_called import called_element
+from codegen.lower.flow.ge_called import called_element, made_by_callee
 from codegen.lower.flow.ge_containers import returned_container
-from codegen.lower.flow.ge_returned import returned_element
+from codegen.lower.flow.ge_returned import made_element
 from codegen.lower.flow.ge_written import written_token
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.plan import FunctionPlan, Record
@@ -81,9 +81,9 @@ def _token(
     method = "." in qualname
     receiver = node.args.args[0].arg if method and node.args.args else None
     returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, owner, receiver))
-    element = returned_element(node, method=method, returns=returns)
-    if element is not None:
-        return ReturnedToken(element)
+    found = made_element(node, method=method, returns=returns)
+    if found is not None and made_by_callee(node, found[1], module, tree, index):
+        return ReturnedToken(found[0])
     item = called_element(node, module, tree, index)
     if item is not None:
         return ReturnedToken(0, item=item)

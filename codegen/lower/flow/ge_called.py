@@ -26,7 +26,9 @@ from codegen.lower.flow.import_chains import absolute_imports, run_package
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.schema import aliases_self, one_tensor
 
-__all__ = ["called_element"]
+__all__ = ["called_element", "made_by_callee"]
+
+_DEPTH = 8  # calls followed into the functions they call; deeper, nothing is taken as made
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -46,6 +48,27 @@ def called_element(fn: _Function, module: str, tree: ast.Module, index: object) 
     returns = local_returns(home_tree, node.name, None, run_returns(index, home, home_tree, None, None))
     element = made_element(node, method=False, returns=returns) if isinstance(returned_value(node), ast.Tuple) else None
     return element[0] if element is not None and _own_tensor(element[1]) else None
+
+
+def made_by_callee(fn: _Function, made: ast.expr, module: str, tree: ast.Module, index: object, depth: int = 0) -> bool:
+    """Whether ``made``, the call that makes the one value ``fn`` returns, makes it with its own last work where the
+    run can read the function it calls: that function's last work makes the one value it returns (so
+    ``def ident(t: torch.Tensor) -> torch.Tensor: return t`` makes nothing: ``t`` was made before the call, maybe
+    by the caller, and ordering on it orders on nothing the body did). A call the run cannot read keeps the
+    premise its annotation gives (``tensors.py``); a name ``fn`` binds itself is no module function."""
+    if not isinstance(made, ast.Call) or not isinstance(made.func, ast.Name):
+        return True
+    if _binds(fn, made.func.id) or depth >= _DEPTH:
+        return False
+    callee = _callee(made.func.id, module, tree, index)
+    if callee is None:
+        return True
+    home, home_tree, node = callee
+    returns = local_returns(home_tree, node.name, None, run_returns(index, home, home_tree, None, None))
+    found = made_element(node, method=False, returns=returns)
+    if found is None or isinstance(returned_value(node), ast.Tuple):
+        return False
+    return made_by_callee(node, found[1], home, home_tree, index, depth + 1)
 
 
 def _callee(name: str, module: str, tree: ast.Module, index: object) -> tuple[str, ast.Module, ast.FunctionDef] | None:

@@ -1,0 +1,193 @@
+"""GE: a recording body's returned call is its event's token only where the function called makes the value itself.
+
+``return ident(x)`` with ``def ident(t: torch.Tensor) -> torch.Tensor: return t``: the annotation says a tensor,
+but the call makes nothing, ``x`` was made before the body (by the caller), so ``_EVENT_TOKENS[tag] = out`` ordered
+the waiter after the caller's work only, not after the body's ``self.buf.mul_(2)``: the race checker named both
+lines (on main, same module and another file of the run alike). Where the run can read the function called (its
+module, another file of the run, or its package's file on disk), its own last work must make the one value it
+returns, followed through the functions it calls in turn (``wrap`` calls ``ident``: no; ``twice`` calls
+``grouped``, which returns ``torch.mm(...)``: yes); else ``record()`` stays. A function the run cannot read keeps
+the premise of its annotation, as before.
+
+Modules the run reaches only through ``index.returns.tree_of`` (a module of the package on disk that no relative
+import names, here ``from pkg_made.ops import ...`` with ``model.py`` alone): their return annotations are not in
+``index.returns`` (its ``__getitem__`` answers only modules read at indexing), so a call of theirs is no certain
+tensor there and the token stays ``record()``: fewer calls missed, never a race (checked here).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from codegen.driver.run import read_sources, run
+from npudsl.testing.targets import run_checked
+from targets_util import transform
+
+SAME = """
+import torch
+from npudsl import after, on_stream, records
+
+
+def ident(t: torch.Tensor) -> torch.Tensor:
+    return t
+
+
+class M(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.ones(4, 4))
+
+    @on_stream("side", sync="manual")
+    @records("e")
+    def f(self, x: torch.Tensor) -> torch.Tensor:
+        self.buf.mul_(2)
+        return ident(x)
+
+    @after("e")
+    def g(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.buf
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.f(x)
+        return self.g(y)
+"""
+
+OPS = """\
+import torch
+
+
+def ident(t: torch.Tensor) -> torch.Tensor:
+    return t
+
+
+def wrap(t: torch.Tensor) -> torch.Tensor:
+    return ident(t)
+
+
+def grouped(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.mm(a, b)
+
+
+def twice(t: torch.Tensor) -> torch.Tensor:
+    return grouped(t, t)
+"""
+
+MODEL = """\
+import torch
+from npudsl import after, on_stream, records
+
+from IMPORTED import grouped, ident, twice, wrap
+
+
+class M(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.ones(4, 4))
+
+    @on_stream("side", sync="manual")
+    @records("same")
+    def same(self, x: torch.Tensor) -> torch.Tensor:
+        self.buf.mul_(2)
+        return ident(x)
+
+    @on_stream("side", sync="manual")
+    @records("wrapped")
+    def wrapped(self, x: torch.Tensor) -> torch.Tensor:
+        self.buf.add_(1)
+        return wrap(x)
+
+    @on_stream("side", sync="manual")
+    @records("made")
+    def made(self, x: torch.Tensor) -> torch.Tensor:
+        return grouped(x, x)
+
+    @on_stream("side", sync="manual")
+    @records("doubled")
+    def doubled(self, x: torch.Tensor) -> torch.Tensor:
+        return twice(x)
+
+    @after("same", "wrapped", "made", "doubled")
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+"""
+
+RUN = """\
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.same(x)
+        return self.g(y)
+
+    @after("same")
+    def g(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.buf
+"""
+
+
+def _token(code: str, module: str, event: str) -> str:
+    line = next(x for x in code.splitlines() if f'_EVENT_TOKENS["{module}.M.{event}"] = ' in x)
+    return line.split(" = ", 1)[1]
+
+
+def test_a_function_returning_its_input_is_no_token() -> None:
+    code = transform(SAME, "ge")
+    assert _token(code, "m", "e") == "torchair.ops.record()"  # on main: ``out``, which is ``x``
+
+
+def test_a_function_returning_its_input_orders_the_waiter_after_the_body() -> None:
+    x = torch.randn(4, 4)
+    got = run_checked(transform(SAME, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
+    torch.testing.assert_close(got, x + 2, rtol=0, atol=0)
+
+
+def _package(tmp_path: Path, imported: str, model: str = MODEL) -> Path:
+    folder = tmp_path / "pkg_made"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "ops.py").write_text(OPS, encoding="utf-8")
+    (folder / "model.py").write_text(model.replace("IMPORTED", imported), encoding="utf-8")
+    return folder
+
+
+def _model_code(folder: Path, *, alone: bool) -> str:
+    names = ["model.py"] if alone else ["ops.py", "model.py"]
+    results = run(read_sources([(str(folder / n), str(folder)) for n in names]), target="ge", jobs=1)
+    (code,) = [r.code for r in results if r.file.path.endswith("model.py")]
+    assert code is not None
+    return code
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["together", "alone"])
+def test_another_file_is_read_for_what_its_function_makes(tmp_path: Path, alone: bool) -> None:
+    code = _model_code(_package(tmp_path, ".ops"), alone=alone)
+    tokens = {e: _token(code, "pkg_made.model", e) for e in ("same", "wrapped", "made", "doubled")}
+    assert tokens == {"same": "torchair.ops.record()", "wrapped": "torchair.ops.record()", "made": "out",
+                      "doubled": "out"}  # fmt: skip
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["together", "alone"])
+def test_a_module_reached_only_through_tree_of_keeps_the_token(tmp_path: Path, alone: bool) -> None:
+    code = _model_code(_package(tmp_path, "pkg_made.ops"), alone=alone)
+    assert {_token(code, "pkg_made.model", e) for e in ("same", "wrapped", "made", "doubled")} == {
+        "torchair.ops.record()"
+    }
+
+
+@pytest.mark.parametrize("imported", [".ops", "pkg_made.ops"], ids=["relative", "absolute"])
+@pytest.mark.parametrize("alone", [False, True], ids=["together", "alone"])
+def test_race_free(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imported: str, alone: bool) -> None:
+    """``model.py`` runs as a module of its own, ``pkg_made.ops`` in place; the waiter reads the buffer that the
+    body wrote in place, ordered only by the event (``data_edges="explicit"``)."""
+    folder = _package(tmp_path, imported, MODEL.replace(MODEL[MODEL.index("    @after") :], RUN))
+    package, ops = types.ModuleType("pkg_made"), types.ModuleType("pkg_made.ops")
+    exec(compile(OPS, "ops.py", "exec"), ops.__dict__)  # noqa: S102 (the test's own source)
+    package.__path__ = [str(folder)]
+    monkeypatch.setitem(sys.modules, "pkg_made", package)
+    monkeypatch.setitem(sys.modules, "pkg_made.ops", ops)
+    code = _model_code(folder, alone=alone).replace("from .ops import", "from pkg_made.ops import")
+    x = torch.randn(4, 4)
+    got = run_checked(code, "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
+    torch.testing.assert_close(got, x + 2, rtol=0, atol=0)
