@@ -17,8 +17,10 @@ import attrs
 from codegen.frontend.ir import ModuleIR
 from codegen.index.index import RunIndex
 from codegen.index.returns import run_returns
-from codegen.lower.flow.ge_called import called_element, made_by_callee
+from codegen.lower.flow.called_function import Callee
+from codegen.lower.flow.ge_called import called_element
 from codegen.lower.flow.ge_containers import returned_container
+from codegen.lower.flow.ge_made_by import made_by_callee
 from codegen.lower.flow.ge_returned import made_element
 from codegen.lower.flow.ge_written import written_token
 from codegen.lower.flow.local_returns import local_returns
@@ -80,11 +82,12 @@ def _token(
 ) -> ReturnedToken | None:
     method = "." in qualname
     receiver = node.args.args[0].arg if method and node.args.args else None
+    at = Callee(module, tree, node, owner if method else None, receiver)
     returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, owner, receiver))
     found = made_element(node, method=method, returns=returns)
-    if found is not None and made_by_callee(node, found[1], module, tree, index):
+    if found is not None and made_by_callee(found[1], at, index):
         return ReturnedToken(found[0])
-    item = called_element(node, module, tree, index)
+    item = called_element(at, index)
     if item is not None:
         return ReturnedToken(0, item=item)
     container = returned_container(node, method=method, returns=returns)

@@ -3,7 +3,8 @@
 ``return ident(x)`` with ``def ident(t: torch.Tensor) -> torch.Tensor: return t``: the annotation says a tensor,
 but the call makes nothing, ``x`` was made before the body (by the caller), so ``_EVENT_TOKENS[tag] = out`` ordered
 the waiter after the caller's work only, not after the body's ``self.buf.mul_(2)``: the race checker named both
-lines (on main, same module and another file of the run alike). Where the run can read the function called (its
+lines (on main, same module and another file of the run alike; so did ``return self.pick(x)`` with a method
+``pick`` of the class returning its input). Where the run can read the function called (its
 module, another file of the run, or its package's file on disk), its own last work must make the one value it
 returns, followed through the functions it calls in turn (``wrap`` calls ``ident``: no; ``twice`` calls
 ``grouped``, which returns ``torch.mm(...)``: yes); else ``record()`` stays. A function the run cannot read keeps
@@ -132,14 +133,27 @@ def _token(code: str, module: str, event: str) -> str:
     return line.split(" = ", 1)[1]
 
 
-def test_a_function_returning_its_input_is_no_token() -> None:
-    code = transform(SAME, "ge")
-    assert _token(code, "m", "e") == "torchair.ops.record()"  # on main: ``out``, which is ``x``
+METHOD = SAME.replace("return ident(x)", "return self.pick(x)").replace(
+    "    @after", "    def pick(self, t: torch.Tensor) -> torch.Tensor:\n        return t\n\n    @after"
+)
+MADE = SAME.replace("return ident(x)", "return self.scaled(x)").replace(
+    "    @after", "    def scaled(self, t: torch.Tensor) -> torch.Tensor:\n        return t * 1\n\n    @after"
+)
 
 
-def test_a_function_returning_its_input_orders_the_waiter_after_the_body() -> None:
+@pytest.mark.parametrize("source", [SAME, METHOD], ids=["function", "method"])
+def test_a_function_returning_its_input_is_no_token(source: str) -> None:
+    assert _token(transform(source, "ge"), "m", "e") == "torchair.ops.record()"  # on main: ``out``, which is ``x``
+
+
+def test_a_method_making_its_value_is_the_token() -> None:
+    assert _token(transform(MADE, "ge"), "m", "e") == "out"
+
+
+@pytest.mark.parametrize("source", [SAME, METHOD, MADE], ids=["function", "method", "made"])
+def test_a_function_returning_its_input_orders_the_waiter_after_the_body(source: str) -> None:
     x = torch.randn(4, 4)
-    got = run_checked(transform(SAME, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
+    got = run_checked(transform(source, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
     torch.testing.assert_close(got, x + 2, rtol=0, atol=0)
 
 
