@@ -20,7 +20,7 @@ from codegen.index.returns import run_returns
 from codegen.lower.flow.called_function import Callee
 from codegen.lower.flow.ge_called import called_element
 from codegen.lower.flow.ge_containers import returned_container
-from codegen.lower.flow.ge_made_by import made_by_callee
+from codegen.lower.flow.ge_made_by import container_made_by_callee, made_by_callee
 from codegen.lower.flow.ge_returned import made_element
 from codegen.lower.flow.ge_written import written_token
 from codegen.lower.flow.local_returns import local_returns
@@ -91,7 +91,7 @@ def _token(
     if item is not None:
         return ReturnedToken(0, item=item)
     container = returned_container(node, method=method, returns=returns)
-    if container is not None:
+    if container is not None and container_made_by_callee(at, index):
         return ReturnedToken(0, container)
     written = written_token(node, method=method, returns=returns, tree=tree)
     return None if written is None else ReturnedToken(0, written=written)

@@ -4,7 +4,8 @@
 but the call makes nothing, ``x`` was made before the body (by the caller), so ``_EVENT_TOKENS[tag] = out`` ordered
 the waiter after the caller's work only, not after the body's ``self.buf.mul_(2)``: the race checker named both
 lines (on main, same module and another file of the run alike; so did ``return self.pick(x)`` with a method
-``pick`` of the class returning its input). Where the run can read the function called (its
+``pick`` of the class returning its input, and ``return passthrough(d)`` with ``def passthrough(d) -> dict[str,
+torch.Tensor]: return d``, whose values were listed as the token). Where the run can read the function called (its
 module, another file of the run, or its package's file on disk), its own last work must make the one value it
 returns, followed through the functions it calls in turn (``wrap`` calls ``ident``: no; ``twice`` calls
 ``grouped``, which returns ``torch.mm(...)``: yes); else ``record()`` stays. A function the run cannot read keeps
@@ -13,7 +14,7 @@ the premise of its annotation, as before.
 Modules the run reaches only through ``index.returns.tree_of`` (a module of the package on disk that no relative
 import names, here ``from pkg_made.ops import ...`` with ``model.py`` alone): their return annotations are not in
 ``index.returns`` (its ``__getitem__`` answers only modules read at indexing), so a call of theirs is no certain
-tensor there and the token stays ``record()``: fewer calls missed, never a race (checked here).
+tensor there and the token stays ``record()``: a call more than needed, never a race (checked here).
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ RUN = """\
 
 
 def _token(code: str, module: str, event: str) -> str:
-    line = next(x for x in code.splitlines() if f'_EVENT_TOKENS["{module}.M.{event}"] = ' in x)
+    line = next(x for x in code.splitlines() if f'["{module}.M.{event}"] = ' in x and "_EVENT_TOKEN" in x)
     return line.split(" = ", 1)[1]
 
 
@@ -152,6 +153,61 @@ def test_a_method_making_its_value_is_the_token() -> None:
 
 @pytest.mark.parametrize("source", [SAME, METHOD, MADE], ids=["function", "method", "made"])
 def test_a_function_returning_its_input_orders_the_waiter_after_the_body(source: str) -> None:
+    x = torch.randn(4, 4)
+    got = run_checked(transform(source, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
+    torch.testing.assert_close(got, x + 2, rtol=0, atol=0)
+
+
+DICT = """
+import torch
+from npudsl import after, on_stream, records
+
+
+def passthrough(d: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return d
+
+
+def doubled(d: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: torch.mul(v, 1) for k, v in d.items()}
+
+
+def packed(d: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    s = d["a"].abs()
+    return {"a": torch.mul(d["a"], 1), "s": s}
+
+
+class M(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.ones(4, 4))
+
+    @on_stream("side", sync="manual")
+    @records("e")
+    def f(self, d: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        self.buf.mul_(2)
+        return passthrough(d)
+
+    @after("e")
+    def g(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.buf
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.f({"a": x})
+        return self.g(y["a"])
+"""
+DICT_MADE = DICT.replace("return passthrough(d)", "return doubled(d)")
+DICT_DISPLAY = DICT.replace("return passthrough(d)", "return packed(d)")  # its last op makes a value of the display
+
+
+def test_a_function_returning_its_input_dict_is_no_token() -> None:
+    """``def passthrough(d) -> dict[str, torch.Tensor]: return d``: on main its values were the token."""
+    assert _token(transform(DICT, "ge"), "m", "e") == "torchair.ops.record()"
+    assert _token(transform(DICT_MADE, "ge"), "m", "e") == "[*out.values()] or [torchair.ops.record()]"
+    assert _token(transform(DICT_DISPLAY, "ge"), "m", "e") == "[*out.values()] or [torchair.ops.record()]"
+
+
+@pytest.mark.parametrize("source", [DICT, DICT_MADE, DICT_DISPLAY], ids=["passthrough", "made", "display"])
+def test_a_returned_dict_orders_the_waiter_after_the_body(source: str) -> None:
     x = torch.randn(4, 4)
     got = run_checked(transform(source, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
     torch.testing.assert_close(got, x + 2, rtol=0, atol=0)
