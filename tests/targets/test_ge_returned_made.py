@@ -4,8 +4,9 @@
 but the call makes nothing, ``x`` was made before the body (by the caller), so ``_EVENT_TOKENS[tag] = out`` ordered
 the waiter after the caller's work only, not after the body's ``self.buf.mul_(2)``: the race checker named both
 lines (on main, same module and another file of the run alike; so did ``return self.pick(x)`` with a method
-``pick`` of the class returning its input, and ``return passthrough(d)`` with ``def passthrough(d) -> dict[str,
-torch.Tensor]: return d``, whose values were listed as the token). Where the run can read the function called (its
+``pick`` of the class returning its input, ``return self.skip(x)`` with ``self.skip = nn.Identity()``, and
+``return passthrough(d)`` with ``def passthrough(d) -> dict[str, torch.Tensor]: return d``, whose values were listed
+as the token). Where the run can read the function called (its
 module, another file of the run, or its package's file on disk), its own last work must make the one value it
 returns, followed through the functions it calls in turn (``wrap`` calls ``ident``: no; ``twice`` calls
 ``grouped``, which returns ``torch.mm(...)``: yes); else ``record()`` stays. A function the run cannot read keeps
@@ -141,8 +142,13 @@ MADE = SAME.replace("return ident(x)", "return self.scaled(x)").replace(
     "    @after", "    def scaled(self, t: torch.Tensor) -> torch.Tensor:\n        return t * 1\n\n    @after"
 )
 
+IDENTITY = SAME.replace("return ident(x)", "return self.skip(x)").replace(
+    '        self.register_buffer("buf", torch.ones(4, 4))\n',
+    '        self.register_buffer("buf", torch.ones(4, 4))\n        self.skip = torch.nn.Identity()\n',
+)
 
-@pytest.mark.parametrize("source", [SAME, METHOD], ids=["function", "method"])
+
+@pytest.mark.parametrize("source", [SAME, METHOD, IDENTITY], ids=["function", "method", "identity"])
 def test_a_function_returning_its_input_is_no_token(source: str) -> None:
     assert _token(transform(source, "ge"), "m", "e") == "torchair.ops.record()"  # on main: ``out``, which is ``x``
 
@@ -151,7 +157,7 @@ def test_a_method_making_its_value_is_the_token() -> None:
     assert _token(transform(MADE, "ge"), "m", "e") == "out"
 
 
-@pytest.mark.parametrize("source", [SAME, METHOD, MADE], ids=["function", "method", "made"])
+@pytest.mark.parametrize("source", [SAME, METHOD, IDENTITY, MADE], ids=["function", "method", "identity", "made"])
 def test_a_function_returning_its_input_orders_the_waiter_after_the_body(source: str) -> None:
     x = torch.randn(4, 4)
     got = run_checked(transform(source, "ge"), "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")

@@ -10,14 +10,15 @@ depth. The same holds for a returned container (``ge_containers.py``): ``return 
 passthrough(d) -> dict[str, torch.Tensor]: return d`` listed the caller's tensors; the function read must make the
 container it returns by its own last work, as a recording body must, or return a dict display whose value made
 last its last work makes (omni-infer's ``dynamic_quant`` returns ``{"x_int8": ..., "pertoken_scale": scale}``). A
-call the run cannot read keeps the premise of its annotation, as before; a name the body binds itself reaches no
-known function and keeps ``record()``.
+submodule made ``nn.Identity()`` returns its input too. A call the run cannot read keeps the premise of its
+annotation, as before; a name the body binds itself reaches no known function and keeps ``record()``.
 """
 
 from __future__ import annotations
 
 import ast
 
+from codegen.index import scan
 from codegen.index.returned import returned_value
 from codegen.lower.flow.called_function import Callee, binds, callee_of
 from codegen.lower.flow.ge_containers import returned_container
@@ -27,6 +28,9 @@ from codegen.lower.flow.tensors import is_tensor_expr
 __all__ = ["container_made_by_callee", "made_by_callee"]
 
 _DEPTH = 8  # calls followed into the functions they call; deeper, nothing is taken as made
+# torch.nn layers (``local_returns.py`` takes each to return one tensor) whose forward returns its input as it came
+# (torch/nn/modules/linear.py: ``Identity.forward`` is ``return input``)
+_PASSES_INPUT = frozenset({"Identity"})
 
 
 def made_by_callee(made: ast.expr, at: Callee, index: object, depth: int = 0) -> bool:
@@ -35,6 +39,8 @@ def made_by_callee(made: ast.expr, at: Callee, index: object, depth: int = 0) ->
     if not isinstance(made, ast.Call):
         return True
     if isinstance(made.func, ast.Name) and binds(at.node, made.func.id) or depth >= _DEPTH:
+        return False
+    if _layer_of(made, at) in _PASSES_INPUT:
         return False
     callee = callee_of(made, at, index)
     if callee is None:
@@ -76,3 +82,14 @@ def _dict_made(at: Callee, index: object, depth: int) -> bool:
     method, returns = at.owner is not None, at.returns(index)
     known = tensor_names(fn, method=method, returns=returns)
     return is_tensor_expr(found[1], known, returns) and made_by_callee(found[1], at, index, depth + 1)
+
+
+def _layer_of(call: ast.Call, at: Callee) -> str | None:
+    """The torch.nn class of the submodule ``call`` calls on ``at``'s receiver, as its class's ``__init__`` makes it
+    (``self.skip = nn.Identity()``: ``Identity``)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) or func.value.id != at.receiver:
+        return None
+    classes = [n for n in at.tree.body if isinstance(n, ast.ClassDef) and n.name == at.owner]
+    made = scan.submodule_assignments(classes[0]).get(func.attr, "") if len(classes) == 1 else ""
+    return made.split("(", 1)[0].rpartition(".")[2] or None
