@@ -107,6 +107,7 @@ class Record:
     when: Cond | None
     returned: bool = False  # at a body's end: the body's last work makes a tensor it returns (GE orders on it)
     element: int = 0  # with ``returned``: which returned value that is (one of a returned tuple's)
+    item: int | None = None  # with ``returned``: the token is this element of that value, a call's tuple (``out[2]``)
     container: str = ""  # with ``returned``: "all" / "values" when that value is a container of tensors
     written: str = ""  # GE: the tensor (as source) the body's last work writes in place, which the record orders on
 

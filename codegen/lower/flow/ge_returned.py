@@ -10,7 +10,8 @@ after it a name (``return weights / weights.sum(-1), ids``; no constant: the ret
 its own), and for ``call(...)[i]`` where the call returns a tuple whose only tensor is element ``i``
 (``self.proj(x)[0]`` of a linear layer returning ``(out, None)``). Where the last work writes something in
 place, returns a name made earlier, or makes what may not be a tensor, the token stays (a returned list or
-dict: ``ge_containers.py``).
+dict: ``ge_containers.py``; a tuple a call of another function returns, whose element made last the callee's body
+says: ``ge_called.py``, which reads that body with :func:`made_element`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.tensor_bindings import certain_bindings, in_order
 from codegen.lower.flow.tensors import Returns, is_tensor_expr, tuple_element, tuple_elements
 
-__all__ = ["returned_element", "tensor_names"]
+__all__ = ["made_element", "made_last", "returned_element", "tensor_names"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -31,16 +32,22 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def returned_element(fn: _Function, *, method: bool, returns: Returns) -> int | None:
     """The index of the returned value (0 for one value, else in the returned tuple) that the body's last work
     makes, certainly a tensor; None when there is none."""
+    found = made_element(fn, method=method, returns=returns)
+    return found[0] if found is not None else None
+
+
+def made_element(fn: _Function, *, method: bool, returns: Returns) -> tuple[int, ast.expr] | None:
+    """:func:`returned_element`, with the expression that makes that value."""
     body, value = fn.body, returned_value(fn)
     if value is None:
         return None
     elements = value.elts if isinstance(value, ast.Tuple) else [value]
     if isinstance(value, ast.Tuple) and any(isinstance(e, (ast.Starred, ast.Constant)) for e in elements):
         return None  # each element of the tuple gets a name at the return: a constant would too
-    found = _made_last(elements, body[-2] if len(body) > 1 else None)
+    found = made_last(elements, body[-2] if len(body) > 1 else None)
     if found is None or not (isinstance(found[1], (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
         return None  # a name or an index of one: made earlier, maybe by the caller
-    return found[0] if is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns) else None
+    return found if is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns) else None
 
 
 def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:
@@ -52,7 +59,7 @@ def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[
     return frozenset(params | bound)
 
 
-def _made_last(elements: list[ast.expr], before: ast.stmt | None) -> tuple[int, ast.expr] | None:
+def made_last(elements: list[ast.expr], before: ast.stmt | None) -> tuple[int, ast.expr] | None:
     """The element whose op runs last, with the expression that makes it: the last element that is not a name,
     or, when every element is one, the name the statement right before the return binds."""
     running = [i for i, e in enumerate(elements) if not isinstance(e, ast.Name)]

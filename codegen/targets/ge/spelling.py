@@ -77,6 +77,8 @@ class GeSpelling(TorchairSpelling):
         """The returned tensor is the token: ``wait([out])`` orders on its producer, the body's last work."""
         if step.event.shared or not step.event.user:
             return []
+        if step.item is not None:  # an element of the tuple a call returned (``flow/ge_called.py``)
+            value = f"{value}[{step.item}]"
         if step.event.listed:
             value = _LISTED[step.container].format(value).replace("TOKEN", f"{self.torchair}.ops.record()")
         return self._record(step.event, value)
