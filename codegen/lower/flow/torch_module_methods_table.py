@@ -202,7 +202,8 @@ BASES: dict[str, str] = {
     "_WrappedHook": "",
 }
 
-# class.method -> w: writes its module's parameters or buffers in place
+# class.method -> w: writes its module's parameters or buffers in place; c: runs the module's children
+# (writes what they write)
 METHODS: dict[str, str] = {
     "AdaptiveAvgPool1d.forward": "",
     "AdaptiveAvgPool2d.forward": "",
@@ -440,7 +441,7 @@ METHODS: dict[str, str] = {
     "Module.__setattr__": "",
     "Module.__setstate__": "",
     "Module._apply": "w",
-    "Module._call_impl": "",
+    "Module._call_impl": "c",
     "Module._get_backward_hooks": "",
     "Module._get_backward_pre_hooks": "",
     "Module._get_name": "",
@@ -495,7 +496,7 @@ METHODS: dict[str, str] = {
     "Module.set_extra_state": "",
     "Module.set_submodule": "",
     "Module.share_memory": "w",
-    "Module.state_dict": "",
+    "Module.state_dict": "c",
     "Module.to": "w",
     "Module.to_empty": "w",
     "Module.train": "",
@@ -608,7 +609,7 @@ METHODS: dict[str, str] = {
     "RNNBase._init_flat_weights": "",
     "RNNBase._replicate_for_data_parallel": "",
     "RNNBase._update_flat_weights": "",
-    "RNNBase._weights_have_changed": "",
+    "RNNBase._weights_have_changed": "c",
     "RNNBase.all_weights": "",
     "RNNBase.check_forward_args": "",
     "RNNBase.check_hidden_size": "",
@@ -655,7 +656,7 @@ METHODS: dict[str, str] = {
     "Sequential._get_item_by_idx": "",
     "Sequential.append": "",
     "Sequential.extend": "",
-    "Sequential.forward": "",
+    "Sequential.forward": "c",
     "Sequential.insert": "",
     "Sequential.pop": "",
     "SiLU.__init__": "",
@@ -693,7 +694,7 @@ METHODS: dict[str, str] = {
     "Transformer.forward": "",
     "Transformer.generate_square_subsequent_mask": "",
     "TransformerDecoder.__init__": "",
-    "TransformerDecoder.forward": "",
+    "TransformerDecoder.forward": "c",
     "TransformerDecoderLayer.__init__": "",
     "TransformerDecoderLayer.__setstate__": "",
     "TransformerDecoderLayer._ff_block": "",
@@ -701,7 +702,7 @@ METHODS: dict[str, str] = {
     "TransformerDecoderLayer._sa_block": "",
     "TransformerDecoderLayer.forward": "",
     "TransformerEncoder.__init__": "",
-    "TransformerEncoder.forward": "",
+    "TransformerEncoder.forward": "c",
     "TransformerEncoderLayer.__init__": "",
     "TransformerEncoderLayer.__setstate__": "",
     "TransformerEncoderLayer._ff_block": "",

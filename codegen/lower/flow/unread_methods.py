@@ -26,11 +26,12 @@ from codegen.index import scan
 from codegen.index.class_chain import class_of, home_of
 from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
+from codegen.lower.flow.container_children import built_call, children_write
 from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
 from codegen.lower.flow.read_classes import unread_bases, unread_class
-from codegen.lower.flow.torch_module_methods import torch_class, torch_method_writes
+from codegen.lower.flow.torch_module_methods import torch_class, torch_method_runs_children, torch_method_writes
 
 __all__ = ["unread_method_writes"]
 
@@ -45,19 +46,24 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     if len(chain) == 3 and schema.writes_self(chain[2]) is not None:
         return frozenset()  # a tensor's method (``self.buf.sum()``): read by its spelling
     if len(chain) == 3 or (len(chain) == 2 and chain[1] in made):
-        held = made.get(chain[1])
-        unread = held is not None and _writes(functions, held, chain[2] if len(chain) == 3 else "forward")
+        held, method = made.get(chain[1]), chain[2] if len(chain) == 3 else "forward"
+        built = built_call(functions.index, functions.key, owner, chain[1])
+        unread = held is not None and _writes(functions, held, method, built=built)
         return frozenset({f"{receiver}.{chain[1]}", f"{receiver}.{chain[1]}.*"}) if unread else frozenset()
     if len(chain) == 2 and not _stored(functions, owner, chain[1]) and _base_writes(functions, owner, chain[1]):
         return frozenset({f"{receiver}.*"})
     return frozenset()
 
 
-def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0) -> bool:
-    """``method`` of an object of the class (or factory) ``held`` may write its state: the run cannot read the class,
-    or it is torch's and its method writes (``torch_module_methods.py``: ``reset_running_stats``), also where a class
-    of the module derives it from torch (``class Norm(nn.LayerNorm)``) or a factory of the module returns one."""
+def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0, built: ast.Call | None = None) -> bool:
+    """``method`` of an object of the class (or factory) ``held``, made by the call ``built`` where known, may write
+    its state: the run cannot read the class, or it is torch's and its method writes (``torch_module_methods.py``:
+    ``reset_running_stats``) or runs children that write (``container_children.py``: ``nn.Sequential``), also where
+    a class of the module derives it from torch (``class Norm(nn.LayerNorm)``) or a factory of the module returns
+    one."""
     torch_cls = torch_class(functions, held)
+    if torch_cls is not None and torch_method_runs_children(torch_cls, method):
+        return children_write(functions, built, lambda child, call: _writes(functions, child, method, depth + 1, call))
     if torch_cls is not None:
         return torch_method_writes(torch_cls, method)
     if class_of(functions.index, functions.key, held) is not None:
@@ -68,8 +74,8 @@ def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0) 
         return _writes(other, home[1], method, depth + 1)
     factory = functions.get(held) if functions.binding(held) is None and depth < 8 else None
     made = [r.value for r in walked_of(factory, ast.Return)] if factory is not None else []
-    dotted = [scan.dotted_name(v.func) for v in made if isinstance(v, ast.Call)]
-    return any(d is not None and _writes(functions, d, method, depth + 1) for d in dotted) or unread_class(
+    calls = [(scan.dotted_name(v.func), v) for v in made if isinstance(v, ast.Call)]
+    return any(d is not None and _writes(functions, d, method, depth + 1, v) for d, v in calls) or unread_class(
         functions, held
     )
 
@@ -87,7 +93,8 @@ def _base_writes(functions: ModuleFunctions, owner: str, method: str) -> bool:
     of a subclass of ``nn.Linear``)."""
     cls = class_of(functions.index, functions.key, owner)
     torch_bases = [torch_class(functions, scan.dotted_name(b) or "") for b in cls.bases] if cls is not None else []
-    written = any(torch_method_writes(b, method) for b in torch_bases if b is not None)
+    runs = [torch_method_writes(b, method) or torch_method_runs_children(b, method) for b in torch_bases if b]
+    written = any(runs)  # children of a derived container (``class Block(nn.Sequential)``) are not read
     return written or unread_bases(functions, owner)
 
 
