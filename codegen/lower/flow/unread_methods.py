@@ -30,10 +30,13 @@ from codegen.lower.flow.container_children import built_call, children_write
 from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
+from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.read_classes import unread_bases, unread_class
 from codegen.lower.flow.torch_module_methods import torch_class, torch_method_runs_children, torch_method_writes
 
 __all__ = ["unread_method_writes"]
+
+_THIRD_PARTY = ("torch", "torch_npu")  # whose classes are known without the run reading them (``read_classes.py``)
 
 
 def unread_method_writes(call: ast.Call, functions: object, owner: str | None, receiver: str | None) -> frozenset[str]:
@@ -66,6 +69,8 @@ def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0, 
         return children_write(functions, built, lambda child, call: _writes(functions, child, method, depth + 1, call))
     if torch_cls is not None:
         return torch_method_writes(torch_cls, method)
+    if _untabled(functions, held):
+        return True
     if class_of(functions.index, functions.key, held) is not None:
         return _base_writes(functions, held, method)
     home = home_of(functions.index, functions.key, held) if depth < 8 else None
@@ -95,7 +100,20 @@ def _base_writes(functions: ModuleFunctions, owner: str, method: str) -> bool:
     torch_bases = [torch_class(functions, scan.dotted_name(b) or "") for b in cls.bases] if cls is not None else []
     runs = [torch_method_writes(b, method) or torch_method_runs_children(b, method) for b in torch_bases if b]
     written = any(runs)  # children of a derived container (``class Block(nn.Sequential)``) are not read
-    return written or unread_bases(functions, owner)
+    untabled = cls is not None and any(_untabled(functions, scan.dotted_name(b) or "") for b in cls.bases)
+    return written or untabled or unread_bases(functions, owner)
+
+
+def _untabled(functions: ModuleFunctions, dotted: str) -> bool:
+    """``dotted`` names a class of torch the table does not hold (``torch.ao.nn.intrinsic.BNReLU1d``, a quantized
+    module, an observer) or of torch_npu (``FastBatchNorm1d`` counts its batches in place): its methods are not
+    read, so they may write its state; an op (``torch.zeros``, ``torch_npu.npu_rms_norm``) makes a tensor instead."""
+    root, *rest = dotted.split(".")
+    bound = functions.binding(root)
+    full = (*bound, *rest) if bound is not None else ()
+    if not full or full[0] not in _THIRD_PARTY or torch_class(functions, dotted) is not None:
+        return False
+    return schema.writes_self(full[-1]) is None and written_params(full[-1]) is None
 
 
 def _stored(functions: ModuleFunctions, owner: str, attr: str) -> bool:
