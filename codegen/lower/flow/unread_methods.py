@@ -42,8 +42,13 @@ _THIRD_PARTY = ("torch", "torch_npu")  # whose classes are known without the run
 def unread_method_writes(call: ast.Call, functions: object, owner: str | None, receiver: str | None) -> frozenset[str]:
     """The caller's state ``call`` may write through a method of its object the run cannot read (see above), for a
     call in a method of class ``owner`` called on ``receiver``; none for any other call."""
+    if not isinstance(functions, ModuleFunctions) or owner is None or receiver is None:
+        return frozenset()
+    item = _item_call(call.func, receiver)
+    if item is not None:
+        return _item_writes(functions, owner, receiver, *item)
     chain = call_chain(call.func)
-    if not isinstance(functions, ModuleFunctions) or owner is None or chain is None or chain[0] != receiver:
+    if chain is None or chain[0] != receiver:
         return frozenset()
     made = functions.index.submodules.get(f"{functions.key}:{owner}", {})  # type: ignore[attr-defined]
     if len(chain) == 3 and schema.writes_self(chain[2]) is not None:
@@ -56,6 +61,25 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     if len(chain) == 2 and not _stored(functions, owner, chain[1]) and _base_writes(functions, owner, chain[1]):
         return frozenset({f"{receiver}.*"})
     return frozenset()
+
+
+def _item_call(func: ast.expr, receiver: str) -> tuple[str, str] | None:
+    """(list attribute, method) of ``self.layers[i].reset_parameters`` (``forward`` for ``self.layers[i]``)."""
+    method = func.attr if isinstance(func, ast.Attribute) else "forward"
+    item = func.value if isinstance(func, ast.Attribute) else func
+    chain = call_chain(item.value) if isinstance(item, ast.Subscript) else None
+    return (chain[1], method) if chain is not None and len(chain) == 2 and chain[0] == receiver else None
+
+
+def _item_writes(functions: ModuleFunctions, owner: str, receiver: str, attr: str, method: str) -> frozenset[str]:
+    """What ``self.<attr>[i].<method>()`` may write: the list's state, where the class every element holds
+    (``codegen/index/elements.py``) writes in that method, or nothing says which class (``nn.ModuleList`` built
+    otherwise); a tensor's own method (``self.cache[i].copy_(v)``) is read by its spelling."""
+    if schema.writes_self(method) is not None:
+        return frozenset()
+    held = functions.index.elements.get(f"{functions.key}:{owner}", {}).get(attr)  # type: ignore[attr-defined]
+    unread = held is None or _writes(functions, held, method)
+    return frozenset({f"{receiver}.{attr}", f"{receiver}.{attr}.*"}) if unread else frozenset()
 
 
 def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0, built: ast.Call | None = None) -> bool:
