@@ -49,9 +49,10 @@ def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relatio
 
 def touches(names: frozenset[str], reads: set[str]) -> bool:
     """``reads`` reads one of ``names``: a name, an attribute of an object (``self.buf``), or, through a wildcard
-    (``self.*``) on either side, any attribute of that object."""
+    (``self.*``) on either side, any attribute of that object; an attribute chain holds the chains under it
+    (``self.sub``, as a call's state reads name it, holds ``self.sub.norm``; a bare name holds none)."""
     if names & reads:
         return True
-    held = {n[:-1] for n in names if n.endswith(".*")}
-    called = {r[:-1] for r in reads if r.endswith(".*")}
+    held = {n.removesuffix("*").removesuffix(".") + "." for n in names if "." in n}
+    called = {r.removesuffix("*").removesuffix(".") + "." for r in reads if "." in r}
     return any(r.startswith(p) for p in held for r in reads) or any(n.startswith(p) for p in called for n in names)

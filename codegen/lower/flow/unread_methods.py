@@ -31,6 +31,7 @@ from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
 from codegen.lower.flow.npu_schema import written_params
+from codegen.lower.flow.object_submodules import element_class, submodule_class
 from codegen.lower.flow.read_classes import unread_bases, unread_class
 from codegen.lower.flow.torch_module_methods import torch_class, torch_method_runs_children, torch_method_writes
 
@@ -50,13 +51,13 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     chain = call_chain(call.func)
     if chain is None or chain[0] != receiver:
         return frozenset()
-    made = functions.index.submodules.get(f"{functions.key}:{owner}", {})  # type: ignore[attr-defined]
     if len(chain) == 3 and schema.writes_self(chain[2]) is not None:
         return frozenset()  # a tensor's method (``self.buf.sum()``): read by its spelling
-    if len(chain) == 3 or (len(chain) == 2 and chain[1] in made):
-        held, method = made.get(chain[1]), chain[2] if len(chain) == 3 else "forward"
+    held = submodule_class(functions, owner, chain[1]) if len(chain) in (2, 3) else None
+    if len(chain) == 3 or (len(chain) == 2 and held is not None):
         built = built_call(functions.index, functions.key, owner, chain[1])
-        unread = held is not None and _writes(functions, held, method, built=built)
+        method = chain[2] if len(chain) == 3 else "forward"
+        unread = held is not None and _writes(*held, method, built=built)
         return frozenset({f"{receiver}.{chain[1]}", f"{receiver}.{chain[1]}.*"}) if unread else frozenset()
     if len(chain) == 2 and not _stored(functions, owner, chain[1]) and _base_writes(functions, owner, chain[1]):
         return frozenset({f"{receiver}.*"})
@@ -77,7 +78,7 @@ def _item_writes(functions: ModuleFunctions, owner: str, receiver: str, attr: st
     otherwise); a tensor's own method (``self.cache[i].copy_(v)``) is read by its spelling."""
     if schema.writes_self(method) is not None:
         return frozenset()
-    held = functions.index.elements.get(f"{functions.key}:{owner}", {}).get(attr)  # type: ignore[attr-defined]
+    held = element_class(functions, owner, attr)
     unread = held is None or _writes(functions, held, method)
     return frozenset({f"{receiver}.{attr}", f"{receiver}.{attr}.*"}) if unread else frozenset()
 
@@ -96,6 +97,9 @@ def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0, 
     if _untabled(functions, held):
         return True
     if class_of(functions.index, functions.key, held) is not None:
+        inner = submodule_class(functions, held, method) if depth < 8 else None
+        if inner is not None:  # a submodule the object holds (``self.shared.gate_up_proj(x)``): its ``forward``
+            return _writes(*inner, "forward", depth + 1)
         return _base_writes(functions, held, method)
     home = home_of(functions.index, functions.key, held) if depth < 8 else None
     other = _module(functions, home[0]) if home is not None and home[0] != functions.key else None
