@@ -6,7 +6,8 @@ but its batch norm child updates its running stats in place (the race checker on
 and written in place on stream 'default' with no wait in between"). Likewise ``F.embedding(ids, self.weight,
 max_norm=1.0)`` renorms ``self.weight`` in place through ``torch.embedding_renorm_``, though ATen's ``embedding``
 writes nothing. Which torch methods run their children and which functional parameters are written, under which
-``if``, is read from torch's sources (``torch_module_methods_build.py``, ``torch_functional_build.py``); the
+``if``, is read from torch's sources (``nn.Embedding(4, 3, max_norm=1.0)``'s ``forward`` too, by what its
+constructor is given) (``torch_module_methods_build.py``, ``torch_functional_build.py``); the
 container's children are read where ``__init__`` builds it (``container_children.py``). Children that write
 nothing (``nn.Linear``, ``nn.ReLU``) and ``F.embedding`` without ``max_norm`` keep the overlap.
 """
@@ -50,6 +51,11 @@ class Model(nn.Module):
         layers = [nn.BatchNorm1d(3)]
         self.spread = nn.Sequential(*layers)
         self.weight = nn.Parameter(torch.full((4, 3), 2.0))
+        self.renormed = nn.Embedding(4, 3, max_norm=1.0)
+        self.table = nn.Embedding(4, 3)
+        with torch.no_grad():
+            self.renormed.weight.fill_(2.0)
+            self.table.weight.fill_(2.0)
         with torch.no_grad():
             for stack in (self.seq[1], self.made[0], self.block[0], self.spread[0]):
                 stack.running_mean.fill_(2.0)
@@ -119,6 +125,26 @@ class Model(nn.Module):
         w = self.weight[0] * 0
         return y + z + w
 
+    @on_stream("side")
+    def side_renormed(self, x):
+        return x * self.renormed.weight[0]
+
+    @on_stream("side")
+    def side_table(self, x):
+        return x * self.table.weight[0]
+
+    def embedding_module(self, x):
+        y = self.side_renormed(x)
+        z = x * 5
+        w = self.renormed(torch.tensor([0, 1]))
+        return y + z + w.sum() * 0
+
+    def table_module(self, x):
+        y = self.side_table(x)
+        z = x * 5
+        w = self.table(torch.tensor([0, 1]))
+        return y + z + w.sum() * 0
+
     def plain_children(self, x):
         y = self.side_plain(x)
         z = x * 5
@@ -139,8 +165,9 @@ WRITES = {
     "spread_children": "w = self.spread(z)",
     "embedding": "w = F.embedding(",
     "renorm_on_side": "w = self.weight[0] * 0",
+    "embedding_module": "w = self.renormed(",
 }
-APART = {"plain_children": "w = self.plain(z)", "lookup": "w = F.embedding("}
+APART = {"plain_children": "w = self.plain(z)", "lookup": "w = F.embedding(", "table_module": "w = self.table("}
 
 
 def _body(method: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["functional_writes"]
+__all__ = ["functional_writes", "guarded_writes"]
 
 _MODULE = ("torch", "nn", "functional")
 _Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
@@ -30,18 +30,26 @@ _Entry = tuple[dict[str, _Param], list[tuple[str, tuple[str, ...]]]]  # params n
 def functional_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     """The caller's names whose memory ``call`` of ``dotted`` (``torch.nn.functional.embedding``) writes in place
     by the function's body (see above); none for any other function."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        spread = _table().get(dotted[-1]) is not None and tuple(dotted[:-1]) == _MODULE
+        values = [*call.args, *(k.value for k in call.keywords)] if spread else []
+        return frozenset().union(*(alias_sources(a) for a in values))
+    return frozenset().union(*(alias_sources(arg) for arg, _ in guarded_writes(call, dotted)))
+
+
+def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr, list[ast.expr]]]:
+    """Each argument ``call`` of ``dotted`` may write in place, with the arguments it gives the parameters that must
+    be given for that write (``self.weight``, ``[self.max_norm]``); none for a call spreading its arguments."""
     entry = _table().get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE else None
     if entry is None:
-        return frozenset()
+        return []
     params, writes = entry
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return frozenset().union(*(alias_sources(a) for a in [*call.args, *(k.value for k in call.keywords)]))
-    found: set[str] = set()
+    found: list[tuple[ast.expr, list[ast.expr]]] = []
     for written, guards in writes:
         arg = _passed(call, written, params[written])
         if arg is not None and all(_given(call, g, params[g]) for g in guards):
-            found |= alias_sources(arg)
-    return frozenset(found)
+            found.append((arg, [a for g in guards if (a := _passed(call, g, params[g])) is not None]))
+    return found
 
 
 def _passed(call: ast.Call, name: str, param: _Param) -> ast.expr | None:

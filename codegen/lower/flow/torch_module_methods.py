@@ -16,11 +16,12 @@ answers None).
 
 from __future__ import annotations
 
+import ast
 import functools
 
 from codegen.lower.flow.imported_writes import ModuleFunctions
 
-__all__ = ["torch_class", "torch_method_runs_children", "torch_method_writes"]
+__all__ = ["torch_class", "torch_method_runs_children", "torch_method_writes", "torch_method_writes_made"]
 
 _DEPTH = 16  # bases followed one inside another at most
 _KINDS = ("", "w", "c")  # the table's marks: writes nothing, writes, runs its children
@@ -41,6 +42,42 @@ def torch_method_writes(cls: str, method: str) -> bool:
     """A call of ``method`` on an object of torch's module class ``cls`` (of the table) may write its state."""
     home = _defining(cls, method, 0)
     return home is None or method in _classes()[home][2]
+
+
+def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> bool:
+    """:func:`torch_method_writes` for an object made by the call ``built`` (None: not known): a method writing only
+    where the constructor is given an argument (``nn.Embedding``'s ``forward``, its ``max_norm``) writes nothing
+    where ``built`` gives it none, or a literal None or False."""
+    home = _defining(cls, method, 0)
+    given = _given().get((home, method)) if home is not None and built is not None else None
+    if given is None or built is None:
+        return torch_method_writes(cls, method)
+    return any(_passed(built, *condition) for condition in given)
+
+
+def _passed(built: ast.Call, name: str, position: int, falsy: bool) -> bool:
+    """``built`` gives the parameter ``name`` (at ``position``) a value that may be neither None nor False."""
+    if any(isinstance(a, ast.Starred) for a in built.args) or any(k.arg is None for k in built.keywords):
+        return True
+    given = built.args[position] if position < len(built.args) else None
+    given = next((k.value for k in built.keywords if k.arg == name), given)
+    if given is None:
+        return not falsy
+    return not (isinstance(given, ast.Constant) and given.value in (None, False))
+
+
+@functools.cache
+def _given() -> dict[tuple[str, str], list[tuple[str, int, bool]]]:
+    """class.method -> the constructor parameters one of which must be given for it to write (``w:p@i``)."""
+    from codegen.lower.flow.torch_module_methods_table import METHODS
+
+    found: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
+    for key, kind in METHODS.items():
+        name, _, method = key.partition(".")
+        for condition in kind.partition(":")[2].split(",") if ":" in kind else []:
+            param, _, position = condition.rstrip("=").partition("@")
+            found.setdefault((name, method), []).append((param, int(position), condition.endswith("=")))
+    return found
 
 
 def torch_method_runs_children(cls: str, method: str) -> bool:
@@ -69,7 +106,7 @@ def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str
     own: dict[str, tuple[set[str], set[str], set[str]]] = {name: (set(), set(), set()) for name in BASES}
     for key, kind in METHODS.items():
         name, _, method = key.partition(".")
-        own[name][_KINDS.index(kind)].add(method)
+        own[name][_KINDS.index(kind.partition(":")[0])].add(method)
     return {
         name: (tuple(BASES[name].split()), frozenset(p), frozenset(w), frozenset(c)) for name, (p, w, c) in own.items()
     }

@@ -15,7 +15,9 @@ trailing underscore), stores a tensor's ``data`` or ``grad``, calls a callable i
 (``module._load_from_state_dict``). A method that calls what it iterates its own object for (``nn.Sequential``'s
 ``forward``: ``for module in self: input = module(input)``) runs the module's children, and writes what they write:
 ``c``, unless its own body writes. The table lists each class of the package with its bases there, and each of its
-own methods, ``w`` where it writes, ``c`` where it runs its children; ``torch_module_methods.py`` reads it.
+own methods, ``w`` where it writes, ``c`` where it runs its children; a call of ``torch.nn.functional`` writing
+the object's state only where the constructor was given an argument (``nn.Embedding``'s ``forward`` and its
+``max_norm``: ``functional_state_writes.py``) marks ``w:max_norm@3=``. ``torch_module_methods.py`` reads it.
 ``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and compares.
 """
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
+from codegen.lower.flow.functional_state_writes import functional_state_writes
 from codegen.lower.flow.table_files import kept_table
 
 __all__ = ["build", "main"]
@@ -73,6 +76,17 @@ class _Reading:
                 self.written |= {(name, m) for m, fn in methods.items() if self._writes(name, fn)}
             changed = len(self.written) != before
         self.children = {(n, m) for n, (_, own) in classes.items() for m, fn in own.items() if _runs_children(fn)}
+        self.given = {  # written where the constructor is given an argument (``nn.Embedding(..., max_norm=1.0)``)
+            (n, m): found
+            for n, (_, own) in classes.items()
+            for m, fn in own.items()
+            if (n, m) not in self.written and (found := functional_state_writes(fn, self.init(n)))
+        }
+
+    def init(self, cls: str) -> ast.FunctionDef | None:
+        """The ``__init__`` objects of ``cls`` are made by."""
+        home = self.resolved(cls, "__init__")
+        return self.classes[home][1]["__init__"] if home is not None else None
 
     def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
         """The class of ``cls``'s bases (itself first) that defines ``method``."""
@@ -92,6 +106,8 @@ class _Reading:
         )
         dropped = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Expr)}  # calls made for their effect
         calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
+        if "" in (functional_state_writes(fn, self.init(cls)) or []):
+            return True  # a call of ``torch.nn.functional`` writing its state whatever it was made with
         return stored or any(self._call_writes(cls, fn, c, params if id(c) in dropped else set()) for c in calls)
 
     def _call_writes(self, cls: str, fn: ast.FunctionDef, call: ast.Call, params: set[str]) -> bool:
@@ -141,7 +157,8 @@ def build() -> str:
         + "# class -> its bases among these classes\nBASES: dict[str, str] = {\n"
         + bases
         + "}\n\n# class.method -> w: writes its module's parameters or buffers in place; c: runs the module's"
-        + " children\n# (writes what they write)\nMETHODS: dict[str, str] = {\n"
+        + " children\n# (writes what they write); w:p@i: writes where the constructor is given its parameter p (i-th"
+        + " after the\n# object; =: its default is None or False)\nMETHODS: dict[str, str] = {\n"
         + methods
         + "}\n"
     )
@@ -149,6 +166,8 @@ def build() -> str:
 
 def _kind(reading: _Reading, cls: str, method: str) -> str:
     """``w``: the method writes its module's state; ``c``: it runs the module's children; "": neither."""
+    if (cls, method) in reading.given:
+        return "w:" + ",".join(sorted(set(reading.given[(cls, method)])))
     return "w" if (cls, method) in reading.written else "c" if (cls, method) in reading.children else ""
 
 

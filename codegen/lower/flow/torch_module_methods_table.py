@@ -203,7 +203,8 @@ BASES: dict[str, str] = {
 }
 
 # class.method -> w: writes its module's parameters or buffers in place; c: runs the module's children
-# (writes what they write)
+# (writes what they write); w:p@i: writes where the constructor is given its parameter p (i-th after the
+# object; =: its default is None or False)
 METHODS: dict[str, str] = {
     "AdaptiveAvgPool1d.forward": "",
     "AdaptiveAvgPool2d.forward": "",
@@ -288,13 +289,13 @@ METHODS: dict[str, str] = {
     "Embedding.__init__": "w",
     "Embedding._fill_padding_idx_with_zero": "w",
     "Embedding.extra_repr": "",
-    "Embedding.forward": "",
+    "Embedding.forward": "w:max_norm@3=",
     "Embedding.from_pretrained": "",
     "Embedding.reset_parameters": "w",
     "EmbeddingBag.__init__": "w",
     "EmbeddingBag._fill_padding_idx_with_zero": "w",
     "EmbeddingBag.extra_repr": "",
-    "EmbeddingBag.forward": "",
+    "EmbeddingBag.forward": "w:max_norm@2=",
     "EmbeddingBag.from_pretrained": "",
     "EmbeddingBag.reset_parameters": "w",
     "FeatureAlphaDropout.forward": "",

@@ -33,7 +33,12 @@ from codegen.lower.flow.init_builds import stores
 from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.object_submodules import element_class, submodule_class
 from codegen.lower.flow.read_classes import unread_bases, unread_class
-from codegen.lower.flow.torch_module_methods import torch_class, torch_method_runs_children, torch_method_writes
+from codegen.lower.flow.torch_module_methods import (
+    torch_class,
+    torch_method_runs_children,
+    torch_method_writes,
+    torch_method_writes_made,
+)
 
 __all__ = ["unread_method_writes"]
 
@@ -93,7 +98,7 @@ def _writes(functions: ModuleFunctions, held: str, method: str, depth: int = 0, 
     if torch_cls is not None and torch_method_runs_children(torch_cls, method):
         return children_write(functions, built, lambda child, call: _writes(functions, child, method, depth + 1, call))
     if torch_cls is not None:
-        return torch_method_writes(torch_cls, method)
+        return torch_method_writes_made(torch_cls, method, built)
     if _untabled(functions, held):
         return True
     if class_of(functions.index, functions.key, held) is not None:
