@@ -15,7 +15,11 @@ wrote only its arguments (``foreign_writes.every_argument``). A method the run r
 ``self.proj.reset_parameters()``, ``self.to_empty(...)`` inherited from ``nn.Module`` or a batch norm's ``forward``
 write its state, as a method the run cannot read may. A tensor's own
 methods are read by their spelling (``written_exprs.py``): an attribute ``__init__`` makes by a call of torch is
-no object of this kind.
+no object of this kind. A module class of torch the table does not hold (``torch.ao.nn`` quantized and fused modules)
+or of torch_npu is read as one the run cannot read. A method called on an item of a layer list
+(``self.layers[i].reset_parameters()``) is read in the class every element holds, and writes the list's state; the
+submodules and element classes of a class in a module read only when asked come from the class and its bases
+(``object_submodules.py``).
 """
 
 from __future__ import annotations
