@@ -32,6 +32,7 @@ from codegen.lower.flow import schema
 from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
+from codegen.lower.flow.torch_functional import functional_writes
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Results", "every_argument", "foreign_results", "foreign_writes", "npu_op"]
@@ -54,7 +55,8 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     if writes is None:
         return every_argument(call)
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
-    return alias_sources(first) if writes and first is not None else frozenset()
+    written = alias_sources(first) if writes and first is not None else frozenset()
+    return written | functional_writes(call, dotted)  # a body of ``torch.nn.functional`` (``F.embedding``)
 
 
 def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:

@@ -7,19 +7,24 @@ reset_running_stats()`` zeroes ``running_mean`` in place, ``self.proj.reset_para
 ``forward`` counts its batches in place (``num_batches_tracked.add_(1)``). Which one does is read from torch's own
 sources by ``torch_module_methods_build.py`` (the table ``torch_module_methods_table.py``): a pending call reading
 such a module's state is joined before a call of a method that writes it (``unread_methods.py``). A method the
-table's class and its bases do not define (an attribute holding a callable) is unknown: it may write too. A class of
-torch outside ``torch.nn.modules`` is not in the table and stays known to write nothing.
+table's class and its bases do not define (an attribute holding a callable) is unknown: it may write too. A method
+that runs what its module holds (``nn.Sequential``'s ``forward`` calls each child in turn) writes what those children
+write: ``torch_method_runs_children`` says so, and the caller reads the children where the module is built
+(``container_children.py``). A class of torch outside ``torch.nn.modules`` is not in the table (``torch_class``
+answers None).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 
 from codegen.lower.flow.imported_writes import ModuleFunctions
 
-__all__ = ["torch_class", "torch_method_writes"]
+__all__ = ["torch_class", "torch_method_runs_children", "torch_method_writes", "torch_method_writes_made"]
 
 _DEPTH = 16  # bases followed one inside another at most
+_KINDS = ("", "w", "c")  # the table's marks: writes nothing, writes, runs its children
 
 
 def torch_class(functions: ModuleFunctions, dotted: str) -> str | None:
@@ -39,23 +44,69 @@ def torch_method_writes(cls: str, method: str) -> bool:
     return home is None or method in _classes()[home][2]
 
 
+def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> bool:
+    """:func:`torch_method_writes` for an object made by the call ``built`` (None: not known): a method writing only
+    where the constructor is given an argument (``nn.Embedding``'s ``forward``, its ``max_norm``) writes nothing
+    where ``built`` gives it none, or a literal None or False."""
+    home = _defining(cls, method, 0)
+    given = _given().get((home, method)) if home is not None and built is not None else None
+    if given is None or built is None:
+        return torch_method_writes(cls, method)
+    return any(_passed(built, *condition) for condition in given)
+
+
+def _passed(built: ast.Call, name: str, position: int, falsy: bool) -> bool:
+    """``built`` gives the parameter ``name`` (at ``position``) a value that may be neither None nor False."""
+    if any(isinstance(a, ast.Starred) for a in built.args) or any(k.arg is None for k in built.keywords):
+        return True
+    given = built.args[position] if position < len(built.args) else None
+    given = next((k.value for k in built.keywords if k.arg == name), given)
+    if given is None:
+        return not falsy
+    return not (isinstance(given, ast.Constant) and given.value in (None, False))
+
+
+@functools.cache
+def _given() -> dict[tuple[str, str], list[tuple[str, int, bool]]]:
+    """class.method -> the constructor parameters one of which must be given for it to write (``w:p@i``)."""
+    from codegen.lower.flow.torch_module_methods_table import METHODS
+
+    found: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
+    for key, kind in METHODS.items():
+        name, _, method = key.partition(".")
+        for condition in kind.partition(":")[2].split(",") if ":" in kind else []:
+            param, _, position = condition.rstrip("=").partition("@")
+            found.setdefault((name, method), []).append((param, int(position), condition.endswith("=")))
+    return found
+
+
+def torch_method_runs_children(cls: str, method: str) -> bool:
+    """``method`` of torch's module class ``cls`` calls the callables its module holds (its children), writing
+    nothing itself: it writes what they write."""
+    home = _defining(cls, method, 0)
+    return home is not None and method in _classes()[home][3]
+
+
 def _defining(cls: str, method: str, depth: int) -> str | None:
     """The class among ``cls`` and its bases (itself first) that defines ``method``."""
     if cls not in _classes() or depth > _DEPTH:
         return None
-    bases, own, written = _classes()[cls]
-    if method in own or method in written:
+    bases, own, written, children = _classes()[cls]
+    if method in own or method in written or method in children:
         return cls
     return next((found for b in bases if (found := _defining(b, method, depth + 1)) is not None), None)
 
 
 @functools.cache
-def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str]]]:
-    """Each class: its bases, its methods that write nothing, those that write (read on the first question)."""
+def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str], frozenset[str]]]:
+    """Each class: its bases, its methods that write nothing, those that write, those that run its children (read
+    on the first question)."""
     from codegen.lower.flow.torch_module_methods_table import BASES, METHODS
 
-    own: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in BASES}
-    for key, written in METHODS.items():
+    own: dict[str, tuple[set[str], set[str], set[str]]] = {name: (set(), set(), set()) for name in BASES}
+    for key, kind in METHODS.items():
         name, _, method = key.partition(".")
-        own[name][1 if written else 0].add(method)
-    return {name: (tuple(BASES[name].split()), frozenset(p), frozenset(w)) for name, (p, w) in own.items()}
+        own[name][_KINDS.index(kind.partition(":")[0])].add(method)
+    return {
+        name: (tuple(BASES[name].split()), frozenset(p), frozenset(w), frozenset(c)) for name, (p, w, c) in own.items()
+    }

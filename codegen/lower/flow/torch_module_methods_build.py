@@ -12,8 +12,12 @@ functions included) calls a tensor method whose ATen schema writes ``self`` (``z
 trailing underscore), stores a tensor's ``data`` or ``grad``, calls a callable it was given for its effect
 (``apply(fn)`` runs ``fn(module)`` on each module, dropping the result), or calls a method that writes:
 ``self.m()`` resolved in its own class and bases, any other object's ``.m()`` in ``Module``'s
-(``module._load_from_state_dict``). The table lists each class of the package with its bases there, and each of its
-own methods, ``w`` where it writes; ``torch_module_methods.py`` reads it.
+(``module._load_from_state_dict``). A method that calls what it iterates its own object for (``nn.Sequential``'s
+``forward``: ``for module in self: input = module(input)``) runs the module's children, and writes what they write:
+``c``, unless its own body writes. The table lists each class of the package with its bases there, and each of its
+own methods, ``w`` where it writes, ``c`` where it runs its children; a call of ``torch.nn.functional`` writing
+the object's state only where the constructor was given an argument (``nn.Embedding``'s ``forward`` and its
+``max_norm``: ``functional_state_writes.py``) marks ``w:max_norm@3=``. ``torch_module_methods.py`` reads it.
 ``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and compares.
 """
 
@@ -27,6 +31,7 @@ from pathlib import Path
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
+from codegen.lower.flow.functional_state_writes import functional_state_writes
 from codegen.lower.flow.table_files import kept_table
 
 __all__ = ["build", "main"]
@@ -70,6 +75,18 @@ class _Reading:
             for name, (_, methods) in classes.items():
                 self.written |= {(name, m) for m, fn in methods.items() if self._writes(name, fn)}
             changed = len(self.written) != before
+        self.children = {(n, m) for n, (_, own) in classes.items() for m, fn in own.items() if _runs_children(fn)}
+        self.given = {  # written where the constructor is given an argument (``nn.Embedding(..., max_norm=1.0)``)
+            (n, m): found
+            for n, (_, own) in classes.items()
+            for m, fn in own.items()
+            if (n, m) not in self.written and (found := functional_state_writes(fn, self.init(n)))
+        }
+
+    def init(self, cls: str) -> ast.FunctionDef | None:
+        """The ``__init__`` objects of ``cls`` are made by."""
+        home = self.resolved(cls, "__init__")
+        return self.classes[home][1]["__init__"] if home is not None else None
 
     def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
         """The class of ``cls``'s bases (itself first) that defines ``method``."""
@@ -89,6 +106,8 @@ class _Reading:
         )
         dropped = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Expr)}  # calls made for their effect
         calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
+        if "" in (functional_state_writes(fn, self.init(cls)) or []):
+            return True  # a call of ``torch.nn.functional`` writing its state whatever it was made with
         return stored or any(self._call_writes(cls, fn, c, params if id(c) in dropped else set()) for c in calls)
 
     def _call_writes(self, cls: str, fn: ast.FunctionDef, call: ast.Call, params: set[str]) -> bool:
@@ -104,6 +123,18 @@ class _Reading:
         return home is not None and (home, func.attr) in self.written
 
 
+def _runs_children(fn: ast.FunctionDef) -> bool:
+    """``fn`` calls what a loop over its own object gives (``for module in self: input = module(input)``)."""
+    own = fn.args.args[0].arg if fn.args.args else ""
+    loops = [n for n in ast.walk(fn) if isinstance(n, ast.For) and own in {m.id for m in _names(n.iter)}]
+    given = {m.id for loop in loops for m in _names(loop.target)}
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in given for c in ast.walk(fn))
+
+
+def _names(node: ast.AST) -> list[ast.Name]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+
 def _in_place(name: str) -> bool:
     """Torch's naming of a function writing its first argument (``kaiming_uniform_``, ``_no_grad_fill_``)."""
     return name.endswith("_") and not name.endswith("__")
@@ -117,7 +148,7 @@ def build() -> str:
         for name, (held, _) in sorted(reading.classes.items())
     )
     methods = "".join(
-        f'    "{name}.{m}": "{"w" if (name, m) in reading.written else ""}",\n'
+        f'    "{name}.{m}": "{_kind(reading, name, m)}",\n'
         for name, (_, own) in sorted(reading.classes.items())
         for m in sorted(own)
     )
@@ -125,10 +156,19 @@ def build() -> str:
         _HEADER
         + "# class -> its bases among these classes\nBASES: dict[str, str] = {\n"
         + bases
-        + "}\n\n# class.method -> w: writes its module's parameters or buffers in place\nMETHODS: dict[str, str] = {\n"
+        + "}\n\n# class.method -> w: writes its module's parameters or buffers in place; c: runs the module's"
+        + " children\n# (writes what they write); w:p@i: writes where the constructor is given its parameter p (i-th"
+        + " after the\n# object; =: its default is None or False)\nMETHODS: dict[str, str] = {\n"
         + methods
         + "}\n"
     )
+
+
+def _kind(reading: _Reading, cls: str, method: str) -> str:
+    """``w``: the method writes its module's state; ``c``: it runs the module's children; "": neither."""
+    if (cls, method) in reading.given:
+        return "w:" + ",".join(sorted(set(reading.given[(cls, method)])))
+    return "w" if (cls, method) in reading.written else "c" if (cls, method) in reading.children else ""
 
 
 def main(argv: list[str] | None = None) -> int:

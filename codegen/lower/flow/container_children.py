@@ -1,0 +1,54 @@
+"""The children a torch container runs, read where the caller's object builds it: what its ``forward`` writes.
+
+``self.seq = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))`` in ``__init__``, then ``self.seq(x)``:
+``Sequential.forward`` writes nothing itself, it calls each child in turn (``torch_module_methods.py``: it runs its
+children), and the batch norm's ``forward`` counts its batches and updates its running stats in place. So the
+container's call writes its state where some child's call does, read from the arguments of the one call that builds
+it: a call of a class (torch's, or one the run reads) is a child, a literal (a layer count) is none, and anything else
+(a module held by a name, ``*layers``, an ``OrderedDict``) is a child nothing says of: the call may write. An
+attribute stored elsewhere too, or built otherwise, has children nothing says of as well.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from codegen.index import scan
+from codegen.index.class_chain import class_of, home_of
+from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.init_builds import arguments, stores
+from codegen.lower.flow.torch_module_methods import torch_class
+
+__all__ = ["built_call", "children_write"]
+
+Writes = Callable[[str, ast.Call], bool]  # a child's class (dotted) and the call making it -> it may write
+
+
+def built_call(index: object, key: str, owner: str, attr: str) -> ast.Call | None:
+    """The one call of a class that makes ``self.<attr>`` of class ``owner`` of module ``key`` (every store to it
+    is that one, in ``__init__``), if so."""
+    cls = class_of(index, key, owner)
+    found = [built for name, built in stores(cls) if name in (attr, "*")] if cls is not None else []
+    return found[0].call if len(found) == 1 and found[0] is not None else None
+
+
+def children_write(functions: ModuleFunctions, built: ast.Call | None, writes: Writes) -> bool:
+    """Some child of the container ``built`` makes may write its state when the container runs it (see above)."""
+    if built is None:
+        return True
+    return any(_child_writes(functions, a, writes) for a in arguments(built))
+
+
+def _child_writes(functions: ModuleFunctions, value: ast.expr, writes: Writes) -> bool:
+    if isinstance(value, ast.Constant):
+        return False  # a size, a name, a flag: no module
+    dotted = scan.dotted_name(value.func) if isinstance(value, ast.Call) else None
+    if dotted is None or not isinstance(value, ast.Call) or not _a_module_class(functions, dotted):
+        return True
+    return writes(dotted, value)
+
+
+def _a_module_class(functions: ModuleFunctions, dotted: str) -> bool:
+    """``dotted`` names torch's module class of the table or a class the run reads (not a builtin, a factory)."""
+    return torch_class(functions, dotted) is not None or home_of(functions.index, functions.key, dotted) is not None

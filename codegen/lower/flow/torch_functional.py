@@ -1,0 +1,85 @@
+"""What a call of a function of ``torch.nn.functional`` writes of its arguments, as torch's own source says.
+
+``F.embedding(ids, self.weight, max_norm=1.0)`` renorms the rows of ``self.weight`` it looks up in place, though the
+ATen op of its name writes nothing: a function of ``torch.nn.functional`` is a Python body whose calls write (its
+``torch.embedding_renorm_``), and which parameter it writes, under which ``if``, is read from that body by
+``torch_functional_build.py`` (the table ``torch_functional_table.py``). A pending call reading ``self.weight`` is
+then joined before the lookup, on the caller's stream or another's; ``F.embedding(ids, self.weight)`` without
+``max_norm`` (or ``max_norm=None``) writes nothing and keeps its overlap. A write guarded by a parameter holds where
+the call gives it anything but a literal None or False (``F.relu(x, inplace=self.inplace)`` may write ``x``); a
+call spreading ``*args`` or ``**kwargs`` into a function that writes may write every argument. What the ATen op of
+the function's name writes (``foreign_writes.py``) and what the call's spelling writes (``inplace=True``, ``out=``:
+``written_exprs.py``) still count.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Sequence
+
+from codegen.lower.flow.view_roots import alias_sources
+
+__all__ = ["functional_writes", "guarded_writes"]
+
+_MODULE = ("torch", "nn", "functional")
+_Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
+_Entry = tuple[dict[str, _Param], list[tuple[str, tuple[str, ...]]]]  # params named; (written, guards) each
+
+
+def functional_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
+    """The caller's names whose memory ``call`` of ``dotted`` (``torch.nn.functional.embedding``) writes in place
+    by the function's body (see above); none for any other function."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        spread = _table().get(dotted[-1]) is not None and tuple(dotted[:-1]) == _MODULE
+        values = [*call.args, *(k.value for k in call.keywords)] if spread else []
+        return frozenset().union(*(alias_sources(a) for a in values))
+    return frozenset().union(*(alias_sources(arg) for arg, _ in guarded_writes(call, dotted)))
+
+
+def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr, list[ast.expr]]]:
+    """Each argument ``call`` of ``dotted`` may write in place, with the arguments it gives the parameters that must
+    be given for that write (``self.weight``, ``[self.max_norm]``); none for a call spreading its arguments."""
+    entry = _table().get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE else None
+    if entry is None:
+        return []
+    params, writes = entry
+    found: list[tuple[ast.expr, list[ast.expr]]] = []
+    for written, guards in writes:
+        arg = _passed(call, written, params[written])
+        if arg is not None and all(_given(call, g, params[g]) for g in guards):
+            found.append((arg, [a for g in guards if (a := _passed(call, g, params[g])) is not None]))
+    return found
+
+
+def _passed(call: ast.Call, name: str, param: _Param) -> ast.expr | None:
+    position = param[0]
+    if position is not None and position < len(call.args):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _given(call: ast.Call, name: str, param: _Param) -> bool:
+    """The call gives ``name`` a value that may be neither None nor False (left out: its default)."""
+    arg = _passed(call, name, param)
+    if arg is None:
+        return not param[1]
+    return not (isinstance(arg, ast.Constant) and arg.value in (None, False))
+
+
+@functools.cache
+def _table() -> dict[str, _Entry]:
+    """The table read into entries (on the first question)."""
+    from codegen.lower.flow.torch_functional_table import FUNCTIONS
+
+    return {name: _entry(text) for name, text in FUNCTIONS.items()}
+
+
+def _entry(text: str) -> _Entry:
+    named, _, written = text.partition(" | ")
+    params: dict[str, _Param] = {}
+    for word in named.split():
+        name, _, position = word.rstrip("=").partition("@")
+        params[name] = (int(position) if position else None, word.endswith("="))
+    writes = [(item.split(":")[0], tuple(item.split(":")[1:])) for item in written.split()]
+    return params, writes
