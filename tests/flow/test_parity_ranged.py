@@ -6,6 +6,9 @@ slot only where the loop surely ran. With ``n = len(self.layers)`` nothing befor
 loop kept one event and layer ``i`` waited for layer ``i + 1``'s staging too. The wait after the loop now picks
 ``max(n - 1, 0) % 2``: the first call's slot where no iteration ran, the last record's where some did.
 ``(n - 1) % 2`` there waits for an event nobody recorded when the list is empty, and races.
+
+The staging's argument ``self.layers[i + 1].qweight`` is the object's parameter reached by a counted index
+(``counted_state.py``): no longer bound to ``qweight_1`` before the call, forked for and kept in every iteration.
 """
 
 from __future__ import annotations
@@ -146,3 +149,18 @@ def test_the_read_no_longer_waits_for_this_iterations_staging() -> None:
     body = method_source(_code(), "ranged")
     staged = body.index(f"runtime.record({PAIR}[(i + 1) % 2])")
     assert body.index(f"runtime.wait({PAIR}[i % 2])") > staged  # after it, but in the other slot
+
+
+def test_the_next_layers_weight_is_state() -> None:
+    """No ``qweight_1 = self.layers[i + 1].qweight``, no fork in the loop, no keep of it: as ``nxt.qweight``."""
+    body = method_source(_code(), "ranged")
+    assert "w_next = self.stage(self.layers[i + 1].qweight)" in body
+    assert "qweight_1" not in body and "stage_forked" not in body
+    assert body.count('runtime.record("m.Model.stage.fork")') == 1
+
+
+def test_sync_calls() -> None:
+    """Four layers: one fork, a record per staging, a wait per layer and at the return, two keeps of ``w``
+    (``i + 2 < n``); on main, 8 records, 9 waits and 3 keeps."""
+    counts = _sync("ranged", "portable")
+    assert (counts["record"], counts["wait"], counts["record_stream"]) == (5, 6, 2)
