@@ -123,17 +123,22 @@ def test_a_staging_in_every_iteration_waits_for_its_last_after_the_loop() -> Non
     assert f"runtime.wait({PAIR}[len(self.layers) % 2])\n        return h @ w" in body
 
 
-@pytest.mark.parametrize("method", ["tight", "ranged"])
-def test_one_event_where_slots_are_not_needed_or_not_exact(method: str) -> None:
-    """``tight``: the wait stands before the new staging (``early.py``), one event serves, as before. ``ranged``:
-    the return waits for the last staging, whose slot needs ``n >= 1``, which nothing before ``range(n)`` shows."""
-    body = method_source(_code(), method)
+def test_one_event_where_slots_are_not_needed() -> None:
+    """``tight``: the wait stands before the new staging (``early.py``), one event serves, as before."""
+    body = method_source(_code(), "tight")
     assert "join.2" not in body and "% 2" not in body
+
+
+def test_a_range_loop_not_surely_entered_takes_slots() -> None:
+    """``ranged``: nothing before ``range(n)`` shows ``n >= 1``; the return's wait picks ``max(n - 1, 0) % 2``
+    (tests/flow/test_parity_ranged.py)."""
+    body = method_source(_code(), "ranged")
+    assert f"runtime.wait({PAIR}[max(n - 1, 0) % 2])\n        return h @ w" in body
 
 
 @pytest.mark.parametrize("layers", [1, 2, 3, 4])
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("method", ["apart", "every"])
+@pytest.mark.parametrize("method", ["apart", "every", "ranged"])
 def test_race_free_and_exact(method: str, target: str, layers: int) -> None:
     assert _sync(method, target, layers)["switch"] >= 1
 

@@ -19,6 +19,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.counted_state import counted_args, loop_counts
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.helper_writes import stream_call_writes
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
@@ -38,9 +39,11 @@ def caller_sites(module: CallerModule, qualname: str, fn: _Function, calls: list
     receiver = receiver_of(qualname, fn)
     changed = changed_objects(fn, receiver)
     functions = module_functions(module.index, module.ir.module_name, module.tree)
+    counts = loop_counts(fn)
     count = 0
     for call in calls:
         site = _reached(_site(module, count, call, fn, local, receiver, changed), functions, qualname, receiver)
+        site = counted_args(site, receiver, counts)  # ``self.layers[i + 1].qweight``: state, made by no op
         site = _rebound(site, fn, receiver, functions, qualname)
         if site.guard.static is False or _unreadable(module, call, site):
             continue

@@ -13,6 +13,7 @@ from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state import State, pending
 from codegen.lower.flow.statements import argument_names
 from codegen.lower.flow.transfer import Relations
+from codegen.lower.flow.written_state import written_since
 
 __all__ = ["call_inputs", "forks", "same_stream"]
 
@@ -49,8 +50,9 @@ def _forks(facts: CallerFacts, site: Site, relayed: set[int], anchored: list[boo
         return False
     state = facts.result.states.get(site.stmt, ())
     covered = [p.site for p in state if p.forked and facts.relations.covers(p.site, site.index)]
-    earlier = any(not crossed_since(facts, site, p) for p in covered)  # no third stream between: crossing_calls.py
-    ordered = earlier or any(i < len(anchored) and anchored[i] for i in relayed)
+    earlier = any(not crossed_since(facts, site, p) and not written_since(facts, site, p) for p in covered)
+    relays = any(i < len(anchored) and anchored[i] for i in relayed) and not written_since(facts, site, None)
+    ordered = earlier or relays  # no third stream's call, no state it reads written between: written_state.py
     made = same_stream(state, site, facts.relations).union(*(facts.sites[i].names for i in relayed))
     forks = not (ordered and call_inputs(facts, site) <= made)
     anchored.append(forks or ordered)

@@ -17,7 +17,9 @@ it), or ``first``'s when ``i == 0``, on the same stream after every call the ent
 in the loop waits for ``(i + 1) % 2``, this iteration's record (where the iteration skipped the call, its flag says
 whether a record was ever made; the entry then holds nothing pending). After the loop both wait for the last
 record: ``n % 2`` when ``late`` runs in every iteration (``0``, ``first``'s, when none ran), ``(n - 1) % 2`` when the
-last skips it, where the loop surely runs an iteration.
+last skips it, where the loop surely runs an iteration, else ``max(n - 1, 0) % 2``: ``first``'s slot where no
+iteration ran, the last record's where some did (``for i in range(n)`` with ``n = len(self.layers)``: nothing
+before the loop shows ``n >= 1``).
 
 Which calls qualify, and the premises that make the slots exact: ``parity_loops.py``. A wait for ``first`` after
 ``late``'s statement keeps none of the names ``late`` binds (``trim``): where it ran they hold its new result, not
@@ -68,7 +70,9 @@ class Parity:
             return ""
         if where == "in":
             return f"{self.index} % 2" if site == self.first else f"({self.index} + 1) % 2"
-        return f"({self.count} - 1) % 2" if self.skipped else f"{self.count} % 2"
+        if not self.skipped:
+            return f"{self.count} % 2"
+        return f"({self.count} - 1) % 2" if self.entered else f"max({self.count} - 1, 0) % 2"
 
     def kept(self, steps: Mapping[Anchor, list[Step]]) -> bool:
         """The slots are needed (``needed``) and every wait can pick one (not ``invalid``)."""
@@ -102,7 +106,7 @@ class Parity:
     def invalid(self, steps: Mapping[Anchor, list[Step]]) -> bool:
         """A relay of either call, or a wait after the loop whose slot cannot be spelled there."""
         ours = {self.first, self.late}
-        unspelled = not self.stable or (self.skipped and not self.entered)
+        unspelled = not self.stable
         for anchor, found in steps.items():
             for step in found:
                 if isinstance(step, Relay) and {step.site, step.to} & ours:
