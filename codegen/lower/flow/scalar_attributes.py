@@ -4,14 +4,14 @@ runs.
 A side body giving ``self.rope_dim`` to a function the run cannot read (``rotary(q, cos, sin, self.rope_dim)``)
 gives it no memory to write: where every store to the attribute, in every method of the class and of its bases,
 is a plain value, the attribute is no state a call writes in place (``call_state_writes.py``). A plain value is a
-literal (``3``, ``"x"``, ``None``, ``(1, 2)``), a parameter annotated as one (``dim: int``, an item of ``shape:
-dict[str, int]``), a tensor's size (``x.shape[0]``, ``x.size(1)``), ``len``/``int``/... of anything, another such
-attribute (``self.head_dim ** -0.5``), a local bound once to such a value, and arithmetic, comparisons and choices
-of them; a value ``__init__`` reads from a configuration object (``config.num_heads // tp``) where the class uses
-the attribute as a whole number (``range(self.n)``, a slice bound, a size given to ``view``: ``int_uses.py``). A
-class with a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store
-anything there: none of its attributes is known plain; nor where a ``setattr`` on the object computes the name
-(``setattr(self, "a", v)`` is a store of ``v`` on ``a``: ``attribute_stores.py``).
+literal, a parameter annotated as one (``dim: int``, an item of ``shape: dict[str, int]``), a tensor's size,
+``len``/``int``/... of anything, another such attribute (``self.head_dim ** -0.5``), a local bound once to such a
+value, and arithmetic, comparisons and choices of them; a value ``__init__`` reads from a configuration object
+(``config.num_heads // tp``) where the class uses the attribute as a whole number (``int_uses.py``). A class with
+a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store anything there: none
+of its attributes is plain; nor where a ``setattr`` on the object computes the name (``setattr(self, "a", v)``
+and ``self.register_buffer("a", v)`` store ``v`` on ``a``: ``attribute_stores.py``); nor one only augmented
+(``self.n += 1`` alone: its first value is not read).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import Counter
 from codegen.index import scan
 from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
-from codegen.lower.flow.attribute_stores import attribute_stores
+from codegen.lower.flow.attribute_stores import object_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.int_uses import config_read, configuration, int_used
 from codegen.lower.flow.read_classes import read_chain
@@ -99,11 +99,13 @@ class _Class:
 
     def __init__(self, cls: ast.ClassDef) -> None:
         self.stores: dict[str, list[tuple[ast.expr | None, _Method]]] = {}
+        self.first: set[str] = set()  # given a value of its own by some store (not ``+=`` only)
         for fn in scan.functions_of(cls):
             if fn.args.args:  # a method with its object (a static one stores none of it)
                 method = _Method(fn, fn.args.args[0].arg)
-                for attr, value in attribute_stores(fn, method.receiver):
-                    self.stores.setdefault(attr, []).append((value, method))
+                for store in object_stores(fn, method.receiver):
+                    self.stores.setdefault(store.attr, []).append((store.value, method))
+                    self.first.update(() if store.augmented else (store.attr,))
         self._known: dict[str, bool] = {}
         self._int_used = int_used(cls)
         self._reading: set[str] = set()
@@ -113,7 +115,9 @@ class _Class:
         if attr not in self._known:
             self._known[attr] = False
             values = self.stores.get(attr, [])
-            self._known[attr] = bool(values) and all(v is not None and self._stored(attr, v, m) for v, m in values)
+            self._known[attr] = attr in self.first and all(
+                v is not None and self._stored(attr, v, m) for v, m in values
+            )
         return self._known[attr]
 
     def _stored(self, attr: str, value: ast.expr, method: _Method) -> bool:
