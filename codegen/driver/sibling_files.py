@@ -54,6 +54,7 @@ class _Packages:
 
     roots: dict[str, frozenset[str]]
     taken: frozenset[str]
+    listed: dict[str, frozenset[str]] = attrs.field(factory=dict, eq=False)  # folder -> its files, read once
 
     @classmethod
     def of(cls, files: list[SourceFile]) -> _Packages:
@@ -71,20 +72,36 @@ class _Packages:
         """The one file of a run's package that Python imports as ``dotted``, and its source."""
         top = dotted.partition(".")[0]
         for folder, tops in sorted(self.roots.items()):
-            path = _imported(os.path.join(folder, *dotted.split("."))) if tops & {top, ""} else None
+            path = _imported(os.path.join(folder, *dotted.split(".")), self._exists) if tops & {top, ""} else None
             if path is not None and path not in self.taken and module_name_for(path) == dotted:
                 source = read_source(path)
                 return (module_id(path), source) if source is not None else None
         return None
 
+    def _exists(self, path: str) -> bool:
+        """Whether ``path`` is a file, from its folder's listing (read once per run: a name is looked for in some
+        ten places, each asked of the disk before)."""
+        folder, name = os.path.split(path)
+        if folder not in self.listed:
+            self.listed[folder] = _files_in(folder)
+        return name in self.listed[folder]
 
-def _imported(base: str) -> str | None:
+
+def _files_in(folder: str) -> frozenset[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_file())
+    except OSError:
+        return frozenset()
+
+
+def _imported(base: str, exists: Callable[[str], bool]) -> str | None:
     """The source file Python imports for the module at ``base`` (a folder's ``__init__`` first, as the import
     system looks); None where there is none, or where a compiled extension comes first there (not read)."""
     for stem in (os.path.join(base, "__init__"), base):
-        if any(os.path.isfile(stem + suffix) for suffix in EXTENSION_SUFFIXES):
+        if any(exists(stem + suffix) for suffix in EXTENSION_SUFFIXES):
             return None
-        if os.path.isfile(f"{stem}.py"):
+        if exists(f"{stem}.py"):
             return os.path.abspath(f"{stem}.py")
     return None
 

@@ -38,6 +38,7 @@ _PLACE = "_npudsl_walked_in"  # where the node is in the kept walk of a node tha
 _HELD = "_npudsl_walk"  # on a node whose walk places the nodes under it: that walk
 _HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  # their statements are walked too
 _PLACED = (ast.stmt, ast.arguments)
+_CLASSES = "classes"  # in a node's kept kinds: the classes of its walk's nodes
 
 
 def per_node(fn: Callable[[_N], _R]) -> Callable[[_N], _R]:
@@ -132,11 +133,36 @@ class _Place:
 
 
 def walked_of(node: ast.AST, kind: type[_N] | tuple[type[_N], ...]) -> tuple[_N, ...]:
-    """The nodes of :func:`walked` that are instances of ``kind``, in its order."""
+    """The nodes of :func:`walked` that are instances of ``kind``, in its order. The classes a walk holds are
+    gathered on its second question (a set made at C speed): a kind none of them is answers at once, and the others
+    are filtered by class."""
     kept: tuple[ast.AST, dict[object, tuple[ast.AST, ...]]] | None = node.__dict__.get(_KINDS)
     if kept is None or kept[0] is not node:
         kept = node.__dict__[_KINDS] = (node, {})
     found = kept[1].get(kind)
     if found is None:
-        found = kept[1][kind] = tuple([n for n in walked(node) if isinstance(n, kind)])
+        found = kept[1][kind] = _filtered(walked(node), kind, kept[1])
     return found  # type: ignore[return-value]
+
+
+def _filtered(nodes: tuple[ast.AST, ...], kind: type | tuple[type, ...], asked: dict) -> tuple[ast.AST, ...]:
+    if not asked:
+        return tuple([n for n in nodes if isinstance(n, kind)])  # a walk asked once: no classes gathered
+    present = asked.get(_CLASSES)
+    if present is None:
+        present = asked[_CLASSES] = frozenset(map(type, nodes))
+    wanted = present & _classes(kind)
+    if not wanted:
+        return ()
+    return nodes if len(wanted) == len(present) else tuple([n for n in nodes if type(n) in wanted])
+
+
+@functools.cache
+def _classes(kind: type | tuple[type, ...]) -> frozenset[type]:
+    """The node classes that are ``kind``."""
+    found, stack = [], [ast.AST]
+    while stack:
+        cls = stack.pop()
+        found.append(cls)
+        stack.extend(cls.__subclasses__())
+    return frozenset(cls for cls in found if issubclass(cls, kind))

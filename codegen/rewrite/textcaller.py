@@ -2,7 +2,8 @@
 
 Steps go before and after statements and at the end of blocks, a planned call's hoisted
 arguments become the names they were bound to, and a statement on another stream moves
-one level deeper into its ``with``. Lines with several statements, one-line blocks that
+one level deeper into its ``with``, and a call the plan moves up goes where it is issued
+(:mod:`codegen.rewrite.textmoved`). Lines with several statements, one-line blocks that
 get a step, and comments or parentheses around a hoisted argument are Unsupported.
 """
 
@@ -20,6 +21,7 @@ from codegen.rewrite.segments import Style, first_line
 from codegen.rewrite.textblocks import alone, compound, docstring, end_of, lead_start
 from codegen.rewrite.textitems import Gen, Item, Wrap, merged, printed
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, shifted, splice
+from codegen.rewrite.textmoved import Placed, deeper, moved_order
 from codegen.targets.base import Spelling
 
 __all__ = ["CallerText"]
@@ -31,6 +33,7 @@ class CallerText:
     plan: CallerPlan
     spelling: Spelling
     style: Style
+    carried: dict[ast.stmt, Placed] = attrs.Factory(dict)  # statements moved into a later block (``textmoved``)
 
     def spelled(self, kind: str, node: ast.AST, field: str = "") -> list[str]:
         return guarded_texts(self.spelling, self.plan.steps.get((kind, node, field), ()))
@@ -42,16 +45,14 @@ class CallerText:
 
         The target is asked for each text in the order ``callsites`` asks (it remembers what the code
         needs in that order: its helpers, its streams)."""
-        if any(stmt in self.plan.moves for stmt in stmts):
-            raise Unsupported("a call moved up (libcst's ``moved.py`` reorders the statements)")
-        items, changed, first_items, first_touched = self._items(stmts)
+        items, changed, first_items, first_touched, head = self._items(stmts)
         end = self.spelled("end", owner, field)
         items += [Gen(tuple(end))] if end else []
         first = start() if start is not None else []
         if first:
-            if first_touched and docstring(stmts[0]):
+            if first_touched and docstring(head):
                 raise Unsupported("a step around a docstring")
-            items.insert(first_items if docstring(stmts[0]) else 0, Gen(tuple(first)))
+            items.insert(first_items if docstring(head) else 0, Gen(tuple(first)))
         if not changed and not end and not first:
             return None
         alone(self.src, stmts)
@@ -59,38 +60,56 @@ class CallerText:
         at = indentation(self.src.at(stmts[0].lineno))
         return printed(merged(items, at, self.style.indent), at, self.style)
 
-    def _items(self, stmts: list[ast.stmt]) -> tuple[list[Item], bool, int, bool]:
-        """The items of the block's statements, whether any changed, and how many items the first one made and
-        whether it changed."""
+    def _items(self, stmts: list[ast.stmt]) -> tuple[list[Item], bool, int, bool, ast.stmt]:
+        """The items of the block's statements in the order the plan issues them (``textmoved``), whether any
+        changed, how many items the first one made, whether it changed, and which it is."""
+        ordered = moved_order(self._placed(stmts), self.plan.moves, self.carried)
+        if not ordered:
+            raise Unsupported("every statement of a block moved out")
+        at = indentation(self.src.at(stmts[0].lineno))
         items: list[Item] = []
-        changed = False
-        floor = 0
+        changed = [stmt for stmt, _ in ordered] != stmts
         first_items, first_touched = 0, False
-        for stmt in stmts:
-            at = indentation(self.src.at(stmt.lineno))
-            lead = self.src.flagged(lead_start(self.src, stmt, floor), first_line(stmt) - 1, at)
-            stmt_items, touched = self.statement(stmt, lead)
+        for stmt, lead in ordered:
+            inserted = not any(stmt is s for s in stmts)
+            if inserted:
+                alone(self.src, [stmt])
+            stmt_items, touched = self.statement(stmt, lead, at if inserted else None)
             changed = changed or touched
             items += stmt_items
             if not first_items:
                 first_items, first_touched = len(stmt_items), touched
-            floor = end_of(self.src, stmt)
-        return items, changed, first_items, first_touched
+        return items, changed, first_items, first_touched, ordered[0][0]
 
-    def statement(self, stmt: ast.stmt, lead: list[Line]) -> tuple[list[Item], bool]:
-        at = indentation(self.src.at(stmt.lineno))
+    def _placed(self, stmts: list[ast.stmt]) -> list[Placed]:
+        """Each statement with the blank and comment lines above it, flagged at its indentation."""
+        placed: list[Placed] = []
+        floor = 0
+        for stmt in stmts:
+            at = indentation(self.src.at(stmt.lineno))
+            placed.append((stmt, self.src.flagged(lead_start(self.src, stmt, floor), first_line(stmt) - 1, at)))
+            floor = end_of(self.src, stmt)
+        return placed
+
+    def statement(self, stmt: ast.stmt, lead: list[Line], into: str | None = None) -> tuple[list[Item], bool]:
+        """The items of ``stmt`` and whether it changed; ``into``: the indentation of a deeper block it moved to."""
+        own = indentation(self.src.at(stmt.lineno))
+        at = own if into is None else into
+        lead = deeper(lead, own, at)
         before = self.spelled("before", stmt)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _is_simple(stmt):
-            inner = compound(self.src, stmt, at, self.block)
-            lines = inner if inner is not None else self.src.flagged(first_line(stmt), end_of(self.src, stmt), at)
+            inner = compound(self.src, stmt, own, self.block)
+            lines = inner if inner is not None else self.src.flagged(first_line(stmt), end_of(self.src, stmt), own)
+            lines = deeper(lines, own, at)
             wrapped = self.wrapped(stmt, lines, at, bool(lead) and not before)
             main: Item = wrapped or (_UserWith(lines) if _single_with(stmt) else lines)
             touched = inner is not None or wrapped is not None
             after = self.spelled("after", stmt)
         else:
             after = self.spelled("after", stmt)
-            edited = self.edit(stmt, at)
-            main = edited if edited is not None else self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, at)
+            edited = self.edit(stmt, own)
+            main = edited if edited is not None else self.src.flagged(stmt.lineno, stmt.end_lineno or stmt.lineno, own)
+            main = deeper(main, own, at)
             wrapped = self.wrapped(stmt, main, at, bool(lead) and not before)
             touched = edited is not None or wrapped is not None
             main = wrapped or main

@@ -5,10 +5,11 @@ The text rewrite (:mod:`codegen.rewrite.textunit`) edits a planned function's li
 unchanged node's text as it was parsed, except that the indentation of a block is printed
 from the blocks around it: a line it parsed as starting with its block's indentation
 (a statement's first line, a comment line, a continuation line inside brackets) moves
-with the block, while the inside of a multi-line string, or a line after a backslash,
-does not. :class:`Lines` knows those lines; anything it cannot tell as surely (a
-backslash continuation, strings joined across lines) raises :class:`Unsupported`, and the
-unit goes through libcst.
+with the block, while the inside of a multi-line string, or a line after a backslash
+continuation (libcst holds it in the whitespace before the next token), does not.
+:class:`Lines` knows those lines; anything it cannot tell as surely (a backslash after
+a ``#``, strings joined across lines) raises :class:`Unsupported`, and the unit goes
+through libcst.
 """
 
 from __future__ import annotations
@@ -40,21 +41,30 @@ class Lines:
     lines: list[str]
     interior: set[int] = attrs.Factory(set)
     owner: dict[int, str] = attrs.Factory(dict)  # the indentation of the block owning a line, where known
+    joined: set[int] = attrs.Factory(set)  # the lines after a backslash continuation (libcst never moves them)
 
     @classmethod
     def of(cls, lines: list[str], nodes: Iterable[ast.AST], first: int, last: int) -> Lines:
         """The facts for the unit of ``nodes`` (lines ``first`` to ``last``); Unsupported where unsure."""
         found = cls(lines)
         text = "".join(lines[first - 1 : last])
-        if '"""' in text or "'''" in text:  # else no string spans lines (a backslash inside one is Unsupported)
+        ended = [n for n in range(first, last + 1) if found.at(n).rstrip("\r\n").endswith("\\")]
+        if ended or '"""' in text or "'''" in text:  # else no string spans lines
             for node in nodes:
                 for sub in unordered_walk(node):
                     if isinstance(sub, (ast.Constant, ast.JoinedStr)) and (sub.end_lineno or 0) > sub.lineno:
                         found._string(sub)
-        for n in range(first, last + 1):
-            if n not in found.interior and found.at(n).rstrip("\r\n").endswith("\\"):
-                raise Unsupported("a backslash continuation")
+        for n in ended:
+            if n not in found.interior:
+                found._continued(n)
         return found
+
+    def _continued(self, n: int) -> None:
+        """Line ``n`` ends with a backslash: libcst keeps the next line in the whitespace before its token, as
+        written. A backslash after a ``#`` may end a comment instead (Unsupported: the text does not tell)."""
+        if "#" in self.at(n):
+            raise Unsupported("a backslash continuation after a '#'")
+        self.joined.add(n + 1)
 
     def _string(self, node: ast.expr) -> None:
         text = self.segment(node)
@@ -86,7 +96,7 @@ class Lines:
     def flagged(self, first: int, last: int, indent: str) -> list[Line]:
         """Lines ``first`` to ``last``, each flagged as libcst parses it in a block indented by ``indent``."""
         return [
-            (text, n not in self.interior and text.startswith(self.owner.get(n, indent)))
+            (text, n not in self.interior and n not in self.joined and text.startswith(self.owner.get(n, indent)))
             for n, text in enumerate(self.span(first, last), first)
         ]
 
