@@ -23,7 +23,7 @@ from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
-__all__ = ["Binding", "binding_groups", "widened"]
+__all__ = ["Binding", "binding_groups", "iterated", "loops", "widened"]
 
 Binding = tuple[ast.AST, frozenset[str], frozenset[str]]  # (the binding node, names it binds, memory they may be)
 _Node = tuple[str, int]  # a name and the statement binding it (0: every other binding, its value on entry too)
@@ -65,14 +65,21 @@ def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str
 def _elements(fn: ast.AST) -> Iterator[tuple[ast.AST, frozenset[str], frozenset[str]]]:
     """A loop's or comprehension's target holds what its iterable may hold (``for c in xs``, ``for i, c in
     enumerate(xs)``, ``for c in (a, b)``)."""
-    loops: list[_Loop] = [*walked_of(fn, ast.For), *walked_of(fn, ast.AsyncFor), *walked_of(fn, ast.comprehension)]
-    for node in loops:
-        iterated = node.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id in _PASSING:
-            held = frozenset().union(*(alias_sources(a) for a in iterated.args))
-        else:
-            held = alias_sources(iterated)
-        yield node, bound_names(node.target), held
+    for node in loops(fn):
+        yield node, bound_names(node.target), frozenset().union(*(alias_sources(v) for v in iterated(node)))
+
+
+def loops(fn: ast.AST) -> list[_Loop]:
+    """The loops and comprehensions of ``fn``: each binds its target to the items of what it iterates."""
+    return [*walked_of(fn, ast.For), *walked_of(fn, ast.AsyncFor), *walked_of(fn, ast.comprehension)]
+
+
+def iterated(node: _Loop) -> list[ast.expr]:
+    """The values whose items ``node``'s target takes: its iterable, or what ``enumerate``, ``zip``, ... pass on."""
+    value = node.iter
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _PASSING:
+        return list(value.args)
+    return [value]
 
 
 def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]]:
