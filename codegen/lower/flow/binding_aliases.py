@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.value_views import DISPLAYS, copied
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
 __all__ = ["Binding", "binding_groups", "iterated", "loops", "widened"]
@@ -55,7 +56,7 @@ def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str
     """Each binding -> the names whose memory it may be."""
     links: dict[_Node, frozenset[str]] = {}
     bound = [(stmt, *pair) for stmt in walked_of(fn, ast.Assign) for pair in alias_groups(stmt)]
-    for stmt, targets, sources in [*bound, *results, *_elements(fn), *_stores(fn)]:
+    for stmt, targets, sources in [*bound, *results, *_elements(fn), *_stores(fn), *_concatenated(fn)]:
         for name in targets:
             key = (name, id(stmt) if stmt is not None else 0)
             links[key] = links.get(key, frozenset()) | sources
@@ -93,6 +94,44 @@ def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]
     for call in walked_of(fn, ast.Call):
         if isinstance(call.func, ast.Attribute) and call.func.attr in TAKES_IN and (root := alias_root(call.func)):
             yield None, frozenset({root}), frozenset().union(*(alias_sources(a) for a in call.args))
+
+
+def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str], frozenset[str]]]:
+    """``ys = xs + zs`` where one is a container (``containers``) holds what both hold; ``ys += xs`` adds what
+    ``xs`` holds to whatever ``ys`` is bound to (no binding of its own)."""
+    held = containers(walked_of(fn, ast.Assign))
+    for stmt in walked_of(fn, ast.Assign):
+        value = stmt.value
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+            parts = [value.left, value.right]
+            if any(isinstance(p, ast.Name) and p.id in held for p in parts):
+                yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), alias_sources_of(parts)
+    for aug in walked_of(fn, ast.AugAssign):
+        if isinstance(aug.target, ast.Name) and aug.target.id in held and isinstance(aug.op, (ast.Add, ast.Mult)):
+            yield None, frozenset({aug.target.id}), alias_sources(aug.value)
+
+
+def containers(stmts: Iterable[ast.stmt]) -> frozenset[str]:
+    """The names ``stmts`` bind to a container somewhere: a display, a comprehension, a copy (``list(xs)``,
+    ``value_views.copied``), a concatenation with one."""
+    found: set[str] = set()
+    assigns = [s for s in stmts if isinstance(s, ast.Assign)]
+    assigned = [(s.targets[0].id, s.value) for s in assigns if isinstance(s.targets[0], ast.Name)]
+    while fresh := {name for name, value in assigned if name not in found and _container(value, found)}:
+        found |= fresh
+    return frozenset(found)
+
+
+def _container(value: ast.expr, found: set[str]) -> bool:
+    if isinstance(value, DISPLAYS) or copied(value) is not None:
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        return any(isinstance(p, ast.Name) and p.id in found for p in (value.left, value.right))
+    return isinstance(value, ast.Name) and value.id in found
+
+
+def alias_sources_of(values: list[ast.expr]) -> frozenset[str]:
+    return frozenset().union(*(alias_sources(v) for v in values))
 
 
 def _reached(start: _Node, links: dict[_Node, frozenset[str]], nodes: dict[str, set[_Node]]) -> frozenset[_Node]:

@@ -86,11 +86,11 @@ def _imported(tree: ast.Module) -> _Imports:
 
 def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
+    parts = choices(value)
+    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``, ``list(xs)``: what each part may be
+        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
     if isinstance(value, ast.Call):
         return _results(value, imported, scope, seen)
-    parts = choices(value)
-    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``: what each part may be, element by element
-        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
     root = viewed(value, imported)
     return [(None, frozenset({root}))] if root else []
 
