@@ -8,8 +8,10 @@ name is a node pointing to every binding of the names whose memory it may be (a 
 ``aliasing.py``; a call's result that may be an argument: ``result_aliases.py``; a loop's or comprehension's target,
 what its iterable holds: ``for c in xs``); a container holds what is stored into an item of it or taken in
 (``out[0] = a``, ``out.append(a)``), which the union left out: ``c.add_(1)`` in the loop, or ``a.add_(1)`` after
-``r = self.side(out)``, ran before the side call's join, a race. Two names may share memory where a binding of one
-and a binding of the other reach a common node. A name read anywhere stands for each of its bindings, whatever the
+``r = self.side(out)``, ran before the side call's join, a race. A new container of another's items holds them too
+(``ys = xs + zs`` where one is a container, ``ys += xs``: ``containers``; ``list(xs)``, ``xs.copy()``, ``xs + [b]``:
+``value_views.copied``, read in ``result_aliases.py``). Two names may share memory where a binding of one and a
+binding of the other reach a common node. A name read anywhere stands for each of its bindings, whatever the
 order or path, so the answer holds at every point of the function: never fewer pairs than may share memory.
 """
 
@@ -24,7 +26,7 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.value_views import DISPLAYS, copied
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
-__all__ = ["Binding", "binding_groups", "iterated", "loops", "widened"]
+__all__ = ["Binding", "binding_groups", "containers", "iterated", "loops", "widened"]
 
 Binding = tuple[ast.AST, frozenset[str], frozenset[str]]  # (the binding node, names it binds, memory they may be)
 _Node = tuple[str, int]  # a name and the statement binding it (0: every other binding, its value on entry too)
@@ -105,7 +107,7 @@ def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str],
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
             parts = [value.left, value.right]
             if any(isinstance(p, ast.Name) and p.id in held for p in parts):
-                yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), alias_sources_of(parts)
+                yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), _sources_of(parts)
     for aug in walked_of(fn, ast.AugAssign):
         if isinstance(aug.target, ast.Name) and aug.target.id in held and isinstance(aug.op, (ast.Add, ast.Mult)):
             yield None, frozenset({aug.target.id}), alias_sources(aug.value)
@@ -130,7 +132,8 @@ def _container(value: ast.expr, found: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in found
 
 
-def alias_sources_of(values: list[ast.expr]) -> frozenset[str]:
+def _sources_of(values: list[ast.expr]) -> frozenset[str]:
+    """The names whose memory one of ``values`` may be or hold."""
     return frozenset().union(*(alias_sources(v) for v in values))
 
 
