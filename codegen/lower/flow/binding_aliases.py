@@ -26,7 +26,7 @@ from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.value_views import DISPLAYS, copied
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
-__all__ = ["Binding", "binding_groups", "containers", "iterated", "loops", "widened"]
+__all__ = ["Binding", "binding_groups", "containers", "iterated", "linked_bindings", "loops", "widened"]
 
 Binding = tuple[ast.AST, frozenset[str], frozenset[str]]  # (the binding node, names it binds, memory they may be)
 _Node = tuple[str, int]  # a name and the statement binding it (0: every other binding, its value on entry too)
@@ -52,6 +52,11 @@ def binding_groups(fn: ast.AST, results: Iterable[Binding] = ()) -> dict[str, fr
         for node in held:
             owners.setdefault(node, set()).add(name)
     return {name: frozenset().union(*(owners[node] for node in held)) for name, held in memory.items()}
+
+
+def linked_bindings(fn: ast.AST, results: Iterable[Binding] = ()) -> frozenset[tuple[str, int]]:
+    """``(name, id(statement))`` of each binding of ``fn`` that may be some name's memory (``fresh_bindings.py``)."""
+    return frozenset(_links(fn, results))
 
 
 def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str]]:
