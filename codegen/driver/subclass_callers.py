@@ -11,7 +11,8 @@ Attn(AttnWeights):``, ``class Attn(weights.AttnWeights)``, ``class Attn(AttnWeig
 imports or mentions a holder costs a search, not a parse: the run indexes no file beyond those that may make such a
 call. A file whose class makes a submodule of a holder (``self.block = Block()``, where ``Block.__init__`` makes
 ``self.shared = Shared()``) is indexed too: ``self.block.shared(x)`` there calls the stream function
-(``codegen/lower/flow/held_submodules.py``); such a file is parsed only where it names a holder.
+(``codegen/lower/flow/held_submodules.py``), and so is a file holding such a class in turn
+(``self.mid.block.shared(x)``), a round at a time; such a file is parsed only where it names a holder.
 """
 
 from __future__ import annotations
@@ -80,8 +81,18 @@ def through_bases(candidates: list[tuple[_M, str]], holding: frozenset[str]) -> 
 
 def holding_holders(candidates: list[tuple[_M, str]], holding: frozenset[str]) -> list[tuple[_M, str]]:
     """The ``(module, source)`` pairs of ``candidates`` that define a class whose ``__init__`` makes a submodule of
-    one of ``holding`` (parsed only where the source names one)."""
-    if not holding:
-        return []
-    pattern = words(holding)
-    return [pair for pair in candidates if pattern.search(pair[1]) and holders([pair[1]], holding)]
+    one of ``holding``, or of such a class, and so on (parsed only where the source names one), in the order
+    found."""
+    found: list[tuple[_M, str]] = []
+    left = list(candidates)
+    while holding and left:
+        pattern = words(holding)
+        made: set[str] = set()
+        for pair in [p for p in left if pattern.search(p[1])]:
+            held = holders([pair[1]], holding)
+            if held:
+                found.append(pair)
+                left.remove(pair)
+                made |= held
+        holding = frozenset(made)
+    return found

@@ -2,10 +2,10 @@
 
 A structured walk over the function's statements carries the pending calls (:mod:`codegen.lower.flow.state`)
 through ``if``/``elif``/``else``, ``match``, loops (to a fixed point, so a result carried into the next
-iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads first is joined
-before the loop: ``loop_entry.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``), ``with``,
-early ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it held
-(``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose
+iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads or joins first is
+joined before the loop: ``loop_entry_joins.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``),
+``with``, early ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it
+held (``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose
 ``while`` test reads a result; the end of the function).
 """
 
@@ -21,7 +21,7 @@ from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
 from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
 from codegen.lower.flow.last_iteration import LastIterations
-from codegen.lower.flow.loop_entry import first_reads
+from codegen.lower.flow.loop_entry_joins import before_loop
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.loop_parity import iteration_start
 from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
@@ -163,9 +163,8 @@ class Walk:
     _TryStar = _Try
 
     def _For(self, stmt: ast.For | ast.AsyncFor, state: State) -> State | None:
-        slots = getattr(self.relations, "slots", None)  # a micro-batch's item read waits in the body: item_slots.py
-        first = first_reads(stmt, self.sites) - (slots.item_names(stmt) if slots else set())
-        state = self.join_reads(stmt, state, data_reads(stmt.iter) | first)
+        slots = getattr(self.relations, "slots", None)
+        state = before_loop(self, stmt, state)  # what its header and first work read or join (loop_entry_joins.py)
         after = walk_loop(self, stmt, state, lambda s: iteration_start(self.relations, stmt, s), None)
         return slots.swept(stmt, after) if slots and after is not None else after
 

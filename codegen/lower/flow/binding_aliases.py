@@ -8,8 +8,10 @@ name is a node pointing to every binding of the names whose memory it may be (a 
 ``aliasing.py``; a call's result that may be an argument: ``result_aliases.py``; a loop's or comprehension's target,
 what its iterable holds: ``for c in xs``); a container holds what is stored into an item of it or taken in
 (``out[0] = a``, ``out.append(a)``), which the union left out: ``c.add_(1)`` in the loop, or ``a.add_(1)`` after
-``r = self.side(out)``, ran before the side call's join, a race. Two names may share memory where a binding of one
-and a binding of the other reach a common node. A name read anywhere stands for each of its bindings, whatever the
+``r = self.side(out)``, ran before the side call's join, a race. A new container of another's items holds them too
+(``ys = xs + zs`` where one is a container, ``ys += xs``: ``containers``; ``list(xs)``, ``xs.copy()``, ``xs + [b]``:
+``value_views.copied``, read in ``result_aliases.py``). Two names may share memory where a binding of one and a
+binding of the other reach a common node. A name read anywhere stands for each of its bindings, whatever the
 order or path, so the answer holds at every point of the function: never fewer pairs than may share memory.
 """
 
@@ -21,9 +23,10 @@ from collections.abc import Iterable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.value_views import DISPLAYS, copied
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
-__all__ = ["Binding", "binding_groups", "widened"]
+__all__ = ["Binding", "binding_groups", "containers", "iterated", "linked_bindings", "loops", "widened"]
 
 Binding = tuple[ast.AST, frozenset[str], frozenset[str]]  # (the binding node, names it binds, memory they may be)
 _Node = tuple[str, int]  # a name and the statement binding it (0: every other binding, its value on entry too)
@@ -51,11 +54,16 @@ def binding_groups(fn: ast.AST, results: Iterable[Binding] = ()) -> dict[str, fr
     return {name: frozenset().union(*(owners[node] for node in held)) for name, held in memory.items()}
 
 
+def linked_bindings(fn: ast.AST, results: Iterable[Binding] = ()) -> frozenset[tuple[str, int]]:
+    """``(name, id(statement))`` of each binding of ``fn`` that may be some name's memory (``fresh_bindings.py``)."""
+    return frozenset(_links(fn, results))
+
+
 def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str]]:
     """Each binding -> the names whose memory it may be."""
     links: dict[_Node, frozenset[str]] = {}
     bound = [(stmt, *pair) for stmt in walked_of(fn, ast.Assign) for pair in alias_groups(stmt)]
-    for stmt, targets, sources in [*bound, *results, *_elements(fn), *_stores(fn)]:
+    for stmt, targets, sources in [*bound, *results, *_elements(fn), *_stores(fn), *_concatenated(fn)]:
         for name in targets:
             key = (name, id(stmt) if stmt is not None else 0)
             links[key] = links.get(key, frozenset()) | sources
@@ -65,14 +73,21 @@ def _links(fn: ast.AST, results: Iterable[Binding]) -> dict[_Node, frozenset[str
 def _elements(fn: ast.AST) -> Iterator[tuple[ast.AST, frozenset[str], frozenset[str]]]:
     """A loop's or comprehension's target holds what its iterable may hold (``for c in xs``, ``for i, c in
     enumerate(xs)``, ``for c in (a, b)``)."""
-    loops: list[_Loop] = [*walked_of(fn, ast.For), *walked_of(fn, ast.AsyncFor), *walked_of(fn, ast.comprehension)]
-    for node in loops:
-        iterated = node.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id in _PASSING:
-            held = frozenset().union(*(alias_sources(a) for a in iterated.args))
-        else:
-            held = alias_sources(iterated)
-        yield node, bound_names(node.target), held
+    for node in loops(fn):
+        yield node, bound_names(node.target), frozenset().union(*(alias_sources(v) for v in iterated(node)))
+
+
+def loops(fn: ast.AST) -> list[_Loop]:
+    """The loops and comprehensions of ``fn``: each binds its target to the items of what it iterates."""
+    return [*walked_of(fn, ast.For), *walked_of(fn, ast.AsyncFor), *walked_of(fn, ast.comprehension)]
+
+
+def iterated(node: _Loop) -> list[ast.expr]:
+    """The values whose items ``node``'s target takes: its iterable, or what ``enumerate``, ``zip``, ... pass on."""
+    value = node.iter
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _PASSING:
+        return list(value.args)
+    return [value]
 
 
 def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]]:
@@ -86,6 +101,45 @@ def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]
     for call in walked_of(fn, ast.Call):
         if isinstance(call.func, ast.Attribute) and call.func.attr in TAKES_IN and (root := alias_root(call.func)):
             yield None, frozenset({root}), frozenset().union(*(alias_sources(a) for a in call.args))
+
+
+def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str], frozenset[str]]]:
+    """``ys = xs + zs`` where one is a container (``containers``) holds what both hold; ``ys += xs`` adds what
+    ``xs`` holds to whatever ``ys`` is bound to (no binding of its own)."""
+    held = containers(walked_of(fn, ast.Assign))
+    for stmt in walked_of(fn, ast.Assign):
+        value = stmt.value
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+            parts = [value.left, value.right]
+            if any(isinstance(p, ast.Name) and p.id in held for p in parts):
+                yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), _sources_of(parts)
+    for aug in walked_of(fn, ast.AugAssign):
+        if isinstance(aug.target, ast.Name) and aug.target.id in held and isinstance(aug.op, (ast.Add, ast.Mult)):
+            yield None, frozenset({aug.target.id}), alias_sources(aug.value)
+
+
+def containers(stmts: Iterable[ast.stmt]) -> frozenset[str]:
+    """The names ``stmts`` bind to a container somewhere: a display, a comprehension, a copy (``list(xs)``,
+    ``value_views.copied``), a concatenation with one."""
+    found: set[str] = set()
+    assigns = [s for s in stmts if isinstance(s, ast.Assign)]
+    assigned = [(s.targets[0].id, s.value) for s in assigns if isinstance(s.targets[0], ast.Name)]
+    while fresh := {name for name, value in assigned if name not in found and _container(value, found)}:
+        found |= fresh
+    return frozenset(found)
+
+
+def _container(value: ast.expr, found: set[str]) -> bool:
+    if isinstance(value, DISPLAYS) or copied(value) is not None:
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        return any(isinstance(p, ast.Name) and p.id in found for p in (value.left, value.right))
+    return isinstance(value, ast.Name) and value.id in found
+
+
+def _sources_of(values: list[ast.expr]) -> frozenset[str]:
+    """The names whose memory one of ``values`` may be or hold."""
+    return frozenset().union(*(alias_sources(v) for v in values))
 
 
 def _reached(start: _Node, links: dict[_Node, frozenset[str]], nodes: dict[str, set[_Node]]) -> frozenset[_Node]:

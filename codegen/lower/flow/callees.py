@@ -24,7 +24,7 @@ from codegen.index import scan
 from codegen.index.scan import dotted_name
 from codegen.lower.flow.annotated_locals import annotations_of
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.held_submodules import held_submodule_key
+from codegen.lower.flow.held_submodules import held_key, self_chain
 from codegen.lower.flow.imports import Binding
 from codegen.lower.flow.loop_targets import element_targets
 from codegen.lower.flow.name_keys import annotated_class, class_key, global_key
@@ -118,9 +118,11 @@ class Resolver:
             return self._on_self(attr)
         if isinstance(base, ast.Attribute) and self._is_self(base.value):  # ``self.sub.method(...)``
             cls = submodule_key(self, base.attr, method=attr)
-            if cls is None and (held := held_submodule_key(self, base.attr, attr)):  # ``self.block.indexer(x)``
-                return Resolved(key=held, receiver=f"self.{base.attr}.{attr}")
-            return Resolved(key=cls, receiver=f"self.{base.attr}") if cls else None
+            if cls is not None:
+                return Resolved(key=cls, receiver=f"self.{base.attr}")
+        if chain := self_chain(base, self._is_self):  # ``self.block.indexer(x)``, ``self.mid.block.indexer.prep(x)``
+            held = held_key(self, chain, attr)
+            return Resolved(key=held[0], receiver=held[1]) if held else None
         if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id in self.annotations:
             sub = annotated_submodule_key(self, base.value.id, base.attr, attr)  # ``m.sub.forward(x)``, ``m: Owner``
             return Resolved(key=sub, receiver=f"{base.value.id}.{base.attr}") if sub else None

@@ -13,12 +13,14 @@ import ast
 from collections.abc import Mapping
 
 from codegen.index.used_params import element
+from codegen.lower.flow.binding_aliases import containers
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import bound_names, data_reads
 from codegen.lower.flow.held_where import unless
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join
+from codegen.lower.flow.value_views import passed_whole
 from codegen.lower.plan import Value
 
 __all__ = ["held_by_callers", "held_by_results", "held_past_join", "kept_unless_held", "param_key"]
@@ -120,18 +122,19 @@ def _read_later(facts: CallerFacts, call: ast.stmt, join: ast.stmt, name: str) -
     while stmt is not None:
         block = facts.block(stmt)
         for later in block[block.index(stmt) :]:
-            found = _first_use(later, name)
+            found = _first_use(later, name, name in containers(facts.simple))
             if found is not None:
                 return found
         stmt = _after_if(facts, block)
     return False
 
 
-def _first_use(stmt: ast.stmt, name: str) -> bool | None:
-    """True: ``stmt`` reads ``name``; False: it may rebind it or leave (or is compound); None: look further."""
+def _first_use(stmt: ast.stmt, name: str, listed: bool) -> bool | None:
+    """True: ``stmt`` reads ``name``; False: it may rebind it or leave (or is compound); None: look further.
+    ``listed``: ``name`` is a container, read only where handed whole to a call (``value_views.passed_whole``)."""
     if isinstance(stmt, COMPOUND):
         return False
-    if name in data_reads(stmt):
+    if name in data_reads(stmt) and (not listed or passed_whole(stmt, name)):
         return True
     if name in bound_names(stmt) or isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
         return False

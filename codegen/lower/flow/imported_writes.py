@@ -80,7 +80,7 @@ class ModuleFunctions(Mapping[str, _Function]):
         chain = call_chain(call.func)
         if chain is None:
             return None
-        if owner is not None and chain[0] == receiver and len(chain) in (2, 3):
+        if owner is not None and chain[0] == receiver and len(chain) > 1:
             return self._of_object(call, owner, chain[1:])
         if chain[0] in self._classes:
             return self._inside(call, chain, 0)
@@ -94,7 +94,7 @@ class ModuleFunctions(Mapping[str, _Function]):
             return self._inherited(call, owner, rest)
         if made not in self._classes and self._import_of(made) is None:
             return None  # no such attribute, or a class the module does not name itself
-        method = (made, rest[1] if len(rest) > 1 else "forward")
+        method = (made, *rest[1:]) if len(rest) > 1 else (made, "forward")
         return self._inside(call, method, 0) if made in self._classes else self._imported(call, method, 0, True)
 
     def _inherited(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
@@ -113,7 +113,7 @@ class ModuleFunctions(Mapping[str, _Function]):
         held = self._by_key(home) if home else None
         if held is None:
             return every_argument(call)
-        return held._inside(call, (qualname.rpartition(".")[0], rest[1] if len(rest) > 1 else "forward"), 0)
+        return held._inside(call, (qualname.rpartition(".")[0], *(rest[1:] or ("forward",))), 0)
 
     def _imported(
         self, call: ast.Call, chain: tuple[str, ...], depth: int, a_class: bool = False
@@ -146,8 +146,9 @@ class ModuleFunctions(Mapping[str, _Function]):
         fn = self._functions.get(".".join(rest))
         if fn is not None:
             return Reached(fn, self, rest[0] if len(rest) == 2 else None)
-        if rest[0] in self._classes:
-            return None  # a class made (``Bump(x)``), or an attribute of a class that is no function of it
+        if rest[0] in self._classes:  # a class made (``Bump(x)``), or a submodule its ``__init__`` makes, if one
+            made = self.index.submodules.get(f"{self.key}:{rest[0]}", {})  # type: ignore[attr-defined]
+            return self._of_object(call, rest[0], rest[1:]) if rest[1:2] and rest[1] in made else None
         if depth >= _DEPTH or rest[0] not in self._bindings_read():
             return every_argument(call)  # a submodule the run lacks, a name bound otherwise, a long chain
         return self._imported(call, rest, depth + 1)

@@ -19,7 +19,7 @@ import ast
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.statements import COMPOUND
 
-__all__ = ["first_reads"]
+__all__ = ["first_reads", "only_iterates"]
 
 _ITERATING = frozenset({"range", "zip", "enumerate", "reversed"})
 
@@ -27,7 +27,7 @@ _ITERATING = frozenset({"range", "zip", "enumerate", "reversed"})
 def first_reads(stmt: ast.For | ast.AsyncFor, calls: object) -> set[str]:
     """The names whose pending calls to join before the loop ``stmt`` (``calls``: the planned stream calls,
     keyed by statement): what the first statement of its body reads, when the rule holds, else nothing."""
-    if not isinstance(stmt, ast.For) or not _only_iterates(stmt.iter):
+    if not isinstance(stmt, ast.For) or not only_iterates(stmt.iter):
         return set()
     first = stmt.body[0]
     if isinstance(first, COMPOUND) or first in calls:  # type: ignore[operator]
@@ -35,16 +35,16 @@ def first_reads(stmt: ast.For | ast.AsyncFor, calls: object) -> set[str]:
     return data_reads(first) - _bound(stmt.target)
 
 
-def _only_iterates(node: ast.expr) -> bool:
+def only_iterates(node: ast.expr) -> bool:
     if isinstance(node, (ast.Name, ast.Constant)):
         return True
     if isinstance(node, ast.Attribute):
-        return _only_iterates(node.value)
+        return only_iterates(node.value)
     if isinstance(node, ast.Subscript):
-        return _only_iterates(node.value) and _only_iterates(node.slice)
+        return only_iterates(node.value) and only_iterates(node.slice)
     if isinstance(node, ast.Call):
         iterating = isinstance(node.func, ast.Name) and node.func.id in _ITERATING and not node.keywords
-        return iterating and all(_only_iterates(arg) for arg in node.args)
+        return iterating and all(only_iterates(arg) for arg in node.args)
     return False
 
 

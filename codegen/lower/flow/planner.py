@@ -25,6 +25,7 @@ from codegen.lower.flow.binding_aliases import binding_groups
 from codegen.lower.flow.call_bound import call_bound
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import Planned
+from codegen.lower.flow.fresh_bindings import fresh_bindings
 from codegen.lower.flow.guard_keys import guard_key, reached_keys, stable_key
 from codegen.lower.flow.last_iteration import false_at_last
 from codegen.lower.flow.one_block import guarded_body
@@ -180,6 +181,7 @@ def _round(
     reached = reached_keys(sites, keys, fn, stability, since, context.aliases)
     bound = call_bound(fn, [(s.index, s.stmt) for s in sites])
     relations = CallRelations(sites, keys, reached, dropped, made_only_by=bound, state_writer=context.state_writes)
+    relations.fresh = fresh_bindings(fn, context.results)
     views = {s.stmt: site_view(s, relations.keys[s.index], context, groups) for s in sites}
     result = loop_events.analyzed(
         fn, sites, views, relations, context, following, false_at_last(fn, context.receiver, context.sized)

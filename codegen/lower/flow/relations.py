@@ -35,6 +35,7 @@ class CallRelations:
     state_writer: Callable[[ast.stmt], frozenset[str]] = state_writes  # ``state_writes.StateWrites`` of the caller
     slots: Slots = NO_SLOTS  # calls whose join event is their iteration's parity's (``item_slots.py``)
     parity: Parity | None = None  # a staging a loop issues one iteration ahead (``loop_parity.py``)
+    fresh: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # names bound to new memory (``fresh_bindings.py``)
     _state: dict[int, frozenset[str]] = attrs.field(factory=dict, init=False)  # ``state_of``, asked so far
 
     def state_written(self, stmt: ast.stmt) -> frozenset[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.binding_aliases import iterated, loops
 from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.foreign_writes import every_argument, foreign_results, npu_op
@@ -55,22 +56,24 @@ def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) 
 
 def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
-    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_annotated(fn), *_walruses(fn)]
+    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_assigned(fn)]
     for node, targets, value in bindings:
         held = _held(value, imported, scope, seen)
         for target in targets if held else []:
             found += [(node, names, memory) for names, memory in _paired(target, held) if names and memory]
-    return found
+    return found + _iterated(fn, imported, scope, seen)
 
 
-def _annotated(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
-    """``v: torch.Tensor = x[0]``: a binding as an assignment's."""
-    return [(n, [n.target], n.value) for n in walked_of(fn, ast.AnnAssign) if n.value is not None]
+def _iterated(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
+    """``for c in self.pick(xs)``: a loop's target holds the items of what a call it iterates may return, whole."""
+    held = [(n, _held(v, imported, scope, seen)) for n in loops(fn) for v in iterated(n) if isinstance(v, ast.Call)]
+    return [(n, bound_names(n.target), m) for n, parts in held if (m := frozenset().union(*(p for _, p in parts)))]
 
 
-def _walruses(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
-    """``(v := x[0])``: a binding of ``v`` as an assignment's."""
-    return [(n, [n.target], n.value) for n in walked_of(fn, ast.NamedExpr)]
+def _assigned(fn: _Function) -> list[tuple[ast.AST, list[ast.expr], ast.expr]]:
+    """``v: torch.Tensor = x[0]`` and ``(v := x[0])``: a binding as an assignment's."""
+    nodes: list[ast.AnnAssign | ast.NamedExpr] = [*walked_of(fn, ast.AnnAssign), *walked_of(fn, ast.NamedExpr)]
+    return [(n, [n.target], n.value) for n in nodes if n.value is not None]
 
 
 @per_node
@@ -83,11 +86,11 @@ def _imported(tree: ast.Module) -> _Imports:
 
 def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
+    parts = choices(value)
+    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``, ``list(xs)``: what each part may be
+        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
     if isinstance(value, ast.Call):
         return _results(value, imported, scope, seen)
-    parts = choices(value)
-    if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``: what each part may be, element by element
-        return [(at, _names(part, imported, scope, seen)) for at, part in parts]
     root = viewed(value, imported)
     return [(None, frozenset({root}))] if root else []
 

@@ -19,6 +19,7 @@ import attrs
 from codegen.lower.flow.aliasing import alias_groups, aliasing, rerooted
 from codegen.lower.flow.crossing_writes import state_crosses, state_written, touches, writes_apart
 from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
+from codegen.lower.flow.fresh_bindings import released
 from codegen.lower.flow.item_stores import stored_only
 from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
 from codegen.lower.flow.state_access import state_reads
@@ -107,6 +108,7 @@ def transfer(
     joins = minimal_joins([s for s in needed if isinstance(s, Join)], state)
     steps: list[Step] = [*joins, *(s for s in needed if isinstance(s, Relay))]
     state = _rebind(stmt, joined(state, (j.site for j in joins if not j.slot)))
+    state = released(state, getattr(relations, "fresh", {}).get(stmt, frozenset()))  # ``fresh_bindings.py``
     return steps, (_forked(state, site, steps, relations) if site is not None else state)
 
 

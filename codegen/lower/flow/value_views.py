@@ -4,7 +4,9 @@
 ATen schema returns views of ``self`` (``schema.aliases_self``), or a tensor property whose ATen function does
 (``.T`` calls ``numpy_T``, ``.H`` ``matrix_H``, ``.data`` ``detach``; ``.mT``, ``.mH``, ``.real``, ``.imag`` are
 their own). ``a if c else b``, ``a or b`` and ``(a, b[i])`` may be each of their parts: a display element by element,
-a choice whole (``result_aliases.py`` reads each part as a value of its own).
+a choice whole (``result_aliases.py`` reads each part as a value of its own). A new container of another's items
+holds what that one holds: ``list(xs)``, ``tuple(sorted(xs))``, ``xs.copy()``, ``xs + [b]`` (a concatenation where
+an operand is a display or such a copy; of two names, ``binding_aliases.py`` knows which are containers).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import TypeGuard
 
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["choices", "view_property", "viewed"]
+__all__ = ["DISPLAYS", "choices", "copied", "passed_whole", "view_property", "viewed"]
 
 _PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
+_COPYING = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "dict", "iter"})  # keep the items
+DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def viewed(node: ast.expr, imported: Container[str]) -> str | None:
@@ -43,7 +47,11 @@ def view_property(node: ast.expr) -> TypeGuard[ast.Attribute]:
 
 def choices(value: ast.expr) -> list[tuple[int | None, ast.expr]] | None:
     """The parts ``value`` may be, each with its element of a display (None: the whole); None for no choice or
-    display (a display with a starred element is one whole)."""
+    display (a display with a starred element is one whole). A new container of a value's items holds what it
+    holds, whole: ``list(xs)``, ``xs.copy()``, ``xs + [b]`` (``copied``)."""
+    parts = copied(value)
+    if parts is not None:
+        return [(None, part) for part in parts]
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
         return [(at, e) for at, e in enumerate(value.elts)]
     if isinstance(value, (ast.Tuple, ast.List)):
@@ -53,3 +61,27 @@ def choices(value: ast.expr) -> list[tuple[int | None, ast.expr]] | None:
     if isinstance(value, ast.BoolOp):
         return [(None, v) for v in value.values]
     return None
+
+
+def copied(value: ast.expr) -> list[ast.expr] | None:
+    """The values whose items the new container ``value`` holds: the arguments of ``list``, ``tuple``, ``sorted``,
+    ... (``_COPYING``), the object of a ``.copy()``, the operands of ``+`` or ``*`` where one is a container
+    (``xs + [b]``, ``[a] * n``); None where ``value`` is no such copy."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COPYING:
+        return list(value.args)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy":
+        return [value.func.value] if not value.args and not value.keywords else None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        parts = [value.left, value.right]
+        return parts if any(isinstance(p, DISPLAYS) or copied(p) is not None for p in parts) else None
+    return None
+
+
+def passed_whole(stmt: ast.AST, name: str) -> bool:
+    """``stmt`` hands the container ``name`` whole to a call (``torch.cat(xs)``, ``self.f(xs)``): an op may read
+    every item. An item read (``xs[0]``) or a list operation (``ys += xs``) keeps no other item alive."""
+    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    given = [
+        v.value if isinstance(v, ast.Starred) else v for c in calls for v in (*c.args, *(k.value for k in c.keywords))
+    ]
+    return any(isinstance(v, ast.Name) and v.id == name for v in given)
