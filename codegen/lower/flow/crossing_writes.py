@@ -42,9 +42,14 @@ def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relatio
     if not read:
         return False
     written = set(site.state_writes) if site is not None else set(relations.state_written(stmt))
-    if not written or not touches(read, written):
+    if not written or not (touches(read, written) or _inside(read, written)):
         return False
     return site is None or relations.consume(entry.site, site.index) != "none"
+
+
+def _inside(read: frozenset[str], written: set[str]) -> bool:
+    """A write inside an object the call was given whole: ``self.d.buf`` of ``self.dispatch(self.d)``."""
+    return any(w.startswith(f"{r}.") for r in read for w in written)
 
 
 def touches(names: frozenset[str], reads: set[str]) -> bool:

@@ -54,7 +54,11 @@ class CallRelations:
 
     def _state_read(self, site: int) -> frozenset[str]:
         if site not in self._state:
-            self._state[site] = self.sites[site].state_read(frozenset())
+            held = getattr(self.state_writer, "held_by", None)  # a local holding state, given whole
+            call = self.sites[site].call.call
+            bare = frozenset(a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name))
+            given = held(bare) if held is not None else frozenset()
+            self._state[site] = self.sites[site].state_read(frozenset()) | given
         return self._state[site]
 
     def covers(self, earlier: int, later: int) -> bool:
