@@ -32,14 +32,17 @@ __all__ = ["item_state_writes"]
 _WRITERS = (ast.AugAssign, ast.Assign, ast.AnnAssign, ast.Call)
 
 
-def item_state_writes(stmt: ast.stmt, receiver: str | None, held: Mapping[str, frozenset[str]]) -> frozenset[str]:
+def item_state_writes(
+    stmt: ast.stmt, receiver: str | None, held: Mapping[str, frozenset[str]], apart: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """The state chains ``stmt`` may change through an item of ``receiver``'s state (``self.ds[i]``), or of a local
-    in ``held`` (the attributes each holds: ``state_views.state_locals``), each with any of its own (``.*``)."""
+    in ``held`` (the attributes each holds: ``state_views.state_locals``), each with any of its own (``.*``);
+    ``apart``: list attributes whose items it names are apart from a pending call's (``item_apart.py``)."""
     if receiver is None:
         return frozenset()
     found: set[str] = set()
     for node in _changed(stmt):
-        found |= _item_chains(node, receiver, held)
+        found |= _item_chains(node, receiver, held) - apart
     return frozenset(c for chain in found for c in (chain, f"{chain}.*"))
 
 

@@ -37,8 +37,9 @@ class CallRelations:
     parity: Parity | None = None  # a staging a loop issues one iteration ahead (``loop_parity.py``)
     _state: dict[int, frozenset[str]] = attrs.field(factory=dict, init=False)  # ``state_of``, asked so far
 
-    def state_written(self, stmt: ast.stmt) -> frozenset[str]:
-        return self.state_writer(stmt)
+    def state_written(self, stmt: ast.stmt, apart: frozenset[str] = frozenset()) -> frozenset[str]:
+        without = getattr(self.state_writer, "without_items", None) if apart else None
+        return without(stmt, apart) if without is not None else self.state_writer(stmt)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):

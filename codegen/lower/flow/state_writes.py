@@ -61,6 +61,14 @@ class StateWrites:
             self._known[stmt] = found
         return found
 
+    def without_items(self, stmt: ast.stmt, apart: frozenset[str]) -> frozenset[str]:
+        """What ``stmt`` writes but through the items of the list attributes ``apart`` (``item_apart.py``: this
+        micro-batch's object, another than a pending call's)."""
+        calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
+        rest = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
+        self._items(stmt)  # reads the held locals once
+        return rest | item_state_writes(stmt, self.scope.receiver, self._held or {}, apart)
+
     def held_by(self, names: frozenset[str]) -> frozenset[str]:
         """The state the caller's locals ``names`` may hold (``o = self.d``: ``self.d``, ``self.d.*``), which a call
         given one reads (``relations.CallRelations.state_of``)."""
