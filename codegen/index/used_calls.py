@@ -21,6 +21,7 @@ from collections.abc import Callable
 import attrs
 
 from codegen.index import scan
+from codegen.index.annotated_receivers import annotated_class
 from codegen.index.returned import bound_once
 from codegen.index.returns import home_of
 from codegen.index.submodule_forward import submodule_forward
@@ -152,10 +153,10 @@ class Uses:
         if isinstance(func, ast.Name):
             return home_scope(self.scope, func.id)
         scope = self.scope
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or scope.owner is None:
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return None
-        if func.value.id != scope.receiver:
-            return None
+        if func.value.id != scope.receiver or scope.owner is None:
+            return _given_submodule(scope, func)
         method = _method(scope.tree, scope.owner, func.attr)
         if method is not None:
             own = method.args.args[0].arg if method.args.args else None
@@ -204,6 +205,20 @@ def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scop
         return None
     receiver = fn.args.args[0].arg if method and fn.args.args else None
     return Scope(index=scope.index, module=home, tree=tree, owner=target if method else None, receiver=receiver), fn
+
+
+def _given_submodule(scope: Scope, func: ast.Attribute) -> tuple[Scope, _Function] | None:
+    """``m.attr``'s ``forward``, ``m`` a parameter annotated with a class of the package (``annotated_receivers``)."""
+    name = annotated_class(scope.tree, func)
+    imported = scope.index.imports.get(scope.module, {}).get(name) if name else None  # type: ignore[attr-defined]
+    if name is None or (imported is not None and not imported[0].startswith(".")):
+        return None
+    home = home_of(scope.index, scope.module, name)
+    original = imported[1] if imported is not None else name
+    made = scope.index.submodules.get(f"{home}:{original}", {}).get(func.attr)  # type: ignore[attr-defined]
+    tree = scope.tree if home == scope.module else _held(scope.index, home)
+    found = home_scope(Scope(index=scope.index, module=home, tree=tree), made, "forward") if made and tree else None
+    return found if found is not None and not found[1].decorator_list else None
 
 
 def _elsewhere(scope: Scope, attr: str) -> tuple[Scope, _Function] | None:

@@ -155,10 +155,28 @@ def _aside(scope: Scope, stmt: ast.stmt) -> bool:
     return any(id(node) in calls for node in walked(stmt))
 
 
+def _unsure(node: ast.AST) -> list[ast.AST]:
+    """The parts of ``node`` that may not run when it does: a lambda's body (later, if at all), a branch of a
+    conditional expression, an operand of ``and``/``or`` after the first, a comprehension's element and filters (no
+    item, no element)."""
+    if isinstance(node, ast.Lambda):
+        return [node]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.BoolOp):
+        return list(node.values[1:])
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        first = node.generators[0].iter
+        return [n for n in ast.iter_child_nodes(node) if n is not first and not isinstance(n, ast.comprehension)] + [
+            p for g in node.generators for p in ast.iter_child_nodes(g) if p is not first
+        ]
+    return []
+
+
 def _reads(scope: Scope, node: ast.AST, names: set[str], depth: int) -> bool:
     """``node`` surely reads, in an op, the memory of one of ``names`` (an element held: read as ``held[1]``, or
     passed in its tuple to a function that reads that element)."""
-    later = {id(n) for lam in walked(node) if isinstance(lam, ast.Lambda) for n in walked(lam)}  # run later
+    later = {id(n) for part in walked(node) for maybe in _unsure(part) for n in walked(maybe)}  # may not run
     uses = Uses(scope=scope, parents=parents_of(node), depth=depth, follow=surely_reads)
     held = {n.partition("[")[0]: int(n[n.index("[") + 1 : -1]) for n in names if "[" in n}
     for n in walked(node):

@@ -66,10 +66,15 @@ class Walk:
         return attrs.evolve(step, where=self.fixed.retested(step.site, step.where, anchor))
 
     def join_reads(self, stmt: ast.AST, state: State, reads: set[str], anchor: Anchor | None = None) -> State:
-        """Join, before ``anchor`` (default: before ``stmt``), every call whose result ``reads`` touches."""
-        joins = [join_step(p, state) for p in pending(state) if p.names & reads]
+        """Join, before ``anchor`` (default: before ``stmt``), every call whose result ``reads`` touches; a test
+        reading this micro-batch's item reads none of an earlier iteration's call (``item_apart.py``)."""
+        joins = [join_step(p, state) for p in pending(state) if p.names & (reads - self._apart(stmt, p.site))]
         self.place(anchor or ("before", stmt, ""), [*minimal_joins(joins, state)])
         return joined(state, (j.site for j in joins))
+
+    def _apart(self, stmt: ast.AST, site: int) -> frozenset[str]:
+        slots = getattr(self.relations, "slots", None)
+        return slots.apart_of(stmt, site) if slots is not None and isinstance(stmt, ast.stmt) else frozenset()
 
     def early_joins(self, stmt: ast.stmt, found: list[Pending], state: State) -> State:
         """Join ``found`` before ``stmt`` (the lowering waits once per event, :mod:`codegen.lower.flow.wraps`), but

@@ -37,14 +37,17 @@ def state_crosses(entry: Pending, site: SiteView | None, relations: Relations) -
     return relations.consume(entry.site, site.index) != "none"
 
 
-def state_written(entry: Pending, stmt: ast.stmt, site: SiteView | None, relations: Relations) -> bool:
+def state_written(
+    entry: Pending, stmt: ast.stmt, site: SiteView | None, relations: Relations, apart: frozenset[str] = frozenset()
+) -> bool:
     """The statement writes in place state ``entry``'s call reads: on the caller's stream (``state_writes.py``), or
     a planned call's body on another stream (on its own stream, it runs after it)."""
     read = relations.state_of(entry.site)
     if not read:
         return False
-    written = set(site.state_writes) if site is not None else set(relations.state_written(stmt))
-    if not written or not any_meet(read, written):
+    chains = frozenset(c for c in apart if "." in c)  # this micro-batch's object: ``item_apart.py``
+    written = set(site.state_writes) if site is not None else set(relations.state_written(stmt, chains))
+    if not written or not any_meet(read, written):  # a write inside an object given whole meets it too
         return False
     return site is None or relations.consume(entry.site, site.index) != "none"
 

@@ -45,7 +45,30 @@ def distinct_lists(index: Any, here: Here, method: str | None, fn: _Function) ->
             name = stmt.targets[0].id
             if _only_items(fn, name, stmt) and _distinct(index, here, owner, fn, stmt.value):
                 found.add(name)
-    return frozenset(found)
+    return frozenset(found) | _chains(index, here, owner, fn)
+
+
+def _chains(index: Any, here: Here, owner: str | None, fn: _Function) -> set[str]:
+    """The list attributes ``fn`` reads without a local (``self.sub.attr[i]``): every mention of the chain in ``fn``
+    an item read, the list built of distinct objects (``_attribute_list``)."""
+    items = [n for n in walked_of(fn, ast.Subscript) if isinstance(n.ctx, ast.Load)]
+    chains = {c: n.value for n in items if (c := scan.dotted_name(n.value)) and "." in c}
+    found = set()
+    for chain, node in chains.items():
+        if _chain_items_only(fn, chain, items) and _attribute_list(index, here, owner, fn, node):  # type: ignore[arg-type]
+            found.add(chain)
+    return found
+
+
+def _chain_items_only(fn: _Function, chain: str, items: list[ast.Subscript]) -> bool:
+    """Every mention of the attribute chain ``chain`` in ``fn`` (and of any chain it starts) is an item read."""
+    read = {id(n.value) for n in items}
+    parts = chain.split(".")
+    starts = {".".join(parts[:k]) for k in range(2, len(parts) + 1)}
+    mentions = [n for n in walked_of(fn, ast.Attribute) if scan.dotted_name(n) in starts]
+    tops = [n for n in mentions if scan.dotted_name(n) == chain]
+    inner = {id(a) for n in tops for a in walked_of(n, ast.Attribute)}
+    return all(id(n) in read for n in tops) and all(id(n) in inner for n in mentions)
 
 
 def _only_items(fn: _Function, name: str, binding: ast.Assign) -> bool:

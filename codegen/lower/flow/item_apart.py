@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from codegen.index.scan import dotted_name
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.item_slots import SlotLoop, Slots
 from codegen.lower.flow.sites import Site
@@ -52,7 +53,19 @@ def _apart_containers(slot: SlotLoop, site: Site, distinct: frozenset[str]) -> f
     """The containers the loop names only as ``c[var]`` that hold the call's results, unwritten, or distinct
     objects."""
     results = slot.items - site.writes
-    return frozenset(c for c in results | distinct if _only_at(slot.loop, c, slot.var))
+    return frozenset(c for c in results | distinct if _only_at(slot.loop, c, slot.var) and not _reached(site, c))
+
+
+def _reached(site: Site, chain: str) -> bool:
+    """The callee's body may reach the list attribute ``chain`` (``self.ds``) through its own object: an item it
+    reads there may be the one this iteration changes (a local list is reached only through the call's arguments)."""
+    receiver = site.call.resolved.receiver
+    body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
+    if "." not in chain or not receiver or not body:
+        return False
+    if "*" in body or "." in receiver:
+        return chain.startswith(f"{receiver}.")
+    return any(chain == f"{receiver}.{a}" or chain.startswith(f"{receiver}.{a}.") for a in body)
 
 
 def _only_at(loop: ast.For, name: str, var: str) -> bool:
@@ -65,6 +78,9 @@ def _only_at(loop: ast.For, name: str, var: str) -> bool:
         if isinstance(n.slice, ast.Name) and n.slice.id == var
     }
     nested = {id(n) for stmt in loop.body for scope in walked_of(stmt, _SCOPES) for n in walked(scope)}
+    if "." in name:  # a list attribute read without a local (``self.sub.ds[i]``: ``distinct_items.py``)
+        chains = [n for stmt in loop.body for n in walked_of(stmt, ast.Attribute) if dotted_name(n) == name]
+        return all(id(n) in at and id(n) not in nested for n in chains)
     mentions = [n for stmt in loop.body for n in walked_of(stmt, ast.Name) if n.id == name]
     return all(id(n) in at and id(n) not in nested for n in mentions)
 

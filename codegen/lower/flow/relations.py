@@ -38,8 +38,9 @@ class CallRelations:
     fresh: dict[ast.stmt, frozenset[str]] = attrs.Factory(dict)  # names bound to new memory (``fresh_bindings.py``)
     _state: dict[int, frozenset[str]] = attrs.field(factory=dict, init=False)  # ``state_of``, asked so far
 
-    def state_written(self, stmt: ast.stmt) -> frozenset[str]:
-        return self.state_writer(stmt)
+    def state_written(self, stmt: ast.stmt, apart: frozenset[str] = frozenset()) -> frozenset[str]:
+        without = getattr(self.state_writer, "without_items", None) if apart else None
+        return without(stmt, apart) if without is not None else self.state_writer(stmt)
 
     def consume(self, producer: int, consumer: int) -> str:
         if not self._forks_with(producer, consumer):
@@ -55,7 +56,11 @@ class CallRelations:
 
     def _state_read(self, site: int) -> frozenset[str]:
         if site not in self._state:
-            self._state[site] = self.sites[site].state_read(frozenset())
+            held = getattr(self.state_writer, "held_by", None)  # a local holding state, given whole
+            call = self.sites[site].call.call
+            bare = frozenset(a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name))
+            given = held(bare) if held is not None else frozenset()
+            self._state[site] = self.sites[site].state_read(frozenset()) | given
         return self._state[site]
 
     def covers(self, earlier: int, later: int) -> bool:

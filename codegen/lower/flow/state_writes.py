@@ -23,6 +23,7 @@ import attrs
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
+from codegen.lower.flow.item_state_writes import item_state_writes
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.writes import inplace_writes
 from codegen.lower.flow.written_exprs import attribute_chain, node_written
@@ -56,8 +57,35 @@ class StateWrites:
         found = self._known.get(stmt)
         if found is None:
             calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
-            found = self._known[stmt] = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
+            found = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt) | self._items(stmt)
+            self._known[stmt] = found
         return found
+
+    def without_items(self, stmt: ast.stmt, apart: frozenset[str]) -> frozenset[str]:
+        """What ``stmt`` writes but through the items of the list attributes ``apart`` (``item_apart.py``: this
+        micro-batch's object, another than a pending call's)."""
+        calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
+        rest = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
+        self._items(stmt)  # reads the held locals once
+        return rest | item_state_writes(stmt, self.scope.receiver, self._held or {}, apart)
+
+    def held_by(self, names: frozenset[str]) -> frozenset[str]:
+        """The state the caller's locals ``names`` may hold (``o = self.d``: ``self.d``, ``self.d.*``), which a call
+        given one reads (``relations.CallRelations.state_of``)."""
+        receiver = self.scope.receiver
+        if receiver is None or self.fn is None or not names:
+            return frozenset()
+        if self._held is None:
+            self._held = state_locals(self.fn, receiver)
+        attributes = {a for name in names & self._held.keys() for a in self._held[name]}
+        return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
+
+    def _items(self, stmt: ast.stmt) -> frozenset[str]:
+        """What ``stmt`` changes through an item of the state (``self.ds[i].prepare(h)``: ``item_state_writes.py``)."""
+        receiver = self.scope.receiver
+        if self._held is None and receiver is not None and self.fn is not None:
+            self._held = state_locals(self.fn, receiver)
+        return item_state_writes(stmt, receiver, self._held or {})
 
     def _through_locals(self, stmt: ast.stmt) -> frozenset[str]:
         """The state held by the locals ``stmt`` writes in place (``state_views.py``)."""

@@ -69,8 +69,9 @@ class Relations(Protocol):
     def dropped(self) -> Mapping[ast.stmt, frozenset[str]]:
         """A call left on the caller's stream -> the caller's names it writes in place (no longer a site)."""
 
-    def state_written(self, stmt: ast.stmt) -> frozenset[str]:
-        """What of objects' state ``stmt`` writes in place on the caller's stream (``state_writes.py``)."""
+    def state_written(self, stmt: ast.stmt, apart: frozenset[str] = frozenset()) -> frozenset[str]:
+        """What of objects' state ``stmt`` writes in place on the caller's stream (``state_writes.py``), but through
+        items of the list attributes ``apart`` (``item_apart.py``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -130,7 +131,7 @@ def _needed(
         or p.inputs & (written - (apart[p.site] & slots.distinct if slots else frozenset()))
         or writes_apart(p, site, relations)
         or state_crosses(p, site, relations)
-        or state_written(p, stmt, site, relations)
+        or state_written(p, stmt, site, relations, apart[p.site])
     ]
     joining = {s.site for s in steps}
     steps += [
