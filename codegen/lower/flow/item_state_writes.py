@@ -19,7 +19,7 @@ and anything below it (``self.ds``, ``self.ds.*``): a pending call reading any o
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from codegen.index.scan import dotted_name
 from codegen.index.walked import walked_of
@@ -33,24 +33,36 @@ _WRITERS = (ast.AugAssign, ast.Assign, ast.AnnAssign, ast.Call)
 
 
 def item_state_writes(
-    stmt: ast.stmt, receiver: str | None, held: Mapping[str, frozenset[str]], apart: frozenset[str] = frozenset()
+    stmt: ast.stmt,
+    receiver: str | None,
+    held: Mapping[str, frozenset[str]],
+    apart: frozenset[str] = frozenset(),
+    decided: Callable[[ast.Call], frozenset[str] | None] = lambda call: None,
 ) -> frozenset[str]:
     """The state chains ``stmt`` may change through an item of ``receiver``'s state (``self.ds[i]``), or of a local
     in ``held`` (the attributes each holds: ``state_views.state_locals``), each with any of its own (``.*``);
-    ``apart``: list attributes whose items it names are apart from a pending call's (``item_apart.py``)."""
+    ``apart``: list attributes whose items it names are apart from a pending call's (``item_apart.py``);
+    ``decided``: what a call on an item writes where its element class says (``item_calls.py``), None elsewhere."""
     if receiver is None:
         return frozenset()
     found: set[str] = set()
-    for node in _changed(stmt):
+    known: set[str] = set()
+    for node in _changed(stmt, decided, known):
         found |= _item_chains(node, receiver, held) - apart
-    return frozenset(c for chain in found for c in (chain, f"{chain}.*"))
+    known = {c for c in known if c.removesuffix(".*") not in apart}
+    return frozenset(c for chain in found for c in (chain, f"{chain}.*")) | known
 
 
-def _changed(stmt: ast.stmt) -> list[ast.expr]:
+def _changed(stmt: ast.stmt, decided: Callable[[ast.Call], frozenset[str] | None], known: set[str]) -> list[ast.expr]:
     """What ``stmt`` may change: the objects it calls methods of (a tensor's method only where its schema writes),
-    what it calls (``self.layers[i](x)``), what it writes in place, and the objects it stores attributes on."""
+    what it calls (``self.layers[i](x)``), what it writes in place, and the objects it stores attributes on; a call
+    whose element class decides (``decided``) adds what it writes to ``known`` instead."""
     found: list[ast.expr] = []
     for call in walked_of(stmt, ast.Call):
+        writes = decided(call)
+        if writes is not None:
+            known.update(writes)
+            continue
         func = call.func
         if isinstance(func, ast.Attribute) and schema.writes_self(func.attr) is None:
             found.append(func.value)

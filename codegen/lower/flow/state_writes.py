@@ -23,6 +23,7 @@ import attrs
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
+from codegen.lower.flow.item_calls import item_call, item_call_writes
 from codegen.lower.flow.item_state_writes import item_state_writes
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.writes import inplace_writes
@@ -64,10 +65,12 @@ class StateWrites:
     def without_items(self, stmt: ast.stmt, apart: frozenset[str]) -> frozenset[str]:
         """What ``stmt`` writes but through the items of the list attributes ``apart`` (``item_apart.py``: this
         micro-batch's object, another than a pending call's)."""
-        calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
+        receiver = self.scope.receiver
+        kept = [call for call in walked_of(stmt, ast.Call) if not _on_item(call, receiver, apart)]
+        calls = (c for call in kept for c in call_state_writes(call, self.scope))
         rest = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
         self._items(stmt)  # reads the held locals once
-        return rest | item_state_writes(stmt, self.scope.receiver, self._held or {}, apart)
+        return rest | item_state_writes(stmt, self.scope.receiver, self._held or {}, apart, self._decided)
 
     def held_by(self, names: frozenset[str]) -> frozenset[str]:
         """The state the caller's locals ``names`` may hold (``o = self.d``: ``self.d``, ``self.d.*``), which a call
@@ -85,7 +88,11 @@ class StateWrites:
         receiver = self.scope.receiver
         if self._held is None and receiver is not None and self.fn is not None:
             self._held = state_locals(self.fn, receiver)
-        return item_state_writes(stmt, receiver, self._held or {})
+        return item_state_writes(stmt, receiver, self._held or {}, decided=self._decided)
+
+    def _decided(self, call: ast.Call) -> frozenset[str] | None:
+        """What a call on an item writes where its element class says (``item_calls.py``)."""
+        return item_call_writes(call, self.scope.functions, self.scope.owner, self.scope.receiver)
 
     def _through_locals(self, stmt: ast.stmt) -> frozenset[str]:
         """The state held by the locals ``stmt`` writes in place (``state_views.py``)."""
@@ -102,3 +109,9 @@ class StateWrites:
 def _whole(receiver: str, attribute: str) -> tuple[str, str]:
     """An attribute, and any of its own (a local may hold ``self.sub``, whose state a call reads as ``self.sub.*``)."""
     return f"{receiver}.{attribute}", f"{receiver}.{attribute}.*"
+
+
+def _on_item(call: ast.Call, receiver: str | None, apart: frozenset[str]) -> bool:
+    """``call`` is a method of an item of a list in ``apart`` (``self.ds[i].prepare(h)``): read by its items."""
+    item = item_call(call.func, receiver) if receiver is not None else None
+    return item is not None and f"{receiver}.{item[0]}" in apart

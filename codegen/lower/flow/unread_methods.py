@@ -34,6 +34,7 @@ from codegen.lower.flow.container_children import built_call, children_write
 from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import stores
+from codegen.lower.flow.item_calls import item_call, own_method_writes
 from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.object_submodules import element_class, submodule_class
 from codegen.lower.flow.read_classes import unread_bases, unread_class
@@ -54,7 +55,7 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     call in a method of class ``owner`` called on ``receiver``; none for any other call."""
     if not isinstance(functions, ModuleFunctions) or owner is None or receiver is None:
         return frozenset()
-    item = _item_call(call.func, receiver)
+    item = item_call(call.func, receiver)
     if item is not None:
         return _item_writes(functions, owner, receiver, *item)
     chain = call_chain(call.func)
@@ -73,14 +74,6 @@ def unread_method_writes(call: ast.Call, functions: object, owner: str | None, r
     return frozenset()
 
 
-def _item_call(func: ast.expr, receiver: str) -> tuple[str, str] | None:
-    """(list attribute, method) of ``self.layers[i].reset_parameters`` (``forward`` for ``self.layers[i]``)."""
-    method = func.attr if isinstance(func, ast.Attribute) else "forward"
-    item = func.value if isinstance(func, ast.Attribute) else func
-    chain = call_chain(item.value) if isinstance(item, ast.Subscript) else None
-    return (chain[1], method) if chain is not None and len(chain) == 2 and chain[0] == receiver else None
-
-
 def _item_writes(functions: ModuleFunctions, owner: str, receiver: str, attr: str, method: str) -> frozenset[str]:
     """What ``self.<attr>[i].<method>()`` may write: the list's state, where the class every element holds
     (``codegen/index/elements.py``) writes in that method, or nothing says which class (``nn.ModuleList`` built
@@ -88,7 +81,8 @@ def _item_writes(functions: ModuleFunctions, owner: str, receiver: str, attr: st
     if schema.writes_self(method) is not None:
         return frozenset()
     held = element_class(functions, owner, attr)
-    unread = held is None or _writes(functions, held, method)
+    own = own_method_writes(functions, held, method) if held is not None else None  # the module's class: its body
+    unread = held is None or (own if own is not None else _writes(functions, held, method))
     return frozenset({f"{receiver}.{attr}", f"{receiver}.{attr}.*"}) if unread else frozenset()
 
 
