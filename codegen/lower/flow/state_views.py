@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.lower.flow.view_roots import alias_root, spread, view_base
+from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
 __all__ = ["first_attribute", "state_locals"]
 
@@ -38,5 +38,8 @@ def first_attribute(node: ast.expr, receiver: str) -> str | None:
     while (below := view_base(node)) is not None:
         if isinstance(node, ast.Attribute):
             chain.append(node.attr)
+        elif reads_attribute(node):  # ``getattr(self, name)``: the attribute named, any (``*``) if computed
+            name = node.args[1]  # type: ignore[attr-defined]
+            chain.append(name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "*")
         node = below
     return chain[-1] if chain and isinstance(node, ast.Name) and node.id == receiver else None

@@ -22,6 +22,7 @@ __all__ = [
     "alias_parts",
     "alias_root",
     "alias_sources",
+    "reads_attribute",
     "Holders",
     "flows",
     "spread",
@@ -37,9 +38,12 @@ TAKES_IN = frozenset({"append", "extend", "insert", "update", "setdefault"})  # 
 
 
 def view_base(node: ast.expr) -> ast.expr | None:
-    """What ``node`` is a view of, one step: the chain below an attribute, item or star, or a view method's object."""
+    """What ``node`` is a view of, one step: the chain below an attribute, item or star, a view method's object, or
+    the object ``getattr(obj, name)`` reads an attribute of."""
     if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         return node.value
+    if reads_attribute(node):
+        return node.args[0]  # type: ignore[attr-defined]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
         return node.func.value
     return None
@@ -130,3 +134,14 @@ def _bound(target: ast.expr) -> list[str]:
         root = alias_root(target)
         return [root] if root else []
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def reads_attribute(node: ast.expr) -> bool:
+    """``getattr(obj, name)`` (a default too): an attribute of ``obj``, named or computed."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and len(node.args) in (2, 3)
+        and not node.keywords
+    )

@@ -17,7 +17,7 @@ import ast
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
-from codegen.lower.flow.view_roots import view_base
+from codegen.lower.flow.view_roots import reads_attribute, view_base
 
 __all__ = ["attribute_chain", "call_written", "node_written", "writes_in_place"]
 
@@ -54,8 +54,16 @@ def node_written(node: ast.AST) -> list[ast.expr]:
 
 
 def attribute_chain(node: ast.expr) -> str | None:
-    """The attribute chain under views and items (``self.buf`` of ``self.buf.view(-1)[0]``), if one."""
+    """The attribute chain under views and items (``self.buf`` of ``self.buf.view(-1)[0]``), if one; ``self.buf``
+    of ``getattr(self, "buf")``, ``self.*`` where the name is computed."""
     while not isinstance(node, ast.Attribute) and (below := view_base(node)) is not None:
+        if reads_attribute(node) and (root := dotted_name(below)):
+            name = node.args[1]  # type: ignore[attr-defined]
+            return (
+                f"{root}.{name.value}"
+                if isinstance(name, ast.Constant) and isinstance(name.value, str)
+                else f"{root}.*"
+            )
         node = below
     return dotted_name(node) if isinstance(node, ast.Attribute) else None
 
