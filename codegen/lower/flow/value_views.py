@@ -71,10 +71,29 @@ def copied(value: ast.expr) -> list[ast.expr] | None:
         return list(value.args)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy":
         return [value.func.value] if not value.args and not value.keywords else None
-    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
-        parts = [value.left, value.right]
-        return parts if any(isinstance(p, DISPLAYS) or copied(p) is not None for p in parts) else None
+    if _joined(value):
+        parts = [value.left, value.right]  # type: ignore[attr-defined]
+        return parts if _holds_container(value) else None
     return None
+
+
+def _joined(node: ast.expr) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult))
+
+
+def _holds_container(value: ast.expr) -> bool:
+    """An operand of the ``+``/``*`` chain ``value`` is a display or a copy: the chain makes a container. Read
+    without recursion (a sum of 600 terms is one chain)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DISPLAYS):
+            return True
+        if _joined(node):
+            stack += [node.left, node.right]  # type: ignore[attr-defined]
+        elif node is not value and copied(node) is not None:
+            return True
+    return False
 
 
 def passed_whole(stmt: ast.AST, name: str) -> bool:
