@@ -15,12 +15,11 @@ op name with an overload at all, so that an overload it does not list is known t
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
-from codegen.lower.flow.table_files import kept_table
+from codegen.lower.flow.table_files import table_main
 
 __all__ = ["build", "main"]
 
@@ -70,11 +69,7 @@ def build() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codegen.lower.flow.aten_overload_build")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
-    args = parser.parse_args(argv)
-    text = build()
-    return kept_table(TABLE, text, check=args.check)
+    return table_main("codegen.lower.flow.aten_overload_build", TABLE, build, argv)
 
 
 if __name__ == "__main__":

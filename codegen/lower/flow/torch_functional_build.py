@@ -18,15 +18,13 @@ body binds again guards nothing either. ``torch_functional.py`` reads the table;
 
 from __future__ import annotations
 
-import argparse
 import ast
-import importlib.util
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from codegen.lower.flow.table_files import kept_table
+from codegen.lower.flow.table_files import table_main, torch_source
 from codegen.lower.flow.view_roots import alias_root
 
 __all__ = ["build", "main"]
@@ -49,9 +47,7 @@ _Guarded = tuple[ast.Call, frozenset[str]]  # a call and the parameters that mus
 def _functions() -> dict[str, ast.FunctionDef]:
     """The functions of ``torch.nn.functional`` by name (an alias ``threshold = _threshold`` too; of overloads, the
     body)."""
-    spec = importlib.util.find_spec("torch")
-    assert spec is not None and spec.submodule_search_locations is not None
-    path = Path(next(iter(spec.submodule_search_locations))) / "nn" / "functional.py"
+    path = torch_source("nn", "functional.py")
     found: dict[str, ast.FunctionDef] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.FunctionDef) and not any(_overload(d) for d in node.decorator_list):
@@ -230,10 +226,7 @@ def _writes_text(written: dict[str, set[frozenset[str]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codegen.lower.flow.torch_functional_build")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
-    args = parser.parse_args(argv)
-    return kept_table(TABLE, build(), check=args.check)
+    return table_main("codegen.lower.flow.torch_functional_build", TABLE, build, argv)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ test_torch_layer_reads.py`` rebuilds it from the pinned torch and compares. It s
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib.util
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
-from codegen.lower.flow.table_files import kept_table
+from codegen.lower.flow.table_files import table_main, torch_source
 
 __all__ = ["build", "main"]
 
@@ -43,12 +42,6 @@ __all__ = ["READS"]
 '''
 _DEPTH = 8  # methods followed one inside another at most
 _Class = tuple[list[str], dict[str, ast.FunctionDef], frozenset[str]]  # bases, methods, the file's torch modules
-
-
-def _folder() -> Path:
-    spec = importlib.util.find_spec("torch")
-    assert spec is not None and spec.submodule_search_locations is not None
-    return Path(next(iter(spec.submodule_search_locations))) / "nn" / "modules"
 
 
 def _torch_modules(tree: ast.Module) -> frozenset[str]:
@@ -72,7 +65,7 @@ def _is_module(dotted: str) -> bool:
 def _classes() -> dict[str, _Class]:
     """Each class of ``torch.nn.modules`` (by its name): its bases' names, its methods, its file's torch modules."""
     found: dict[str, _Class] = {}
-    for path in sorted(_folder().glob("*.py")):
+    for path in sorted(torch_source("nn", "modules").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         modules = _torch_modules(tree)
         for node in tree.body:
@@ -197,10 +190,7 @@ def build() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codegen.lower.flow.torch_layer_reads_build")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
-    args = parser.parse_args(argv)
-    return kept_table(TABLE, build(), check=args.check)
+    return table_main("codegen.lower.flow.torch_layer_reads_build", TABLE, build, argv)
 
 
 if __name__ == "__main__":

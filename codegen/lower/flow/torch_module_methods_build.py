@@ -23,16 +23,14 @@ the object's state only where the constructor was given an argument (``nn.Embedd
 
 from __future__ import annotations
 
-import argparse
 import ast
-import importlib.util
 import sys
 from pathlib import Path
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
-from codegen.lower.flow.table_files import kept_table
+from codegen.lower.flow.table_files import table_main, torch_source
 
 __all__ = ["build", "main"]
 
@@ -50,9 +48,7 @@ _Class = tuple[list[str], dict[str, ast.FunctionDef]]
 
 def _classes() -> dict[str, _Class]:
     """Each class of ``torch.nn.modules`` (by its name) with its bases' names and its methods."""
-    spec = importlib.util.find_spec("torch")
-    assert spec is not None and spec.submodule_search_locations is not None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "nn" / "modules"
+    folder = torch_source("nn", "modules")
     found: dict[str, _Class] = {}
     for path in sorted(folder.glob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
@@ -172,10 +168,7 @@ def _kind(reading: _Reading, cls: str, method: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m codegen.lower.flow.torch_module_methods_build")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table differs from this torch's")
-    args = parser.parse_args(argv)
-    return kept_table(TABLE, build(), check=args.check)
+    return table_main("codegen.lower.flow.torch_module_methods_build", TABLE, build, argv)
 
 
 if __name__ == "__main__":
