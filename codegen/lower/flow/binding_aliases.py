@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.value_views import DISPLAYS, copied
+from codegen.lower.flow.value_views import DISPLAYS, copied, joined
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
 __all__ = ["Binding", "binding_groups", "containers", "iterated", "linked_bindings", "loops", "widened"]
@@ -109,7 +109,7 @@ def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str],
     held = containers(walked_of(fn, ast.Assign))
     for stmt in walked_of(fn, ast.Assign):
         value = stmt.value
-        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        if joined(value):
             parts = [value.left, value.right]
             if any(isinstance(p, ast.Name) and p.id in held for p in parts):
                 yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), _sources_of(parts)
@@ -132,7 +132,7 @@ def containers(stmts: Iterable[ast.stmt]) -> frozenset[str]:
 def _container(value: ast.expr, found: set[str]) -> bool:
     if isinstance(value, DISPLAYS) or copied(value) is not None:
         return True
-    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+    if joined(value):
         return any(isinstance(p, ast.Name) and p.id in found for p in (value.left, value.right))
     return isinstance(value, ast.Name) and value.id in found
 

@@ -17,7 +17,7 @@ from typing import TypeGuard
 
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["DISPLAYS", "choices", "copied", "passed_whole", "view_property", "viewed"]
+__all__ = ["DISPLAYS", "choices", "copied", "joined", "passed_whole", "view_property", "viewed"]
 
 _PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
 _COPYING = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "dict", "iter"})  # keep the items
@@ -71,13 +71,14 @@ def copied(value: ast.expr) -> list[ast.expr] | None:
         return list(value.args)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy":
         return [value.func.value] if not value.args and not value.keywords else None
-    if _joined(value):
-        parts = [value.left, value.right]  # type: ignore[attr-defined]
+    if joined(value):
+        parts = [value.left, value.right]
         return parts if _holds_container(value) else None
     return None
 
 
-def _joined(node: ast.expr) -> bool:
+def joined(node: ast.expr) -> TypeGuard[ast.BinOp]:
+    """``a + b`` or ``a * b``: a new container where an operand is one (``xs + [b]``, ``[a] * n``)."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult))
 
 
@@ -89,8 +90,8 @@ def _holds_container(value: ast.expr) -> bool:
         node = stack.pop()
         if isinstance(node, DISPLAYS):
             return True
-        if _joined(node):
-            stack += [node.left, node.right]  # type: ignore[attr-defined]
+        if joined(node):
+            stack += [node.left, node.right]
         elif node is not value and copied(node) is not None:
             return True
     return False
