@@ -19,6 +19,7 @@ import attrs
 
 from codegen.index.returned import bound_once
 from codegen.index.returns import run_returns
+from codegen.lower.flow.exprs import binding_name
 from codegen.lower.flow.import_chains import absolute_imports, run_package
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.tensors import Returns
@@ -101,15 +102,13 @@ def binds(fn: _Function, name: str) -> bool:
 
 
 def _bound(node: ast.AST) -> tuple[str, ...]:
-    """The names ``node`` binds: a stored name, a parameter, an import, a ``global``, a definition, an ``except ...
-    as`` or a ``match`` capture."""
+    """The names ``node`` binds: a stored name, a parameter, a ``global``, or what ``exprs.binding_name`` reads (a
+    definition, an import, an ``except ... as``, a ``match`` capture)."""
     if isinstance(node, ast.Name):
         return () if isinstance(node.ctx, ast.Load) else (node.id,)
     if isinstance(node, ast.arg):
         return (node.arg,)
-    if isinstance(node, ast.alias):
-        return (node.asname or node.name.partition(".")[0],)
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return tuple(node.names)
-    named = getattr(node, "name", None)
-    return (named,) if isinstance(named, str) else ()
+    named = binding_name(node)
+    return (named,) if named else ()
