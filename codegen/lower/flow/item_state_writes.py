@@ -37,31 +37,28 @@ def item_state_writes(
     receiver: str | None,
     held: Mapping[str, frozenset[str]],
     apart: frozenset[str] = frozenset(),
-    decided: Callable[[ast.Call], frozenset[str] | None] = lambda call: None,
+    decided: Callable[[ast.Call], bool] = lambda call: False,
 ) -> frozenset[str]:
     """The state chains ``stmt`` may change through an item of ``receiver``'s state (``self.ds[i]``), or of a local
     in ``held`` (the attributes each holds: ``state_views.state_locals``), each with any of its own (``.*``);
     ``apart``: list attributes whose items it names are apart from a pending call's (``item_apart.py``);
-    ``decided``: what a call on an item writes where its element class says (``item_calls.py``), None elsewhere."""
+    ``decided``: a call on an item whose element class says what it writes (``item_calls.py``: what the call
+    writes is ``call_state_writes``' answer, not read here)."""
     if receiver is None:
         return frozenset()
     found: set[str] = set()
-    known: set[str] = set()
-    for node in _changed(stmt, decided, known):
+    for node in _changed(stmt, decided):
         found |= _item_chains(node, receiver, held) - apart
-    known = {c for c in known if c.removesuffix(".*") not in apart}
-    return frozenset(c for chain in found for c in (chain, f"{chain}.*")) | known
+    return frozenset(c for chain in found for c in (chain, f"{chain}.*"))
 
 
-def _changed(stmt: ast.stmt, decided: Callable[[ast.Call], frozenset[str] | None], known: set[str]) -> list[ast.expr]:
+def _changed(stmt: ast.stmt, decided: Callable[[ast.Call], bool]) -> list[ast.expr]:
     """What ``stmt`` may change: the objects it calls methods of (a tensor's method only where its schema writes),
     what it calls (``self.layers[i](x)``), what it writes in place, and the objects it stores attributes on; a call
-    whose element class decides (``decided``) adds what it writes to ``known`` instead."""
+    the element class decides (``decided``) is not among them."""
     found: list[ast.expr] = []
     for call in walked_of(stmt, ast.Call):
-        writes = decided(call)
-        if writes is not None:
-            known.update(writes)
+        if decided(call):
             continue
         func = call.func
         if isinstance(func, ast.Attribute) and schema.writes_self(func.attr) is None:

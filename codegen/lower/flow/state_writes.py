@@ -23,7 +23,7 @@ import attrs
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
-from codegen.lower.flow.item_calls import item_call, item_call_writes
+from codegen.lower.flow.item_calls import item_call, item_call_decided
 from codegen.lower.flow.item_state_writes import item_state_writes
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.writes import inplace_writes
@@ -90,9 +90,9 @@ class StateWrites:
             self._held = state_locals(self.fn, receiver)
         return item_state_writes(stmt, receiver, self._held or {}, decided=self._decided)
 
-    def _decided(self, call: ast.Call) -> frozenset[str] | None:
-        """What a call on an item writes where its element class says (``item_calls.py``)."""
-        return item_call_writes(call, self.scope.functions, self.scope.owner, self.scope.receiver)
+    def _decided(self, call: ast.Call) -> bool:
+        """A call on an item whose element class says what it writes (``item_calls.py``)."""
+        return item_call_decided(call, self.scope.functions, self.scope.owner, self.scope.receiver)
 
     def _through_locals(self, stmt: ast.stmt) -> frozenset[str]:
         """The state held by the locals ``stmt`` writes in place (``state_views.py``)."""
