@@ -1,19 +1,18 @@
 """The paths from a call to its join, each followed to its first statement that may allocate on the caller's stream.
 
-``late_keeps.py`` places a keep right before each such statement. A path ends at a join of the call, or of a later
-call on its stream that covers it (``relations.covers``: it forks wherever the call did, so its join orders the
-call's work too), counted only once the path went past that call. A statement may allocate when it runs an op that
-is not a view (``aliasing.py``) nor a lookup in a mapping by a string (``table[f"c{r}a"]``: a tensor is never indexed
-by one), leaves (a ``return`` or jump without the join), is a loop, ``with`` or ``try``, or is an ``if`` whose test
-may compute (``quiet_tests.compares_only``: a test that only compares and combines names, attributes and constants,
-``if self.compress_ratio == 4:``, allocates nothing in a captured graph, where a tensor compared would be a branch
-on data that one graph cannot hold; and eagerly the frame holds the name). An ``if`` whose test runs none is followed
-into both branches and past its end. A statement wrapped on a stream whose guard holds wherever the call forked runs
-nothing on the caller's stream, unless the caller binds a computed argument for it first. A call whose fork is read
-into a flag (it forks under an ``if``: cann_v4_compressor's compressor) places its keeps under that flag where the
-caller clears it as it starts and the call is in no loop. The walk gives up (None) where it cannot follow a path: the
-function's end, or a loop's, ``with``'s or ``try``'s block's, without the join; a statement that rebinds the name (a
-keep after it would keep another tensor); a place outside the call's block with no guard to spell.
+``late_keeps.py`` places a keep right before each such statement. A path ends at a join of the call, or of a later call
+on its stream that covers it (``relations.covers``: it forks wherever the call did, so its join orders the call's work
+too), counted only once the path went past that call. A statement may allocate when it runs an op that is not a view nor
+a lookup in a mapping by a string (``op_free.py``), leaves (a ``return`` or jump without the join), is a loop, ``with``
+or ``try``, or is an ``if`` whose test may compute (``quiet_tests.compares_only``: a test that only compares and
+combines names, attributes and constants, ``if self.compress_ratio == 4:``, allocates nothing in a captured graph, where
+a tensor compared would be a branch on data that one graph cannot hold; and eagerly the frame holds the name). An ``if``
+whose test runs none is followed into both branches and past its end. A statement wrapped on a stream whose guard holds
+wherever the call forked runs nothing on the caller's stream, unless the caller binds a computed argument for it first.
+A call whose fork is read into a flag (it forks under an ``if``: cann_v4_compressor's compressor) places its keeps under
+that flag where the caller clears it as it starts and the call is in no loop. The walk gives up (None) where it cannot
+follow a path: the function's end, or a loop's, ``with``'s or ``try``'s block's, without the join; a statement that
+rebinds the name (a keep after it would keep another tensor); a place outside the call's block with no guard to spell.
 """
 
 from __future__ import annotations
@@ -22,11 +21,10 @@ import ast
 
 import attrs
 
-from codegen.index.walked import walked_of
-from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts, any_may
 from codegen.lower.flow.exprs import bound_names, leaves, runs_op
 from codegen.lower.flow.ge_before import works
+from codegen.lower.flow.op_free import appears_only
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import Join
@@ -131,7 +129,7 @@ class _Walk:
             return "pass" if aside else "fail"
         if isinstance(stmt, ast.If):
             return "place" if works(stmt.test) else "if"
-        if isinstance(stmt, COMPOUND) or leaves(stmt) or (runs_op(stmt) and not _no_op(stmt)):
+        if isinstance(stmt, COMPOUND) or leaves(stmt) or (runs_op(stmt) and not appears_only(stmt)):
             return "place"
         return "fail" if self.name in bound_names(stmt) or isinstance(stmt, ast.Delete) else "pass"
 
@@ -175,25 +173,6 @@ def flagged(facts: CallerFacts, site: Site) -> bool:
     """The call's flag says whether it forked wherever its join may be read: the caller clears it as it starts
     (a may-join reads it), and the call is in no loop (the flag of an earlier iteration)."""
     return bool(facts.syncs[site.index].flag) and any_may(facts.result, site.index) and site.stmt not in facts.looped
-
-
-def _no_op(stmt: ast.stmt) -> bool:
-    """A statement that runs an op in appearance only: it copies references or takes views (``aliasing.py``), or
-    looks a key up in a mapping."""
-    return aliasing(stmt) is not None or _lookup(stmt)
-
-
-def _lookup(stmt: ast.stmt) -> bool:
-    """``m = table["key"]`` / ``m = table[f"c{r}a"]``: a string indexes a mapping, never a tensor (no op)."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-        return False
-    value = stmt.value
-    if not isinstance(value, ast.Subscript):
-        return False
-    key = value.slice
-    plain = isinstance(key, ast.JoinedStr) or (isinstance(key, ast.Constant) and isinstance(key.value, str))
-    parts = [value.value, *(v.value for v in walked_of(key, ast.FormattedValue))]
-    return plain and not any(runs_op(ast.Expr(part)) for part in parts)
 
 
 def _joined_before(facts: CallerFacts, stmt: ast.stmt) -> set[int]:

@@ -1,12 +1,12 @@
 """The sync analysis of one caller: where each planned stream call is joined, on exactly the paths it forked.
 
-A structured walk over the function's statements carries the pending calls (:mod:`codegen.lower.flow.state`)
-through ``if``/``elif``/``else``, ``match``, loops (to a fixed point, so a result carried into the next
-iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads or joins first is
-joined before the loop: ``loop_entry_joins.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``),
-``with``, early ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it
-held (``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose
-``while`` test reads a result; the end of the function).
+A structured walk over the function's statements carries the pending calls (:mod:`codegen.lower.flow.state`) through
+``if``/``elif``/``else`` and ``match`` (``branch_walks.py``), loops (to a fixed point, so a result carried into the next
+iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads or joins first is joined
+before the loop: ``loop_entry_joins.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``), ``with``, early
+``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it held
+(``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose ``while``
+test reads a result; the end of the function).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import attrs
 
 from codegen.lower.flow import early
 from codegen.lower.flow.analysis import Analysis, Anchor, merged
+from codegen.lower.flow.branch_walks import walk_if, walk_match
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
 from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
@@ -24,7 +25,7 @@ from codegen.lower.flow.last_iteration import LastIterations
 from codegen.lower.flow.loop_entry_joins import before_loop
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
 from codegen.lower.flow.loop_parity import iteration_start
-from codegen.lower.flow.state import EMPTY, Pending, State, joined, merge, pending
+from codegen.lower.flow.state import EMPTY, Pending, State, joined, pending
 from codegen.lower.flow.transfer import Join, Relations, SiteView, Step, join_step, minimal_joins, transfer
 from codegen.lower.flow.try_finally import walk_try
 
@@ -123,18 +124,7 @@ class Walk:
         self.loops[-1].continues.append((stmt, state))
 
     def _If(self, stmt: ast.If, state: State) -> State | None:
-        """An ``if`` with its ``elif`` chain: every test of the chain is joined before the first ``if`` (no
-        plain statement runs between the tests, so the pending calls are the same at each)."""
-        chain = [stmt]
-        while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
-            chain.append(chain[-1].orelse[0])
-        state = self.join_reads(stmt, state, set().union(*(data_reads(link.test) for link in chain)))
-        state = self.early_joins(stmt, self.ahead.due(stmt, state), state)
-        if self.last.tests.get(stmt) in self.lasting:  # false in this last iteration (``last_iteration.py``)
-            return self.block(stmt.orelse, state)
-        known = self.fixed.branches(chain)
-        outs = [self.block(link.body, self.fixed.narrowed(state, k)) for link, k in zip(chain, known)]
-        return merge(*outs, self.block(chain[-1].orelse, self.fixed.narrowed(state, known[-1])))
+        return walk_if(self, stmt, state)
 
     def _With(self, stmt: ast.With | ast.AsyncWith, state: State) -> State | None:
         reads = set().union(*(data_reads(item.context_expr) for item in stmt.items))
@@ -151,16 +141,7 @@ class Walk:
     _AsyncFunctionDef = _ClassDef = _FunctionDef
 
     def _Match(self, stmt: ast.Match, state: State) -> State | None:
-        reads = data_reads(stmt.subject).union(*(data_reads(c.guard) for c in stmt.cases if c.guard))
-        state = self.join_reads(stmt, state, reads)
-        outs = [self.block(case.body, unbound(state, [case.pattern])) for case in stmt.cases]
-        exhaustive = (
-            stmt.cases
-            and isinstance(stmt.cases[-1].pattern, ast.MatchAs)
-            and stmt.cases[-1].pattern.pattern is None
-            and stmt.cases[-1].guard is None
-        )
-        return merge(*outs, None if exhaustive else state)
+        return walk_match(self, stmt, state)
 
     def _Try(self, stmt: ast.Try | ast.TryStar, state: State) -> State | None:
         return walk_try(self, stmt, state)

@@ -5,7 +5,7 @@ side call never reads. A pending call's inputs (the caller's names whose memory 
 may share it: ``binding_aliases.py``) were taken once, at the call, and held whatever the caller bound to them later,
 so that write waited for the side call. A binding that ``binding_aliases`` links to no name's memory (no view,
 reference copy, call result that may be an argument, loop item, choice, container copy) is a value of its own: the
-transfer drops its names from every pending call's inputs there (``transfer._rebind``). Only a plain or annotated
+transfer drops its names from every pending call's inputs there (``transfer.py``). Only a plain or annotated
 assignment rebinds (``a += 1`` writes in place); a path that does not rebind keeps the name (a merge unions the
 inputs), and a loop's head merges what enters it, so a write in an iteration before the rebinding still waits. The
 other names that may share the input's memory (``v = a[0]`` before) keep it.

@@ -1,11 +1,10 @@
 """The effect of one simple statement on the pending stream calls: joins before it, relays, names it binds.
 
-A pending call is joined just before the first statement that reads (the data of) a name holding
-its result, or that returns. A name passed bare to another planned stream call is not read by the
-caller's stream: that call's stream waits for the producing stream directly (a *relay*), or, on the
-same stream, needs nothing. ``y = x`` and ``t = (x, z)`` only copy references: the new names hold
-the result too. Rebinding or deleting a name drops it. What a statement or a planned call writes, or reads of
-objects' state, joins a pending call too (``crossing_writes.py``).
+A pending call is joined just before the first statement that reads (the data of) a name holding its result, or that
+returns. A name passed bare to another planned stream call is not read by the caller's stream: that call's stream waits
+for the producing stream directly (a *relay*), or, on the same stream, needs nothing. ``y = x`` and ``t = (x, z)`` only
+copy references: the new names hold the result too. Rebinding or deleting a name drops it (``statement_names.py``). What
+a statement or a planned call writes, or reads of objects' state, joins a pending call too (``crossing_writes.py``).
 """
 
 from __future__ import annotations
@@ -16,13 +15,11 @@ from typing import Protocol
 
 import attrs
 
-from codegen.lower.flow.aliasing import alias_groups, aliasing, rerooted
 from codegen.lower.flow.crossing_writes import state_crosses, state_written, touches, writes_apart
-from codegen.lower.flow.exprs import bound_names, data_reads, deleted_names
 from codegen.lower.flow.fresh_bindings import released
-from codegen.lower.flow.item_stores import stored_only
-from codegen.lower.flow.state import Pending, State, fork, joined, pending, renamed
+from codegen.lower.flow.state import Pending, State, fork, joined, pending
 from codegen.lower.flow.state_access import state_reads
+from codegen.lower.flow.statement_names import data_read, rebound
 from codegen.lower.flow.writes import inplace_writes
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "minimal_joins", "transfer"]
@@ -108,7 +105,7 @@ def transfer(
     needed = _needed(stmt, state, site, relations, methods)
     joins = minimal_joins([s for s in needed if isinstance(s, Join)], state)
     steps: list[Step] = [*joins, *(s for s in needed if isinstance(s, Relay))]
-    state = _rebind(stmt, joined(state, (j.site for j in joins if not j.slot)))
+    state = rebound(stmt, joined(state, (j.site for j in joins if not j.slot)))
     state = released(state, getattr(relations, "fresh", {}).get(stmt, frozenset()))  # ``fresh_bindings.py``
     return steps, (_forked(state, site, steps, relations) if site is not None else state)
 
@@ -119,7 +116,7 @@ def _needed(
     """Every join and relay ``stmt`` asks for, the redundant joins among them too: a pending call whose result it
     reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
     passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
-    reads = _reads(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
+    reads = data_read(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
     written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
     slots = getattr(relations, "slots", None)  # results read as one micro-batch's item (``item_slots.py``)
     items = {p.site: slots.items(stmt, p.site) if slots else frozenset() for p in pending(state)}
@@ -159,15 +156,6 @@ def minimal_joins(joins: list[Join], state: State) -> list[Join]:
     return [j for j in joins if j.site not in covered]
 
 
-def _reads(stmt: ast.stmt) -> set[str]:
-    if aliasing(stmt) is not None or isinstance(stmt, ast.Delete):
-        return set()
-    reads = data_reads(stmt) - stored_only(stmt)  # an item stored into a container reads none of its items
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-        reads.add(stmt.target.id)
-    return reads
-
-
 def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
     """Pending results passed bare to ``site``: relayed to its stream, joined, or nothing on one stream."""
     steps: list[Step] = []
@@ -180,22 +168,3 @@ def _consumed(state: State, site: SiteView, relations: Relations) -> list[Step]:
         elif how == "join":
             steps.append(join_step(entry, state))
     return steps
-
-
-def _rebind(stmt: ast.stmt, state: State) -> State:
-    """Names the statement binds or deletes no longer hold what they held; aliases hold it too, surely only where
-    all they copy held it (``t = (q, g)`` holds the caller's ``g`` as well as ``q``)."""
-    written = deleted_names(stmt) if isinstance(stmt, ast.Delete) else bound_names(stmt)
-    groups = alias_groups(stmt)
-    update: dict[int, frozenset[str]] = {}
-    mixed: dict[int, frozenset[str]] = {}
-    for entry in state:
-        names = set(entry.names - written)
-        for targets, sources in groups:
-            held = entry.names & sources
-            if held:
-                names |= targets
-                mixed[entry.site] = mixed.get(entry.site, frozenset()) | (targets if held != sources else set())
-            names |= rerooted(entry.names, targets, sources)
-        update[entry.site] = frozenset(names)
-    return renamed(state, update, mixed)
