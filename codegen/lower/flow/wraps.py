@@ -7,7 +7,8 @@ the dataflow needs, each decided in its own module and composed here:
   which calls fork, :mod:`~codegen.lower.flow.wrap_fork` which record each waits for; two calls forked at one point
   share one record (:mod:`~codegen.lower.flow.fold`);
 - the join's record (last thing on the side stream): only where some wait reads it, per call
-  (:mod:`~codegen.lower.flow.read_records`);
+  (:mod:`~codegen.lower.flow.read_records`); which event each wait reads, and under which condition
+  (:mod:`~codegen.lower.flow.join_events`);
 - an input kept alive for the side stream (``record_stream``), and a result kept alive for the caller's stream:
   :mod:`~codegen.lower.flow.keep_alive` (none after a join the function returns right after: ``leaves.py``);
   once the blocks are final, an input the caller made is kept where its stream first allocates before the join,
@@ -29,14 +30,12 @@ from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
 from codegen.lower.flow.held_past_join import kept_unless_held
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
-from codegen.lower.flow.item_slots import picked
+from codegen.lower.flow.join_events import JoinEvents, join_events
 from codegen.lower.flow.keep_alive import Ahead, Kept, inputs_to_keep, results_to_keep
 from codegen.lower.flow.leaves import leaves
-from codegen.lower.flow.loop_slots import LoopSlots, loop_slots
 from codegen.lower.flow.loop_views import placed_before_loops
 from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.read_records import read_records
-from codegen.lower.flow.shared_join import shared_joins
 from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import statement_blocks
@@ -49,7 +48,6 @@ from codegen.lower.plan import (
     CallEdit,
     CallerPlan,
     Cond,
-    EventRef,
     KeepAlive,
     Record,
     Step,
@@ -74,35 +72,44 @@ class _Lowering:
     ahead: Ahead = attrs.Factory(dict)  # tensors kept alive before a loop over their views
     kept_ahead: set[tuple[ast.stmt, str]] = attrs.Factory(set)  # ... whose step is placed
     applied: dict[ast.stmt, str] = attrs.Factory(dict)  # the splits made: a wait stands before the statement
-    joined_as: dict[int, int] = attrs.Factory(dict)  # a call recording an earlier call's join (``shared_join.py``)
     read: set[int] = attrs.Factory(set)  # the calls whose join record some wait reads (``read_records.py``)
     first: dict[str, int] = attrs.Factory(dict)  # each name's first binding line (``unbound_keeps.py``)
-    slots: LoopSlots = attrs.field(init=False)  # loop calls with an event per item or iteration (``loop_slots.py``)
+    events: JoinEvents = attrs.field(init=False)  # the event each wait reads (``join_events.py``)
 
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
-        self.slots = loop_slots(self.facts.relations)
-        self.joined_as = shared_joins(self.facts)
+        self.events = join_events(self.facts, self.context)
         relays, joins = self._placed()
-        self.read = read_records(self.fn, self.facts, [self._join_event(s.index).var for s in sites], self.waited)
-        self.read |= self.slots.read(self.waited)
-        for anchor, join in joins:
-            event_of = functools.partial(self._slotted, anchor=anchor)
-            waited = tidy.waited_with(join, anchor, joins, event_of, self.facts.relations, self.joined_as)
-            slot = self.slots.waits(join.site, anchor, join.slot)
-            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
+        self.read = read_records(self.fn, self.facts, [self.events.event(s.index).var for s in sites], self.waited)
+        self.read |= self.events.slots.read(self.waited)
+        self._place_joins(joins)
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
         wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
+        start = self._moved(wraps, split)
+        calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
+        steps = {k: tuple(v) for k, v in self.steps.items() if v}
+        return CallerPlan(steps=steps, start=start, calls=calls, wraps=wraps, splits=split)
+
+    def _place_joins(self, joins: list[tuple[Anchor, Join]]) -> None:
+        """Each join's wait, unless another wait there reads its event, and the results kept alive after it."""
+        for anchor, join in joins:
+            event_of = functools.partial(self.events.slotted, anchor=anchor)
+            waited = tidy.waited_with(join, anchor, joins, event_of, self.facts.relations, self.events.joined_as)
+            slot = self.events.slots.waits(join.site, anchor, join.slot)
+            self.steps.setdefault(anchor, []).extend(self._join(join, waited, leaves(self.facts, anchor), anchor, slot))
+
+    def _moved(self, wraps: dict[ast.stmt, Wrap], split: dict[ast.stmt, str]) -> tuple[Step, ...]:
+        """Once the wraps are final: a guarded call joined to the block of the call before it (``one_block.py``),
+        an ``if`` put in that block (``if_in_block.py``), the keeps of the caller's names moved to its first
+        allocation (``late_keeps.py``); the flags the caller clears as it starts, but those no step reads now."""
         one_block.one_block(wraps, self.facts, self.steps, self.facts.planned.narrowed)
         taken = if_in_block(wraps, self.facts, self.steps)  # an ``if`` in the block of the call before it
         late_keeps.late_keeps(wraps, self.facts, self.steps, split)
         unread = flags_unread(wraps, self.facts, self.steps, taken)
-        unread |= tidy.unread_flags(self.steps, wraps, {s.flag for s in syncs if s.flag and not s.guard_text})
-        start = tidy.cleared_flags(self.facts, unread)
-        calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
-        steps = {k: tuple(v) for k, v in self.steps.items() if v}
-        return CallerPlan(steps=steps, start=start, calls=calls, wraps=wraps, splits=split)
+        set_after = {s.flag for s in self.facts.syncs if s.flag and not s.guard_text}
+        unread |= tidy.unread_flags(self.steps, wraps, set_after)
+        return tidy.cleared_flags(self.facts, unread)
 
     def _placed(self) -> tuple[dict[int, list[tuple[int, Step]]], list[tuple[Anchor, Join]]]:
         """The analysis's steps: the relayed waits by the call that waits, and the joins; which calls fork (a
@@ -114,7 +121,7 @@ class _Lowering:
             for step in found:
                 self.waited.add(step.site)
                 if isinstance(step, Relay):
-                    relays.setdefault(step.to, []).append((step.site, self._wait(step.site, step.may)))
+                    relays.setdefault(step.to, []).append((step.site, self.events.wait(step.site, step.may)))
                     if not step.may:
                         sure.setdefault(step.to, set()).add(step.site)
                 else:
@@ -122,23 +129,13 @@ class _Lowering:
         self.forks = Forks(facts=self.facts, forks=fork.forks(self.facts, sure))
         return relays, joins
 
-    def _when(self, site: int, may: bool) -> Cond | None:
-        sync = self.facts.syncs[site]
-        return Cond.of(sync.flag) if may and sync.flag else sync.cond
-
-    def _wait(self, site: int, may: bool) -> Wait:
-        return Wait(event=self._join_event(site), when=self._when(site, may))
-
-    def _join_event(self, site: int) -> EventRef:
-        return self.context.events(self.facts.sites[self.joined_as.get(site, site)]).join
-
     def _join(self, step: Join, waited: bool, leaves: bool, anchor: Anchor, slot: tuple[str, str]) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then; none first bound below ``anchor``:
         ``unbound_keeps.py``); ``slot``: the event it picks and the test it adds for one micro-batch's call
         (``item_slots.py``)."""
-        when = Cond.of(self._when(step.site, step.may), *map(spelled, sorted(step.where)), slot[1] or None)
-        event = self._picked(self._join_event(step.site), step.site, slot[0])
+        when = Cond.of(self.events.when(step.site, step.may), *map(spelled, sorted(step.where)), slot[1] or None)
+        event = self.events.picked(self.events.event(step.site), step.site, slot[0])
         out: list[Step] = [] if waited else [Wait(event=event, when=when)]
         kept = () if leaves else results_to_keep(self.facts, step, self.forks.forks)
         values = bound_at(kept, anchor, self.first)
@@ -146,12 +143,6 @@ class _Lowering:
             ahead = kept_ahead(self.facts, step.site, anchor, values, (self.forks.forks, self.context.sized))
             out.append(KeepAlive(stream=self.context.current, when=Cond.of(when, ahead), values=values))
         return out
-
-    def _picked(self, event: EventRef, site: int, index: str) -> EventRef:
-        return picked(event, index, self.context.slot_events, self.facts.sites[site])
-
-    def _slotted(self, site: int, anchor: Anchor) -> EventRef:
-        return self._picked(self._join_event(site), site, self.slots.parity_slot(site, anchor))
 
     def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
         sync = self.facts.syncs[site.index]
@@ -169,10 +160,9 @@ class _Lowering:
             self.steps.setdefault(("before", site.stmt, ""), []).extend(before)
         if sync.flag and not sync.guard_text:
             self.steps.setdefault(("after", site.stmt, ""), []).append(Assign(name=sync.flag, value="True"))
-        join = self._join_event(site.index)  # an earlier call's, where that call's wait joins this one too
         flag = next((s.name for s in again if isinstance(s, Assign)), None)  # ``next_iteration.py``
-        last = f"not {flag}" if flag and last_record(self.facts, site, self.joined_as) else None
-        record = Record(event=self._picked(join, site.index, self.slots.records(site.index)), when=Cond.of(guard, last))
+        last = f"not {flag}" if flag and last_record(self.facts, site, self.events.joined_as) else None
+        record = Record(event=self.events.recorded(site.index), when=Cond.of(guard, last))  # maybe an earlier call's
         leave = (record,) if site.index in self.read else ()
         priority = site.callee.priority  # type: ignore[attr-defined]
         return Wrap(switch=SwitchStream(tag=site.tag, priority=priority, when=guard), enter=tuple(enter), leave=leave)
@@ -185,7 +175,7 @@ class _Lowering:
         held = self.context.held_state.get(site.call.call, frozenset())  # returned as they came
         values += [Value(name=k) for k in site.state_keeps if k not in held]  # named tensors of changed objects
         placed_before_loops(self.ahead, self.kept_ahead, self.steps, Cond.of(self.facts.syncs[site.index].guard_text))
-        last = last_record(self.facts, site, self.joined_as)
+        last = last_record(self.facts, site, self.events.joined_as)
         steps, sized = self.steps, self.context.sized
         test = another_iteration(self.facts, site, self.applied, steps, sized) if values or last else None
         flag = self.context.flags.fresh(f"{short_name(site)}_again") if test else None
