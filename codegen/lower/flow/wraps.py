@@ -13,6 +13,8 @@ the dataflow needs, each decided in its own module and composed here:
   :mod:`~codegen.lower.flow.keep_alive` (none after a join the function returns right after: ``leaves.py``);
   once the blocks are final, an input the caller made is kept where its stream first allocates before the join,
   not at the fork (:mod:`~codegen.lower.flow.late_keeps`).
+
+The analysis's steps come sorted into joins and relays (:mod:`~codegen.lower.flow.sorted_steps`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from codegen.lower.flow.next_iteration import another_iteration, last_record
 from codegen.lower.flow.read_records import read_records
 from codegen.lower.flow.site_sync import short_name
 from codegen.lower.flow.sites import Site
+from codegen.lower.flow.sorted_steps import sorted_steps
 from codegen.lower.flow.statements import statement_blocks
 from codegen.lower.flow.transfer import Join, Relay
 from codegen.lower.flow.unbound_keeps import bound_at, first_bindings
@@ -66,7 +69,6 @@ class _Lowering:
     context: CallerContext
     fn: ast.FunctionDef | ast.AsyncFunctionDef
     steps: dict[Anchor, list[Step]] = attrs.Factory(dict)
-    waited: set[int] = attrs.Factory(set)  # sites whose join event some wait reads
     forks: Forks = attrs.field(init=False)
     kept: Kept = attrs.Factory(dict)
     ahead: Ahead = attrs.Factory(dict)  # tensors kept alive before a loop over their views
@@ -79,12 +81,13 @@ class _Lowering:
     def run(self) -> CallerPlan:
         sites, syncs = self.facts.sites, self.facts.syncs
         self.events = join_events(self.facts, self.context)
-        relays, joins = self._placed()
-        self.read = read_records(self.fn, self.facts, [self.events.event(s.index).var for s in sites], self.waited)
-        self.read |= self.events.slots.read(self.waited)
-        self._place_joins(joins)
+        placed = sorted_steps(self.facts.result)
+        self.forks = Forks(facts=self.facts, forks=fork.forks(self.facts, placed.sure))
+        self.read = read_records(self.fn, self.facts, [self.events.event(s.index).var for s in sites], placed.waited)
+        self.read |= self.events.slots.read(placed.waited)
+        self._place_joins(placed.joins)
         split = self.applied = tidy.bound_before_waits(self.steps, self.facts.planned.splits)
-        wrapped = {site.stmt: self._wrap(site, relays.get(site.index, [])) for site in sites}
+        wrapped = {site.stmt: self._wrap(site, placed.relays.get(site.index, [])) for site in sites}
         wraps = tidy.glued(fold.folded(wrapped, self.facts.blocks, self.steps), self.facts.blocks, self.steps)
         start = self._moved(wraps, split)
         calls = {site.call.call: CallEdit(hoisted=sync.hoisted) for site, sync in zip(sites, syncs) if sync.hoisted}
@@ -111,24 +114,6 @@ class _Lowering:
         unread |= tidy.unread_flags(self.steps, wraps, set_after)
         return tidy.cleared_flags(self.facts, unread)
 
-    def _placed(self) -> tuple[dict[int, list[tuple[int, Step]]], list[tuple[Anchor, Join]]]:
-        """The analysis's steps: the relayed waits by the call that waits, and the joins; which calls fork (a
-        call need not where it surely waits first for a call on another stream that does)."""
-        relays: dict[int, list[tuple[int, Step]]] = {}
-        sure: dict[int, set[int]] = {}  # call -> the calls on other streams it surely waits for first
-        joins: list[tuple[Anchor, Join]] = []
-        for anchor, found in self.facts.result.steps.items():
-            for step in found:
-                self.waited.add(step.site)
-                if isinstance(step, Relay):
-                    relays.setdefault(step.to, []).append((step.site, self.events.wait(step.site, step.may)))
-                    if not step.may:
-                        sure.setdefault(step.to, set()).add(step.site)
-                else:
-                    joins.append((anchor, step))
-        self.forks = Forks(facts=self.facts, forks=fork.forks(self.facts, sure))
-        return relays, joins
-
     def _join(self, step: Join, waited: bool, leaves: bool, anchor: Anchor, slot: tuple[str, str]) -> list[Step]:
         """The wait for ``step``'s call (unless ``waited``) and the results kept alive after it (none where the
         function ``leaves`` right after: no later call of it can allocate then; none first bound below ``anchor``:
@@ -144,15 +129,15 @@ class _Lowering:
             out.append(KeepAlive(stream=self.context.current, when=Cond.of(when, ahead), values=values))
         return out
 
-    def _wrap(self, site: Site, relayed: list[tuple[int, Step]]) -> Wrap:
+    def _wrap(self, site: Site, relayed: list[Relay]) -> Wrap:
         sync = self.facts.syncs[site.index]
         guard = Cond.of(sync.flag) if sync.flag and sync.guard_text else Cond.of(sync.guard_text)
         before = before_call(site, sync)
         events = self.context.events(site)
         enter: list[Step] = []  # no fork where a user event the callee waits for serves (``event_fork.py``)
         if not self.context.event_forks.serves(self.facts, site):
-            enter = self.forks.enter(site, events.fork, guard, before, self.steps, [i for i, _ in relayed])
-        enter += [wait for _, wait in relayed]
+            enter = self.forks.enter(site, events.fork, guard, before, self.steps, [r.site for r in relayed])
+        enter += [self.events.wait(r.site, r.may) for r in relayed]
         kept, again = self._inputs_kept(site, guard)
         enter += kept
         before += again
