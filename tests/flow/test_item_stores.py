@@ -21,7 +21,7 @@ from method_caller import caller_source
 from method_source import method_source
 from method_trace import generated, sync_counts
 
-from codegen.lower.flow import item_stores
+from codegen.lower.flow import item_stores, own_containers
 from npudsl import StreamRaceError
 
 SOURCE = """\
@@ -186,7 +186,7 @@ def test_sync_calls(method: str, want: dict[str, int]) -> None:
 def test_an_alias_would_race(monkeypatch: pytest.MonkeyPatch) -> None:
     """Taken for the caller's own list although ``same`` reaches it, the call would join at no read of
     ``same[0]``: the main stream reads the side stream's result before it is done."""
-    monkeypatch.setattr(item_stores, "_private", lambda *_: True)
+    monkeypatch.setattr(own_containers, "_private", lambda *_: True)
     with pytest.raises(StreamRaceError):
         _sync("aliased", "portable")
 

@@ -75,14 +75,16 @@ def state_keeps(
 def _param_keeps(index: Any, here: Here, module: str, fn: _Function, name: str, argument: ast.expr) -> list[str] | None:
     """``argument.attr`` for each attribute to keep of the object the parameter ``name`` is given."""
     param = next(a for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs) if a.arg == name)
-    written = param.annotation
-    quoted = isinstance(written, ast.Constant) and isinstance(written.value, str)
-    text = written.value if quoted else ast.unparse(written) if written is not None else ""  # type: ignore[union-attr]
-    cls = class_named(index, here, module, text)
-    named = (
-        _named(cls[1] if cls else None, fn.body, lambda n: isinstance(n, ast.Name) and n.id == name) if cls else None
-    )
+    cls = class_named(index, here, module, _annotation_name(param.annotation))
+    named = _named(cls[1], fn.body, lambda n: isinstance(n, ast.Name) and n.id == name) if cls else None
     return None if named is None or not _plain(argument) else [f"{spelled_expr(argument)}.{a}" for a in sorted(named)]
+
+
+def _annotation_name(written: ast.expr | None) -> str:
+    """The name an annotation gives its class: ``X``, ``mod.X``, the text of ``"X"``; "" where it writes no name."""
+    if isinstance(written, ast.Constant) and isinstance(written.value, str):
+        return written.value
+    return (scan.dotted_name(written) or "") if written is not None else ""
 
 
 def _chain_keeps(
