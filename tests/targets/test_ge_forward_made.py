@@ -66,6 +66,12 @@ class Keep(torch.nn.Module):
         return d
 
 
+class Holder(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = PassPair()
+
+
 def pair(t: torch.Tensor) -> tuple[torch.Tensor, None]:
     return t, None
 """
@@ -160,10 +166,10 @@ SPLIT = """
 import torch
 from npudsl import after, on_stream, records
 
-from .layers import Made, Outer, Pass
+from .layers import Holder, Made, Outer, Pass
 
 
-class M(torch.nn.Module):
+class M(Holder):
     def __init__(self) -> None:
         super().__init__()
         self.skip = Pass()
@@ -185,7 +191,12 @@ class M(torch.nn.Module):
     def doubled(self, x: torch.Tensor) -> torch.Tensor:
         return self.made(x)
 
-    @after("skipped", "nested", "made")
+    @on_stream("side", sync="manual")
+    @records("held")
+    def first(self, x: torch.Tensor) -> torch.Tensor:
+        return self.held(x)[0]
+
+    @after("skipped", "nested", "made", "held")
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x
 """
@@ -193,10 +204,11 @@ class M(torch.nn.Module):
 
 @pytest.mark.parametrize("alone", [False, True], ids=["together", "alone"])
 def test_a_submodule_class_of_another_file_is_read(alone: bool) -> None:
-    """Together, ``layers.py``'s forwards are read; alone, no annotation is known and every token stays."""
+    """Together, ``layers.py``'s forwards are read (``held``: assigned by the base class ``Holder`` there, a
+    ``PassPair``); alone, no annotation is known and every token stays."""
     files = [("pkg.model", SPLIT)] if alone else [("pkg.layers", LAYERS), ("pkg.model", SPLIT)]
     index = build_index(files)
     code, _ = transform_with_index(SPLIT, path="model.py", module_name="pkg.model", index=index, target="ge")
-    tokens = {e: _token(code, f"pkg.model.M.{e}") for e in ("skipped", "nested", "made")}
+    tokens = {e: _token(code, f"pkg.model.M.{e}") for e in ("skipped", "nested", "made", "held")}
     record = "torchair.ops.record()"
-    assert tokens == {"skipped": record, "nested": record, "made": record if alone else "out"}
+    assert tokens == {"skipped": record, "nested": record, "made": record if alone else "out", "held": record}
