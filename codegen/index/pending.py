@@ -42,6 +42,10 @@ class Returns(Mapping[str, Mapping[str, str]]):
         found = self._known.get(module)
         if found is None:
             tree = self._trees.pop(module, None)
+            if tree is None and module not in self._pending:
+                tree = self.tree_of(module)  # a module of the run no relative import names: asked of the run
+                if tree is None:
+                    raise KeyError(module)
             found = function_returns(tree) if tree is not None else _returns_of(self._pending.pop(module))
             self._known[module] = found
         return found

@@ -1,8 +1,8 @@
 """A node that cannot run on ``meta`` judged by the schemas its name has in the operator registry.
 
 ``torch.ops.aten.<name>`` lists every overload of an op with its alias
-annotations. Every overload that fits the node's arguments counts (the union, so
-that a doubt becomes a write): a tensor in a ``Tensor(a!)`` slot is written; a
+annotations. Every overload that the node's arguments fill (each slot without a
+default given) counts (the union, so that a doubt becomes a write): a tensor in a ``Tensor(a!)`` slot is written; a
 result annotated ``Tensor(a)`` makes the node a view of its first argument;
 every other tensor argument is read. An op unknown to the registry reads all of
 its tensor arguments and writes the one passed as ``out=`` (torch's convention).
@@ -35,8 +35,13 @@ def _overloads(name: str) -> tuple[Any, ...]:
 
 
 def _fits(schema: Any, node: torch.fx.Node) -> bool:
+    """The node's arguments fill the overload: none beyond its slots, and every slot without a default given (an
+    ``.out`` overload fits only a call passing ``out=``: its ``Tensor(a!)`` result made a plain call a view)."""
     names = {a.name for a in schema.arguments}
-    return len(node.args) <= len(schema.arguments) and set(node.kwargs) <= names
+    if len(node.args) > len(schema.arguments) or not set(node.kwargs) <= names:
+        return False
+    given = _slots(schema, node)
+    return all(a.name in given or a.has_default_value() for a in schema.arguments)
 
 
 def _slots(schema: Any, node: torch.fx.Node) -> dict[str, Any]:

@@ -6,9 +6,11 @@ of its returned tuple it makes last, ``ge_made_by.py`` whether it makes the one 
 is read where the call certainly reaches it: a plain name that the recording body does not bind, bound once in its
 module, naming a module-level function of no decorator (a decorator may return anything; a stream function
 switches streams) bound once in the module that defines it, this one or the one it imports it from
-(``index.returns.tree_of``: a file of the run, or its package's file on disk, so together and alone agree); or a
+(``index.returns.tree_of``: a file of the run, or its package's file on disk, so together and alone agree); a
 method of the recording body's own class called on its receiver (``self.pick(x)``), defined once there with no
-decorator. A call reaching nothing the run can read is None.
+decorator; or, for a submodule the receiver holds (``self.skip(x)``), the ``forward`` of its class where the run
+reads it (the class and its ``forward`` of no decorator: a stream class's call switches streams). A call reaching
+nothing the run can read is None.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import ast
 
 import attrs
 
+from codegen.index.class_chain import class_of
 from codegen.index.returned import bound_once
 from codegen.index.returns import run_returns
+from codegen.index.submodule_forward import submodule_forward
 from codegen.lower.flow.exprs import binding_name
 from codegen.lower.flow.import_chains import absolute_imports, run_package
 from codegen.lower.flow.local_returns import local_returns
@@ -54,8 +58,24 @@ def callee_of(call: ast.Call, at: Callee, index: object) -> Callee | None:
     if func.value.id != at.receiver or any(at.receiver in _bound(n) for s in at.node.body for n in ast.walk(s)):
         return None  # another object, or the receiver rebound
     method = _defined(_class_body(at.tree, at.owner), func.attr, at.tree)
-    first = method.args.args[0].arg if method is not None and method.args.args else None
-    return None if method is None or first is None else attrs.evolve(at, node=method, receiver=first)
+    if method is None:
+        return _submodule_forward(func.attr, at, index)
+    first = method.args.args[0].arg if method.args.args else None
+    return None if first is None else attrs.evolve(at, node=method, receiver=first)
+
+
+def _submodule_forward(attr: str, at: Callee, index: object) -> Callee | None:
+    """The ``forward`` that ``self.<attr>(...)`` runs, where the run reads the submodule's class
+    (``submodule_forward.py``: assigned by the class's ``__init__`` or a base's, in any file of the run), neither
+    the class nor its ``forward`` decorated."""
+    found = submodule_forward(index, at.module, at.owner or "", attr)
+    if found is None:
+        return None
+    module, owner, tree, fn = found
+    cls = class_of(index, module, owner)
+    if cls is None or cls.decorator_list or fn.decorator_list:
+        return None
+    return Callee(module, tree, fn, owner, fn.args.args[0].arg)
 
 
 def _module_function(name: str, module: str, tree: ast.Module, index: object) -> Callee | None:

@@ -10,8 +10,13 @@ depth. The same holds for a returned container (``ge_containers.py``): ``return 
 passthrough(d) -> dict[str, torch.Tensor]: return d`` listed the caller's tensors; the function read must make the
 container it returns by its own last work, as a recording body must, or return a dict display whose value made
 last its last work makes (omni-infer's ``dynamic_quant`` returns ``{"x_int8": ..., "pertoken_scale": scale}``). A
-submodule made ``nn.Identity()`` returns its input too. A call the run cannot read keeps the premise of its
-annotation, as before; a name the body binds itself reaches no known function and keeps ``record()``.
+submodule made ``nn.Identity()`` returns its input too, and so may a submodule of a class of the run: its
+``forward`` is read as a function is (``return self.skip(x)`` with ``Pass.forward`` returning ``x`` raced). For
+``call(...)[i]`` (``self.proj(x)[0]``, a tuple whose only tensor is element ``i`` by the annotation), the body
+called must return a tuple display whose element ``i`` its last work makes, every element after it a name or a
+constant (vLLM's ``return super().forward(x), None``; ``return x, None`` raced). A call the run cannot read keeps the
+premise of its annotation, as before; a name the body binds itself reaches no known function and keeps
+``record()``.
 """
 
 from __future__ import annotations
@@ -36,19 +41,50 @@ _PASSES_INPUT = frozenset({"Identity"})
 def made_by_callee(made: ast.expr, at: Callee, index: object, depth: int = 0) -> bool:
     """Whether ``made``, the expression that makes the one value ``at``'s body returns, is made by that body's own
     last work as far as the run can read the functions it calls."""
+    if isinstance(made, ast.Subscript):
+        return _item_made(made, at, index, depth)
     if not isinstance(made, ast.Call):
         return True
-    if isinstance(made.func, ast.Name) and binds(at.node, made.func.id) or depth >= _DEPTH:
-        return False
-    if _layer_of(made, at) in _PASSES_INPUT:
-        return False
-    callee = callee_of(made, at, index)
-    if callee is None:
-        return True  # the premise of its annotation
+    callee = _read(made, at, index, depth)
+    if isinstance(callee, bool):
+        return callee
     found = made_element(callee.node, method=callee.owner is not None, returns=callee.returns(index))
     if found is None or isinstance(returned_value(callee.node), ast.Tuple):
         return False
     return made_by_callee(found[1], callee, index, depth + 1)
+
+
+def _item_made(made: ast.Subscript, at: Callee, index: object, depth: int) -> bool:
+    """``call(...)[i]``: where the run reads the body called, it returns a tuple display whose element ``i`` its
+    own last work makes, every element after it a name or a constant (no op runs there)."""
+    call, item = made.value, made.slice
+    if not isinstance(call, ast.Call) or not isinstance(item, ast.Constant) or type(item.value) is not int:
+        return False
+    callee = _read(call, at, index, depth)
+    if isinstance(callee, bool):
+        return callee
+    value, body = returned_value(callee.node), callee.node.body
+    if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+        return False
+    running = [(i, e) for i, e in enumerate(value.elts) if not isinstance(e, ast.Constant)]
+    found = made_last([e for _, e in running], body[-2] if len(body) > 1 else None)
+    if found is None or running[found[0]][0] != item.value % len(value.elts):
+        return False
+    return isinstance(found[1], (ast.Call, ast.BinOp, ast.Subscript)) and made_by_callee(
+        found[1], callee, index, depth + 1
+    )
+
+
+def _read(call: ast.Call, at: Callee, index: object, depth: int) -> Callee | bool:
+    """The function ``call`` reaches from ``at``'s body where the run reads it; else whether the call is taken to
+    make its value: not where the body may bind its name, past the depth, or for a layer returning its input; yes
+    (the premise of its annotation) where the run cannot read it."""
+    if isinstance(call.func, ast.Name) and binds(at.node, call.func.id) or depth >= _DEPTH:
+        return False
+    if _layer_of(call, at) in _PASSES_INPUT:
+        return False
+    callee = callee_of(call, at, index)
+    return True if callee is None else callee
 
 
 def container_made_by_callee(at: Callee, index: object, depth: int = 0) -> bool:
@@ -57,11 +93,9 @@ def container_made_by_callee(at: Callee, index: object, depth: int = 0) -> bool:
     value = returned_value(at.node)
     if not isinstance(value, ast.Call):
         return True
-    if isinstance(value.func, ast.Name) and binds(at.node, value.func.id) or depth >= _DEPTH:
-        return False
-    callee = callee_of(value, at, index)
-    if callee is None:
-        return True  # the premise of its annotation
+    callee = _read(value, at, index, depth)
+    if isinstance(callee, bool):
+        return callee
     if _dict_made(callee, index, depth):
         return True
     if returned_container(callee.node, method=callee.owner is not None, returns=callee.returns(index)) is None:
