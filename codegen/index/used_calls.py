@@ -145,8 +145,10 @@ class Uses:
             made = scan.submodule_assignments(classes[0]).get(func.attr) if len(classes) == 1 else None
         if func.value.id != scope.receiver:
             return False
-        own = torch_layer(module_functions(scope.index, scope.module, scope.tree), made) if made else None
-        layer = own if made else submodule_layer(scope.index, scope.module, scope.owner, func.attr)  # a base's
+        if made is None:  # assigned by a base in another module of the run, or by nothing the run reads
+            layer = submodule_layer(scope.index, scope.module, scope.owner, func.attr)
+        else:
+            layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
         return layer is not None and layer_reads(layer, slot)
 
     def _target(self, func: ast.expr) -> tuple[Scope, _Function] | None:
