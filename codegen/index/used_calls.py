@@ -28,7 +28,7 @@ from codegen.index.submodule_forward import submodule_forward
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.schema import aliases_self, writes_self
-from codegen.lower.flow.torch_layer_reads import layer_reads, torch_layer
+from codegen.lower.flow.torch_layer_reads import layer_reads, submodule_layer, torch_layer
 
 __all__ = ["Scope", "Uses", "home_scope", "parents_of", "torch_names"]
 
@@ -143,9 +143,12 @@ class Uses:
         if made is None:  # a module the run reads for its functions only (``returns.tree_of``)
             classes = [c for c in scope.tree.body if isinstance(c, ast.ClassDef) and c.name == scope.owner]
             made = scan.submodule_assignments(classes[0]).get(func.attr) if len(classes) == 1 else None
-        if func.value.id != scope.receiver or made is None:
+        if func.value.id != scope.receiver:
             return False
-        layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
+        if made is None:  # assigned by a base in another module of the run, or by nothing the run reads
+            layer = submodule_layer(scope.index, scope.module, scope.owner, func.attr)
+        else:
+            layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
         return layer is not None and layer_reads(layer, slot)
 
     def _target(self, func: ast.expr) -> tuple[Scope, _Function] | None:

@@ -8,15 +8,21 @@ torch's own sources by ``torch_layer_reads_build.py`` (the table ``torch_layer_r
 ``nn.LayerNorm`` and ``nn.RMSNorm`` read their input, ``nn.Identity`` returns it, ``nn.Flatten`` returns a view of
 it, and ``nn.Dropout`` hands it to ``F.dropout`` with the module's mode (in eval: its input back, no kernel), so
 none of those three is a read. A class outside ``torch.nn.modules``, or not in the table, reads nothing here.
+
+A layer a base class in another module of the run assigns (``class DeepseekV4Indexer(IndexerWeights)``, whose
+``__init__`` in ``weights.py`` makes ``self.weights_proj = nn.Linear(...)``) is read there, its class named as that
+module imports it (:func:`submodule_layer`, through ``class_chain.origins``); where some base is the package's in a
+module the run does not hold (a file transformed alone), that base may assign anything, and nothing is read.
 """
 
 from __future__ import annotations
 
 import functools
 
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.index.class_chain import origins, unheld_base
+from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 
-__all__ = ["layer_reads", "torch_layer"]
+__all__ = ["layer_reads", "submodule_layer", "torch_layer"]
 
 
 def torch_layer(functions: ModuleFunctions, dotted: str) -> str | None:
@@ -28,6 +34,18 @@ def torch_layer(functions: ModuleFunctions, dotted: str) -> str | None:
     if len(full) < 3 or full[:2] != ("torch", "nn"):
         return None
     return full[-1] if full[-1] in _reads() else None
+
+
+def submodule_layer(index: object, module: str, owner: str, attr: str) -> str | None:
+    """The table's class of ``self.<attr>`` in a method of class ``owner`` of ``module`` (a run key), where the class
+    or a base of the run assigns it, read in the module that names its class; None where a base is unheld."""
+    found = origins(index, module, owner).get(attr)
+    if found is None or unheld_base(index, module, owner):
+        return None
+    home, made = found
+    tree_of = getattr(getattr(index, "returns", None), "tree_of", None)
+    tree = tree_of(home) if tree_of is not None else None
+    return torch_layer(module_functions(index, home, tree), made) if tree is not None else None
 
 
 def layer_reads(cls: str, slot: int | str) -> bool:
