@@ -9,7 +9,9 @@ then joined before the lookup, on the caller's stream or another's; ``F.embeddin
 the call gives it anything but a literal None or False (``F.relu(x, inplace=self.inplace)`` may write ``x``); a
 call spreading ``*args`` or ``**kwargs`` into a function that writes may write every argument. What the ATen op of
 the function's name writes (``foreign_writes.py``) and what the call's spelling writes (``inplace=True``, ``out=``:
-``written_exprs.py``) still count.
+``written_exprs.py``) still count. The build also runs the functions it can make arguments for (``F.batch_norm``
+writes its running stats where ``training`` is given, which no schema says); one it ran (``ran_functional``) writes
+nothing beyond its row, even where no ATen op has its name (``F.gaussian_nll_loss`` reads its ``var``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["functional_writes", "guarded_writes"]
+__all__ = ["functional_writes", "guarded_writes", "ran_functional"]
 
 _MODULE = ("torch", "nn", "functional")
 _Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
@@ -35,6 +37,13 @@ def functional_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
         values = [*call.args, *(k.value for k in call.keywords)] if spread else []
         return frozenset().union(*(alias_sources(a) for a in values))
     return frozenset().union(*(alias_sources(arg) for arg, _ in guarded_writes(call, dotted)))
+
+
+def ran_functional(dotted: Sequence[str]) -> bool:
+    """``dotted`` is a function of ``torch.nn.functional`` the table's build ran: it writes only what its row says."""
+    from codegen.lower.flow.torch_functional_table import RAN
+
+    return tuple(dotted[:-1]) == _MODULE and dotted[-1] in RAN
 
 
 def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr, list[ast.expr]]]:
