@@ -2,7 +2,9 @@
 
 The read is followed up through views (``x.unsqueeze(1)``, ``x[i]``, ``x.T``) to what takes it: an arithmetic or
 comparison operand, a tensor method of ATen that reads more than metadata (not ``new_zeros``, ``size``), or an argument
-of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op; an argument of a function
+of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op, unless the function
+may hand it back as it came (``F.dropout(x, p, training=self.training)``: in eval, ``x`` itself;
+``torch_functional.handed_back``); an argument of a function
 of the user's package the call surely reaches (``call_targets.py``: a module-level function, a private method of the
 caller's class, a submodule's ``forward``) is one where that function surely uses its parameter (``follow``:
 ``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A submodule of one of torch's layer classes (``self.proj =
@@ -24,7 +26,9 @@ from codegen.index.call_targets import Scope, call_target
 from codegen.index.returned import bound_once
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow.imported_writes import module_functions
+from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.torch_functional import handed_back
 from codegen.lower.flow.torch_layer_reads import layer_reads, torch_layer
 
 __all__ = ["Scope", "Uses", "parents_of", "torch_names"]
@@ -97,7 +101,8 @@ class Uses:
     def _argument(self, call: ast.Call, slot: int | str | None, index: int | None = None) -> bool:
         """``call`` surely reads its argument ``slot`` (``index``: that element of the tuple passed there)."""
         if self._torch(call.func):
-            return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
+            shaped = isinstance(call.func, ast.Attribute) and _shaped(call.func.attr)
+            return not shaped and not handed_back(call, self._dotted(call.func), slot)
         target = call_target(self.scope, call.func)
         if target is None and slot is not None and index is None:
             return self._layer_reads(call.func, slot)
@@ -118,6 +123,14 @@ class Uses:
         while isinstance(func, ast.Attribute):
             func = func.value
         return isinstance(func, ast.Name) and func.id in torch_names(self.scope.tree)
+
+    def _dotted(self, func: ast.expr) -> tuple[str, ...]:
+        """``F.dropout`` -> ``torch.nn.functional.dropout``, through the module's imports."""
+        chain = (scan.dotted_name(func) or "").split(".")
+        bound = module_bindings(self.scope.tree, "").get(chain[0])
+        if bound is None:
+            return tuple(chain)
+        return (*bound.module.split("."), *([bound.name] if bound.name else []), *chain[1:])
 
     def _layer_reads(self, func: ast.expr, slot: int | str) -> bool:
         """``self.proj(x)`` of a submodule of torch's class whose ``forward`` surely reads that argument

@@ -18,23 +18,25 @@ import ast
 import warnings
 from typing import Any
 
-from codegen.lower.flow.functional_body_writes import Written
-from codegen.lower.flow.functional_samples import Config, Sample, sample_of
+from codegen.lower.flow.functional_samples import Config, Outcome, Sample, sample_of
 
-__all__ = ["probed_writes"]
+__all__ = ["Probed", "probed"]
+
+Probed = dict[str, tuple[dict[str, set[frozenset[str]]], dict[str, set[frozenset[str]]]]]  # writes, passes
 
 
-def probed_writes(functions: dict[str, ast.FunctionDef]) -> Written:
-    """Parameter -> the sets of guards of its writes (none: it writes nothing), for each public function a run could
-    be made of."""
+def probed(functions: dict[str, ast.FunctionDef]) -> Probed:
+    """For each public function a run could be made of: parameter -> the sets of guards of its writes (none: it
+    writes nothing), and parameter -> the sets of parameters whose taking away hands it back unread."""
     import torch.nn.functional as F
 
-    found: Written = {}
+    found: Probed = {}
     for name, fn in sorted(functions.items()):
         func = getattr(F, name, None)
         sample = sample_of(func, fn) if not name.startswith("_") and callable(func) else None
         if sample is not None:
-            found[name] = _Runs(sample).writes()
+            runs = _Runs(sample)
+            found[name] = runs.writes(), runs.passes()
     return found
 
 
@@ -43,16 +45,20 @@ class _Runs:
 
     def __init__(self, sample: Sample) -> None:
         self.sample = sample
-        self.done: dict[tuple[tuple[str, Any], ...], frozenset[str] | None] = {}
+        self.done: dict[tuple[tuple[str, Any], ...], Outcome | None] = {}
 
-    def written(self, config: Config) -> frozenset[str] | None:
-        """The parameters a run with ``config`` writes (None: it failed)."""
+    def outcome(self, config: Config) -> Outcome | None:
+        """What a run with ``config`` does (None: it failed)."""
         key = tuple(sorted(config.items(), key=lambda item: item[0]))
         if key not in self.done:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self.done[key] = self.sample.run(config)
         return self.done[key]
+
+    def written(self, config: Config) -> frozenset[str] | None:
+        found = self.outcome(config)
+        return found.written if found is not None else None
 
     def writes(self) -> dict[str, set[frozenset[str]]]:
         """Each written parameter with the guards of the runs that wrote it (the base, and each with one taken)."""
@@ -71,3 +77,16 @@ class _Runs:
             if written is not None and param not in written:
                 guards.add(guard)
         return frozenset(guards)
+
+    def passes(self) -> dict[str, set[frozenset[str]]]:
+        """Each parameter a run hands back unread: with no guard where the base run does, else with each parameter
+        (a number too: ``p=0``) whose taking away alone makes it so."""
+        base = self.sample.base
+        first = self.outcome(base)
+        always = first.passed if first is not None else frozenset()
+        found: dict[str, set[frozenset[str]]] = {param: {frozenset()} for param in always}
+        for guard in self.sample.takeable(base, numbers=True):
+            taken = self.outcome(self.sample.without(base, guard))
+            for param in (taken.passed if taken is not None else frozenset()) - always:
+                found.setdefault(param, set()).add(frozenset({guard}))
+        return found

@@ -29,7 +29,7 @@ from codegen.lower.flow.functional_body_writes import (
     functional_sources,
     positional,
 )
-from codegen.lower.flow.functional_probe import probed_writes
+from codegen.lower.flow.functional_probe import probed
 from codegen.lower.flow.table_files import table_main
 
 __all__ = ["build", "main"]
@@ -40,7 +40,7 @@ _HEADER = '''"""Which parameters the functions of ``torch.nn.functional`` write 
 
 from __future__ import annotations
 
-__all__ = ["FUNCTIONS", "RAN"]
+__all__ = ["FUNCTIONS", "PASSED", "RAN"]
 
 # function -> the parameters named here (``@``: the position, none by keyword only; ``=``: the default is None or
 # False) | each parameter it writes in place, with ``:`` and the parameters that must be given (not None, not False)
@@ -50,20 +50,31 @@ _RAN = """
 # the functions the build ran (``functional_probe.py``): each writes what its row says, and nothing without one
 RAN: tuple[str, ...] = (
 """
+_PASSED = """
+# function -> its parameters it hands back as they came, unread (``F.dropout`` in eval): each with ``:`` and one
+# parameter whose taking away (None, False, 0) does it, none where a run with every parameter given does
+PASSED: dict[str, str] = {
+"""
 
 
 def build() -> str:
     """The table's text for the installed torch."""
     functions = functional_sources()
-    probed = probed_writes(functions)
-    written = {name: _kept(writes) for name, writes in _merged(body_writes(functions), probed).items()}
-    rows = "".join(
-        f'    "{name}": "{_signature(functions[name], writes)} | {_writes_text(writes)}",\n'
-        for name, writes in sorted(written.items())
-        if writes and not name.startswith("_")
+    runs = probed(functions)
+    writes = {name: found[0] for name, found in runs.items()}
+    written = {name: _kept(w) for name, w in _merged(body_writes(functions), writes).items()}
+    passes = {name: _kept(found[1]) for name, found in runs.items()}
+    ran = "".join(f'    "{name}",\n' for name in sorted(runs))
+    return _HEADER + _rows(functions, written) + "}\n" + _RAN + ran + ")\n" + _PASSED + _rows(functions, passes) + "}\n"
+
+
+def _rows(functions: dict[str, ast.FunctionDef], found: Written) -> str:
+    """A row per public function with anything ``found``: the parameters it names, then what holds for each."""
+    return "".join(
+        f'    "{name}": "{_signature(functions[name], f)} | {_writes_text(f)}",\n'
+        for name, f in sorted(found.items())
+        if f and not name.startswith("_")
     )
-    ran = "".join(f'    "{name}",\n' for name in sorted(probed))
-    return _HEADER + rows + "}\n" + _RAN + ran + ")\n"
 
 
 def _merged(*readings: Written) -> Written:

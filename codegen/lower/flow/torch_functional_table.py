@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-__all__ = ["FUNCTIONS", "RAN"]
+__all__ = ["FUNCTIONS", "PASSED", "RAN"]
 
 # function -> the parameters named here (``@``: the position, none by keyword only; ``=``: the default is None or
 # False) | each parameter it writes in place, with ``:`` and the parameters that must be given (not None, not False)
@@ -86,3 +86,13 @@ RAN: tuple[str, ...] = (
     "threshold",
     "triplet_margin_loss",
 )
+
+# function -> its parameters it hands back as they came, unread (``F.dropout`` in eval): each with ``:`` and one
+# parameter whose taking away (None, False, 0) does it, none where a run with every parameter given does
+PASSED: dict[str, str] = {
+    "alpha_dropout": "input@0 p@1 training@2= | input:p input:training",
+    "dropout": "input@0 p@1 training@2 | input:p input:training",
+    "dropout1d": "input@0 p@1 training@2 | input:p input:training",
+    "dropout2d": "input@0 p@1 training@2 | input:p input:training",
+    "feature_alpha_dropout": "input@0 p@1 training@2= | input:p input:training",
+}
