@@ -15,7 +15,6 @@ function no tensors fit is left to its body's reading (``functional_body_writes.
 from __future__ import annotations
 
 import ast
-import warnings
 from typing import Any
 
 from codegen.lower.flow.functional_samples import Config, Outcome, Sample, sample_of
@@ -51,9 +50,7 @@ class _Runs:
         """What a run with ``config`` does (None: it failed)."""
         key = tuple(sorted(config.items(), key=lambda item: item[0]))
         if key not in self.done:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.done[key] = self.sample.run(config)
+            self.done[key] = self.sample.run(config)
         return self.done[key]
 
     def written(self, config: Config) -> frozenset[str] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -70,7 +71,8 @@ class Sample:
         before = {p: t.clone() for p, t in given.items()}
         ops = recorder({storage(t): p for p, t in given.items()})
         try:
-            with ops:
+            with ops, warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecations of the functions run
                 result = self.func(**kwargs)
         except Exception:  # noqa: BLE001 - a config the function rejects: no run
             return None
