@@ -2,10 +2,11 @@
 
 The read is followed up through views (``x.unsqueeze(1)``, ``x[i]``, ``x.T``) to what takes it: an arithmetic or
 comparison operand, a tensor method of ATen that reads more than metadata (not ``new_zeros``, ``size``), or an argument
-of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op; an argument of a function
-of the user's package (of the module, or imported from the package where the run holds its module), of a private method
-of the caller's class that no other class of its module defines (a subclass in another module overrides no private
-name), or of a submodule whose class the run holds, is one where that function surely uses its parameter (``follow``:
+of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op, unless the function
+may hand it back as it came (``F.dropout(x, p, training=self.training)``: in eval, ``x`` itself;
+``torch_functional.handed_back``); an argument of a function
+of the user's package the call surely reaches (``call_targets.py``: a module-level function, a private method of the
+caller's class, a submodule's ``forward``) is one where that function surely uses its parameter (``follow``:
 ``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A submodule of one of torch's layer classes (``self.proj =
 nn.Linear(...)``) reads the arguments its class's ``forward`` surely runs an op on, as torch's sources say
 (``torch_layer_reads.py``: ``nn.Linear`` its input; ``nn.Identity``, ``nn.Flatten``, ``nn.Dropout`` nothing). A tuple
@@ -21,33 +22,22 @@ from collections.abc import Callable
 import attrs
 
 from codegen.index import scan
-from codegen.index.annotated_receivers import annotated_class
+from codegen.index.call_targets import Scope, call_target
 from codegen.index.returned import bound_once
-from codegen.index.returns import home_of
-from codegen.index.submodule_forward import submodule_forward
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow.imported_writes import module_functions
+from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.torch_functional import handed_back
 from codegen.lower.flow.torch_layer_reads import layer_reads, submodule_layer, torch_layer
 
-__all__ = ["Scope", "Uses", "home_scope", "parents_of", "torch_names"]
+__all__ = ["Scope", "Uses", "parents_of", "torch_names"]
 
 _META = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride", "is_contiguous", "data_ptr"})
 _SHAPED = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "typename", "record_stream"})
 _VIEWS = frozenset({"T", "mT", "H", "mH"})
 _DEPTH = 4
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-@attrs.frozen(kw_only=True)
-class Scope:
-    """Where a function lives: the run's index, its module (run key and tree), its class and ``self``."""
-
-    index: object
-    module: str
-    tree: ast.Module
-    owner: str | None = None
-    receiver: str | None = None
 
 
 def _shaped(name: str) -> bool:
@@ -111,8 +101,9 @@ class Uses:
     def _argument(self, call: ast.Call, slot: int | str | None, index: int | None = None) -> bool:
         """``call`` surely reads its argument ``slot`` (``index``: that element of the tuple passed there)."""
         if self._torch(call.func):
-            return not (isinstance(call.func, ast.Attribute) and _shaped(call.func.attr))
-        target = self._target(call.func)
+            shaped = isinstance(call.func, ast.Attribute) and _shaped(call.func.attr)
+            return not shaped and not handed_back(call, self._dotted(call.func), slot)
+        target = call_target(self.scope, call.func)
         if target is None and slot is not None and index is None:
             return self._layer_reads(call.func, slot)
         if target is None or slot is None or self.depth >= _DEPTH:
@@ -133,6 +124,14 @@ class Uses:
             func = func.value
         return isinstance(func, ast.Name) and func.id in torch_names(self.scope.tree)
 
+    def _dotted(self, func: ast.expr) -> tuple[str, ...]:
+        """``F.dropout`` -> ``torch.nn.functional.dropout``, through the module's imports."""
+        chain = (scan.dotted_name(func) or "").split(".")
+        bound = module_bindings(self.scope.tree, "").get(chain[0])
+        if bound is None:
+            return tuple(chain)
+        return (*bound.module.split("."), *([bound.name] if bound.name else []), *chain[1:])
+
     def _layer_reads(self, func: ast.expr, slot: int | str) -> bool:
         """``self.proj(x)`` of a submodule of torch's class whose ``forward`` surely reads that argument
         (``torch_layer_reads.py``)."""
@@ -151,23 +150,6 @@ class Uses:
             layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
         return layer is not None and layer_reads(layer, slot)
 
-    def _target(self, func: ast.expr) -> tuple[Scope, _Function] | None:
-        """The function a call goes to: a module-level one, a method of the caller's class, a submodule's forward."""
-        if isinstance(func, ast.Name):
-            return home_scope(self.scope, func.id)
-        scope = self.scope
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
-            return None
-        if func.value.id != scope.receiver or scope.owner is None:
-            return _given_submodule(scope, func)
-        method = _method(scope.tree, scope.owner, func.attr)
-        if method is not None:
-            own = method.args.args[0].arg if method.args.args else None
-            return (attrs.evolve(scope, receiver=own), method) if not method.decorator_list and own else None
-        made = scope.index.submodules.get(f"{scope.module}:{scope.owner}", {}).get(func.attr)  # type: ignore[attr-defined]
-        found = (home_scope(scope, made, "forward") if made is not None else None) or _elsewhere(scope, func.attr)
-        return found if found is not None and not found[1].decorator_list else None
-
 
 @per_node
 def torch_names(tree: ast.Module) -> frozenset[str]:
@@ -180,59 +162,3 @@ def torch_names(tree: ast.Module) -> frozenset[str]:
         elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").partition(".")[0] == "torch":
             found |= {a.asname or a.name for a in node.names}
     return frozenset(found & bound_once(tree))
-
-
-def _method(tree: ast.Module, owner: str, name: str) -> _Function | None:
-    """``owner.name`` where the name is private to the module (a subclass elsewhere overrides no such method) and
-    no other class of the module defines it (an override the call may reach)."""
-    if not name.startswith("_") or name.startswith("__"):
-        return None
-    functions = scan.functions_by_qualname(tree)
-    others = [q for q in functions if q.endswith(f".{name}") and q != f"{owner}.{name}"]
-    return None if others else functions.get(f"{owner}.{name}")
-
-
-def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scope, _Function] | None:
-    """The module-level function ``name`` (or ``method`` of the class ``name``), bound once, as ``scope``'s module
-    sees it: its own, or one it imports from its package where the run holds that module."""
-    imported = scope.index.imports.get(scope.module, {}).get(name)  # type: ignore[attr-defined]
-    if imported is not None and not imported[0].startswith("."):
-        return None
-    home = home_of(scope.index, scope.module, name)
-    tree = scope.tree if home == scope.module else _held(scope.index, home)
-    target = imported[1] if imported is not None else name
-    if tree is None or target not in bound_once(tree):
-        return None
-    fn = scan.functions_by_qualname(tree).get(f"{target}.{method}" if method else target)
-    if fn is None or (method is None and fn.decorator_list):
-        return None
-    receiver = fn.args.args[0].arg if method and fn.args.args else None
-    return Scope(index=scope.index, module=home, tree=tree, owner=target if method else None, receiver=receiver), fn
-
-
-def _given_submodule(scope: Scope, func: ast.Attribute) -> tuple[Scope, _Function] | None:
-    """``m.attr``'s ``forward``, ``m`` a parameter annotated with a class of the package (``annotated_receivers``)."""
-    name = annotated_class(scope.tree, func)
-    imported = scope.index.imports.get(scope.module, {}).get(name) if name else None  # type: ignore[attr-defined]
-    if name is None or (imported is not None and not imported[0].startswith(".")):
-        return None
-    home = home_of(scope.index, scope.module, name)
-    original = imported[1] if imported is not None else name
-    made = scope.index.submodules.get(f"{home}:{original}", {}).get(func.attr)  # type: ignore[attr-defined]
-    tree = scope.tree if home == scope.module else _held(scope.index, home)
-    found = home_scope(Scope(index=scope.index, module=home, tree=tree), made, "forward") if made and tree else None
-    return found if found is not None and not found[1].decorator_list else None
-
-
-def _elsewhere(scope: Scope, attr: str) -> tuple[Scope, _Function] | None:
-    """The ``forward`` of a submodule a base in another module, or a factory, makes (``submodule_forward.py``)."""
-    found = submodule_forward(scope.index, scope.module, scope.owner or "", attr)
-    if found is None:
-        return None
-    module, owner, tree, fn = found
-    return Scope(index=scope.index, module=module, tree=tree, owner=owner, receiver=fn.args.args[0].arg), fn
-
-
-def _held(index: object, home: str) -> ast.Module | None:
-    tree_of = getattr(getattr(index, "returns", None), "tree_of", None)
-    return tree_of(home) if tree_of is not None else None

@@ -32,7 +32,7 @@ from codegen.lower.flow import schema
 from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
-from codegen.lower.flow.torch_functional import functional_writes
+from codegen.lower.flow.torch_functional import functional_writes, ran_functional
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Results", "every_argument", "foreign_results", "foreign_writes", "npu_op"]
@@ -52,7 +52,7 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     if tuple(dotted[:3]) == _ATEN_OPS and len(dotted) in (4, 5):
         return _params_written(call, overload_writes(dotted[3], dotted[4] if len(dotted) == 5 else None))
     writes = schema.writes_self(dotted[-1]) if dotted[0] == _ATEN else None
-    if writes is None:
+    if writes is None and not ran_functional(dotted):  # ``F.gaussian_nll_loss``: no ATen op, the table's row
         return every_argument(call)
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
     written = alias_sources(first) if writes and first is not None else frozenset()

@@ -9,7 +9,11 @@ then joined before the lookup, on the caller's stream or another's; ``F.embeddin
 the call gives it anything but a literal None or False (``F.relu(x, inplace=self.inplace)`` may write ``x``); a
 call spreading ``*args`` or ``**kwargs`` into a function that writes may write every argument. What the ATen op of
 the function's name writes (``foreign_writes.py``) and what the call's spelling writes (``inplace=True``, ``out=``:
-``written_exprs.py``) still count.
+``written_exprs.py``) still count. The build also runs the functions it can make arguments for (``F.batch_norm``
+writes its running stats where ``training`` is given, which no schema says); one it ran (``ran_functional``) writes
+nothing beyond its row, even where no ATen op has its name (``F.gaussian_nll_loss`` reads its ``var``); one that
+may return an argument as it came, unread (``F.dropout`` in eval or with ``p=0``), reads it only where the call
+surely gives what makes it read (``handed_back``: ``used_calls.py`` asks whether a later call reads a tensor).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["functional_writes", "guarded_writes"]
+__all__ = ["functional_writes", "guarded_writes", "handed_back", "ran_functional"]
 
 _MODULE = ("torch", "nn", "functional")
 _Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
@@ -35,6 +39,13 @@ def functional_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
         values = [*call.args, *(k.value for k in call.keywords)] if spread else []
         return frozenset().union(*(alias_sources(a) for a in values))
     return frozenset().union(*(alias_sources(arg) for arg, _ in guarded_writes(call, dotted)))
+
+
+def ran_functional(dotted: Sequence[str]) -> bool:
+    """``dotted`` is a function of ``torch.nn.functional`` the table's build ran: it writes only what its row says."""
+    from codegen.lower.flow.torch_functional_table import RAN
+
+    return tuple(dotted[:-1]) == _MODULE and dotted[-1] in RAN
 
 
 def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr, list[ast.expr]]]:
@@ -67,12 +78,39 @@ def _given(call: ast.Call, name: str, param: _Param) -> bool:
     return not (isinstance(arg, ast.Constant) and arg.value in (None, False))
 
 
+def handed_back(call: ast.Call, dotted: Sequence[str], slot: int | str | None) -> bool:
+    """``call`` of ``dotted`` may return its argument at ``slot`` as it came, unread (``F.dropout(x, p,
+    training=self.training)``: in eval ATen's ``dropout`` hands ``x`` back): the table's ``PASSED`` row names that
+    parameter with no guard, or with one the call may not give (anything but a literal other than None, False, 0,
+    or left out where its default is none of these)."""
+    entry = _passed_table().get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE else None
+    if entry is None or slot is None:
+        return entry is not None
+    params, passes = entry
+    at_slot = [guards for name, guards in passes if slot in (name, params[name][0])]
+    return any(not guards or not all(_surely_given(call, g, params[g]) for g in guards) for guards in at_slot)
+
+
+def _surely_given(call: ast.Call, name: str, param: _Param) -> bool:
+    arg = _passed(call, name, param)
+    if arg is None:
+        return not param[1]
+    return isinstance(arg, ast.Constant) and bool(arg.value)
+
+
 @functools.cache
 def _table() -> dict[str, _Entry]:
     """The table read into entries (on the first question)."""
     from codegen.lower.flow.torch_functional_table import FUNCTIONS
 
     return {name: _entry(text) for name, text in FUNCTIONS.items()}
+
+
+@functools.cache
+def _passed_table() -> dict[str, _Entry]:
+    from codegen.lower.flow.torch_functional_table import PASSED
+
+    return {name: _entry(text) for name, text in PASSED.items()}
 
 
 def _entry(text: str) -> _Entry:
