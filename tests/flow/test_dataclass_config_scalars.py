@@ -154,7 +154,7 @@ def test_an_int_field_keeps_the_overlap(portable: str, method: str) -> None:
 def test_other_fields_wait(portable: str, method: str) -> None:
     body = method_source(portable, method)
     before = body[: body.index(WAITS[method])]
-    assert 'runtime.stream("side"' in before and "join\")" in before.rpartition("z = x * 5")[2], body
+    assert 'runtime.stream("side"' in before and 'join")' in before.rpartition("z = x * 5")[2], body
 
 
 @pytest.mark.parametrize("target", ["portable", "aclgraph"])
