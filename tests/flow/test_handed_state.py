@@ -76,7 +76,7 @@ class Model(nn.Module):
         return y + z
 """ + caller_source()
 
-WRITES = {"listed": "ps[0].add_(1)", "looped": "b.add_(1)"}
+WRITES = {"listed": "ps[0].add_(1)", "looped": "b.add_(1)", "whole": 'sd["sub.w"].add_(1)', "aliased": 'sd["w"]'}
 
 
 def _body(method: str) -> str:

@@ -12,13 +12,15 @@ included) calls a tensor method whose ATen schema writes ``self`` (``zero_``, ``
 underscore), stores a tensor's ``data`` or ``grad``, calls a callable it was given for its effect (``apply(fn)`` runs
 ``fn(module)`` on each module, dropping the result), or calls a method that writes: ``self.m()`` resolved in its own
 class and bases, any other object's ``.m()`` in ``Module``'s (``module._load_from_state_dict``). A method that calls
-what it iterates its own object for (``nn.Sequential``'s ``forward``: ``for module in self: input = module(input)``)
-runs the module's children, and writes what they write: ``c``, unless its own body writes. Both builders read the
-package once (``torch_module_sources.py``). The table lists each class of the package with its bases there, and each of
-its own methods, ``w`` where it writes, ``c`` where it runs its children; a call of ``torch.nn.functional`` writing the
-object's state only where the constructor was given an argument (``nn.Embedding``'s ``forward`` and its ``max_norm``:
-``functional_state_writes.py``) marks ``w:max_norm@3=``. ``torch_module_methods.py`` reads it.
-``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and compares.
+what a loop over the modules its object holds gives (``nn.Sequential``'s ``forward``: ``for module in self: input =
+module(input)``) runs the module's children, and writes what they write: ``c``, unless its own body writes; one calling
+the hooks or weak references it keeps (``Module._call_impl``, ``state_dict``) runs none, as torch's annotations say
+(``torch_child_runs.py``). Both builders read the package once (``torch_module_sources.py``). The table lists each class
+of the package with its bases there, and each of its own methods, ``w`` where it writes, ``c`` where it runs its
+children; a call of ``torch.nn.functional`` writing the object's state only where the constructor was given an argument
+(``nn.Embedding``'s ``forward`` and its ``max_norm``: ``functional_state_writes.py``) marks ``w:max_norm@3=``.
+``torch_module_methods.py`` reads it. ``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and
+compares.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
 from codegen.lower.flow.table_files import table_main
+from codegen.lower.flow.torch_child_runs import runs_children
 from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
 
 __all__ = ["build", "main"]
@@ -57,7 +60,9 @@ class _Reading:
             for name, cls in classes.items():
                 self.written |= {(name, m) for m, fn in cls.methods.items() if self._writes(name, fn)}
             changed = len(self.written) != before
-        self.children = {(n, m) for n, c in classes.items() for m, fn in c.methods.items() if _runs_children(fn)}
+        self.children = {
+            (n, m) for n, c in classes.items() for m, fn in c.methods.items() if runs_children(classes, n, fn)
+        }
         self.given = {  # written where the constructor is given an argument (``nn.Embedding(..., max_norm=1.0)``)
             (n, m): found
             for n, c in classes.items()
@@ -103,18 +108,6 @@ class _Reading:
         mine = isinstance(func.value, ast.Name) and fn.args.args and func.value.id == fn.args.args[0].arg
         home = self.resolved(cls if mine else "Module", func.attr)
         return home is not None and (home, func.attr) in self.written
-
-
-def _runs_children(fn: ast.FunctionDef) -> bool:
-    """``fn`` calls what a loop over its own object gives (``for module in self: input = module(input)``)."""
-    own = fn.args.args[0].arg if fn.args.args else ""
-    loops = [n for n in ast.walk(fn) if isinstance(n, ast.For) and own in {m.id for m in _names(n.iter)}]
-    given = {m.id for loop in loops for m in _names(loop.target)}
-    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in given for c in ast.walk(fn))
-
-
-def _names(node: ast.AST) -> list[ast.Name]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.Name)]
 
 
 def _in_place(name: str) -> bool:
