@@ -11,28 +11,31 @@ value, and arithmetic, comparisons and choices of them; a value ``__init__`` rea
 a base the run cannot read (``unread_methods.py``: outside the run, torch's aside) may store anything there: none
 of its attributes is plain; nor where a ``setattr`` on the object computes the name (``setattr(self, "a", v)``
 and ``self.register_buffer("a", v)`` store ``v`` on ``a``: ``attribute_stores.py``); nor one only augmented
-(``self.n += 1`` alone: its first value is not read).
+(``self.n += 1`` alone: its first value is not read). ``self.n = cfg.n`` with ``cfg: MoEConfig`` is plain where
+that field of the run's dataclass is (``dataclass_fields.py``, asked per run: what is kept per class reads it alone).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
+from collections.abc import Callable
 
 from codegen.index import scan
 from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.attribute_stores import object_stores
+from codegen.lower.flow.dataclass_fields import field_read, plain_field
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.int_uses import config_read, configuration, int_used
+from codegen.lower.flow.plain_values import operands, plain_annotation, plain_call
 from codegen.lower.flow.read_classes import read_chain
 
-__all__ = ["plain_attributes", "plain_state", "plain_stores"]
+__all__ = ["field_stores", "plain_attributes", "plain_state", "plain_stores"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_PLAIN = frozenset({"int", "float", "bool", "str", "bytes"})
-_PLAIN_CALLS = frozenset({"len", "int", "float", "bool", "str"})  # a plain value whatever they are given
-_SIZES = frozenset({"size", "dim", "numel", "ndimension", "element_size", "stride"})
+_Fields = Callable[[str, str], bool]  # (a class named in the module, its field) -> the field is plain
 
 
 def plain_state(functions: object, owner: str | None) -> frozenset[str]:
@@ -44,7 +47,8 @@ def plain_state(functions: object, owner: str | None) -> frozenset[str]:
     found = known.get((functions.key, owner))
     if found is None:
         chain = read_chain(functions, owner)
-        found = known[(functions.key, owner)] = plain_attributes(chain) if chain is not None else frozenset()
+        fields = functools.partial(plain_field, functions)
+        found = known[(functions.key, owner)] = plain_attributes(chain, fields) if chain is not None else frozenset()
     return found
 
 
@@ -65,11 +69,28 @@ def plain_stores(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(plain), frozenset(reading.stores.keys() - plain)
 
 
-def plain_attributes(chain: list[ast.ClassDef]) -> frozenset[str]:
-    """The attributes surely plain in objects of a class whose own class and bases are ``chain`` (see above)."""
-    stores = [plain_stores(cls) for cls in chain]
+@per_node
+def field_stores(cls: ast.ClassDef) -> dict[str, frozenset[tuple[str, str]]]:
+    """The attributes every store of which in ``cls`` is plain or reads a field of an ``__init__`` parameter
+    annotated with a class (``self.n = cfg.n``, ``cfg: MoEConfig``), with those (class, field) reads: plain where
+    every field is (``dataclass_fields.py``, asked per run). Read once per class: the class alone decides it."""
+    reading = _Class(cls)
+    found = {attr: reading.field_reads(attr) for attr in reading.stores if attr != "*" and not reading.attribute(attr)}
+    return {attr: reads for attr, reads in found.items() if reads}
+
+
+def plain_attributes(chain: list[ast.ClassDef], fields: _Fields | None = None) -> frozenset[str]:
+    """The attributes surely plain in objects of a class whose own class and bases are ``chain`` (see above);
+    ``fields`` says which fields of a class named in the first class's module are plain."""
+    stores = [_with_fields(cls, fields if k == 0 else None) for k, cls in enumerate(chain)]
     other = frozenset().union(*(o for _, o in stores))
     return frozenset() if "*" in other else frozenset().union(*(p for p, _ in stores)) - other
+
+
+def _with_fields(cls: ast.ClassDef, fields: _Fields | None) -> tuple[frozenset[str], frozenset[str]]:
+    plain, other = plain_stores(cls)
+    typed = {a for a, reads in field_stores(cls).items() if fields is not None and all(fields(*r) for r in reads)}
+    return plain | typed, other - typed
 
 
 class _Method:
@@ -120,6 +141,19 @@ class _Class:
             )
         return self._known[attr]
 
+    def field_reads(self, attr: str) -> frozenset[tuple[str, str]] | None:
+        """The (class, field) reads ``attr``'s stores that are not plain make (``self.n = cfg.n``, ``cfg:
+        MoEConfig``: ``("MoEConfig", "n")``); None where one is neither."""
+        reads = set()
+        for value, method in self.stores.get(attr, []) if attr in self.first else [(None, None)]:
+            if value is not None and method is not None and self._stored(attr, value, method):
+                continue
+            read = field_read(value, method.params, method.annotations) if value is not None and method else None
+            if read is None:
+                return None
+            reads.add(read)
+        return frozenset(reads)
+
     def _stored(self, attr: str, value: ast.expr, method: _Method) -> bool:
         """A store of ``attr`` is plain: its value is, or ``__init__`` reads it from a parameter annotated as a
         transformers configuration, or from any parameter where the class uses ``attr`` where only a whole number is
@@ -133,9 +167,9 @@ class _Class:
         if isinstance(node, ast.Constant):
             return True
         if isinstance(node, (ast.Tuple, ast.BoolOp, ast.BinOp, ast.Compare, ast.UnaryOp, ast.IfExp)):
-            return all(self.value(part, method) for part in _parts(node))
+            return all(self.value(part, method) for part in operands(node))
         if isinstance(node, ast.Call):
-            return _plain_call(node)
+            return plain_call(node)
         return self._name(node, method)
 
     def _name(self, node: ast.expr, method: _Method) -> bool:
@@ -144,13 +178,13 @@ class _Class:
             return True
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             annotation = method.annotations.get(node.value.id)
-            return annotation is not None and _plain_annotation(annotation, item=True)
+            return annotation is not None and plain_annotation(annotation, item=True)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == method.receiver:
             return self.attribute(node.attr)
         if not isinstance(node, ast.Name):
             return False
         if node.id in method.annotations:
-            return _plain_annotation(method.annotations[node.id], item=False)
+            return plain_annotation(method.annotations[node.id], item=False)
         key = f"{id(method)}:{node.id}"
         if node.id not in method.locals or key in self._reading:
             return False
@@ -159,44 +193,3 @@ class _Class:
             return self.value(method.locals[node.id], method)
         finally:
             self._reading.discard(key)
-
-
-def _parts(node: ast.expr) -> list[ast.expr]:
-    """The operands of a tuple, an operation, a comparison or a choice (an ``if`` test's value is not taken)."""
-    if isinstance(node, ast.Tuple):
-        return list(node.elts)
-    if isinstance(node, ast.BoolOp):
-        return list(node.values)
-    if isinstance(node, ast.BinOp):
-        return [node.left, node.right]
-    if isinstance(node, ast.Compare):
-        return [node.left, *node.comparators]
-    if isinstance(node, ast.UnaryOp):
-        return [node.operand]
-    assert isinstance(node, ast.IfExp)
-    return [node.body, node.orelse]
-
-
-def _plain_call(call: ast.Call) -> bool:
-    """``len(x)``, ``int(x)``, ``x.size(0)``: a plain value whatever ``x`` is."""
-    if isinstance(call.func, ast.Name):
-        return call.func.id in _PLAIN_CALLS
-    return isinstance(call.func, ast.Attribute) and call.func.attr in _SIZES and bool(call.args)
-
-
-def _plain_annotation(annotation: ast.expr, *, item: bool) -> bool:
-    """``int`` (``item``: ``dict[str, int]``, ``tuple[int, ...]``, ``list[int]``: its items are plain)."""
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # ``int | None``
-        parts = [annotation.left, annotation.right]
-        return all(_none(p) or _plain_annotation(p, item=item) for p in parts) and not all(map(_none, parts))
-    if not item:
-        return isinstance(annotation, ast.Name) and annotation.id in _PLAIN
-    if not isinstance(annotation, ast.Subscript):
-        return False
-    elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-    held = elements[-1:] if scan.dotted_name(annotation.value) in ("dict", "Mapping") else elements
-    return all(_plain_annotation(e, item=False) or isinstance(e, ast.Constant) for e in held)
-
-
-def _none(annotation: ast.expr) -> bool:
-    return isinstance(annotation, ast.Constant) and annotation.value is None

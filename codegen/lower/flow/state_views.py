@@ -4,13 +4,15 @@
 buffer, as ``self.cache[k] = t`` and ``self.buf[0].add_(1)`` do: a write through such a local changes the
 attribute it came from. A local holds an attribute when a binding or a store into it (``view_roots.flows``)
 takes a chain of views rooted at the object (``self.buf.view(-1)``, ``self.cache``), or a local that holds one,
-one step after another; the object itself bound to a local holds every attribute (``"*"``).
+one step after another; the object itself bound to a local holds every attribute (``"*"``); what a method of the
+object or of an attribute hands out holds that attribute (``sd = self.sub.state_dict()``: ``handed_state.py``).
 """
 
 from __future__ import annotations
 
 import ast
 
+from codegen.lower.flow.handed_state import handed_state
 from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
 __all__ = ["first_attribute", "state_locals"]
@@ -20,7 +22,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attributes (``"*"``: any)."""
-    found = spread(fn, {}, lambda part, so_far: _held(part, receiver, so_far))
+    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: _held(part, receiver, so_far))
     found.pop(receiver, None)  # the object itself holds every attribute (``_held`` never reads its entry)
     return found
 

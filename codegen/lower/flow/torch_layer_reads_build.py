@@ -21,13 +21,13 @@ test_torch_layer_reads.py`` rebuilds it from the pinned torch and compares. It s
 from __future__ import annotations
 
 import ast
-import importlib.util
 import sys
 from pathlib import Path
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
-from codegen.lower.flow.table_files import table_main, torch_source
+from codegen.lower.flow.table_files import table_main
+from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
 
 __all__ = ["build", "main"]
 
@@ -41,55 +41,22 @@ __all__ = ["READS"]
 
 '''
 _DEPTH = 8  # methods followed one inside another at most
-_Class = tuple[list[str], dict[str, ast.FunctionDef], frozenset[str]]  # bases, methods, the file's torch modules
-
-
-def _torch_modules(tree: ast.Module) -> frozenset[str]:
-    """The names the file binds at its top to a module of torch (``torch``, ``F``, ``_VF``)."""
-    found: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            found |= {a.asname or a.name.partition(".")[0] for a in node.names if a.name.partition(".")[0] == "torch"}
-        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("torch"):
-            found |= {a.asname or a.name for a in node.names if _is_module(f"{node.module}.{a.name}")}
-    return frozenset(found)
-
-
-def _is_module(dotted: str) -> bool:
-    try:
-        return importlib.util.find_spec(dotted) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def _classes() -> dict[str, _Class]:
-    """Each class of ``torch.nn.modules`` (by its name): its bases' names, its methods, its file's torch modules."""
-    found: dict[str, _Class] = {}
-    for path in sorted(torch_source("nn", "modules").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        modules = _torch_modules(tree)
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef):
-                bases = [(dotted_name(b) or "").rpartition(".")[2] for b in node.bases]
-                methods = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
-                found.setdefault(node.name, (bases, methods, modules))
-    return found
 
 
 class _Reading:
     """Whether a method of a class surely reads one of its parameters in an op (module docstring)."""
 
-    def __init__(self, classes: dict[str, _Class]) -> None:
+    def __init__(self, classes: dict[str, TorchClass]) -> None:
         self.classes = classes
 
     def method(self, cls: str, name: str, depth: int = 0) -> tuple[str, ast.FunctionDef] | None:
         """The class among ``cls`` and its bases (itself first) defining ``name``, with the method."""
         if cls not in self.classes or depth > _DEPTH:
             return None
-        bases, methods, _ = self.classes[cls]
-        if name in methods:
-            return cls, methods[name]
-        return next((r for b in bases if (r := self.method(b, name, depth + 1)) is not None), None)
+        found = self.classes[cls]
+        if name in found.methods:
+            return cls, found.methods[name]
+        return next((r for b in found.bases if (r := self.method(b, name, depth + 1)) is not None), None)
 
     def reads(self, cls: str, fn: ast.FunctionDef, param: str, depth: int = 0) -> bool:
         body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
@@ -132,7 +99,7 @@ class _Reading:
             return False  # the module's mode decides what the op does (``F.dropout`` in eval: its input back)
         dotted = dotted_name(call.func) or ""
         root, _, rest = dotted.partition(".")
-        if root in self.classes[cls][2] and rest:
+        if root in self.classes[cls].file.torch_modules and rest:
             op = rest.rpartition(".")[2]
             return not op.startswith("_") and _reads_data(op)
         if root == own and rest and "." not in rest:
@@ -169,7 +136,7 @@ def _reads_data(op: str) -> bool:
 
 def build() -> str:
     """The table's text for the installed torch."""
-    reading = _Reading(_classes())
+    reading = _Reading(torch_classes())
     rows = []
     for name in sorted(reading.classes):
         found = reading.method(name, "forward")

@@ -5,20 +5,22 @@ or buffers in place, read from the sources of ``torch.nn.modules`` in the instal
     python -m codegen.lower.flow.torch_module_methods_build --check  # exit 1 if the table differs
 
 ``self.norm.reset_running_stats()`` zeroes ``running_mean`` in place, ``self.proj.reset_parameters()`` refills
-``weight``, ``model.to(...)`` and ``load_state_dict`` copy into every parameter: a method of a torch module may
-write its state, and which one does is read from its body, not named by hand. A method writes when its body (nested
-functions included) calls a tensor method whose ATen schema writes ``self`` (``zero_``, ``fill_``, ``copy_``,
-``add_``: ``schema.writes_self``), a function named in place by torch's convention (``init.kaiming_uniform_``: a
-trailing underscore), stores a tensor's ``data`` or ``grad``, calls a callable it was given for its effect
-(``apply(fn)`` runs ``fn(module)`` on each module, dropping the result), or calls a method that writes:
-``self.m()`` resolved in its own class and bases, any other object's ``.m()`` in ``Module``'s
-(``module._load_from_state_dict``). A method that calls what it iterates its own object for (``nn.Sequential``'s
-``forward``: ``for module in self: input = module(input)``) runs the module's children, and writes what they write:
-``c``, unless its own body writes. The table lists each class of the package with its bases there, and each of its
-own methods, ``w`` where it writes, ``c`` where it runs its children; a call of ``torch.nn.functional`` writing
-the object's state only where the constructor was given an argument (``nn.Embedding``'s ``forward`` and its
-``max_norm``: ``functional_state_writes.py``) marks ``w:max_norm@3=``. ``torch_module_methods.py`` reads it.
-``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and compares.
+``weight``, ``model.to(...)`` and ``load_state_dict`` copy into every parameter: a method of a torch module may write
+its state, and which one does is read from its body, not named by hand. A method writes when its body (nested functions
+included) calls a tensor method whose ATen schema writes ``self`` (``zero_``, ``fill_``, ``copy_``, ``add_``:
+``schema.writes_self``), a function named in place by torch's convention (``init.kaiming_uniform_``: a trailing
+underscore), stores a tensor's ``data`` or ``grad``, calls a callable it was given for its effect (``apply(fn)`` runs
+``fn(module)`` on each module, dropping the result), or calls a method that writes: ``self.m()`` resolved in its own
+class and bases, any other object's ``.m()`` in ``Module``'s (``module._load_from_state_dict``). A method that calls
+what a loop over the modules its object holds gives (``nn.Sequential``'s ``forward``: ``for module in self: input =
+module(input)``) runs the module's children, and writes what they write: ``c``, unless its own body writes; one calling
+the hooks or weak references it keeps (``Module._call_impl``, ``state_dict``) runs none, as torch's annotations say
+(``torch_child_runs.py``). Both builders read the package once (``torch_module_sources.py``). The table lists each class
+of the package with its bases there, and each of its own methods, ``w`` where it writes, ``c`` where it runs its
+children; a call of ``torch.nn.functional`` writing the object's state only where the constructor was given an argument
+(``nn.Embedding``'s ``forward`` and its ``max_norm``: ``functional_state_writes.py``) marks ``w:max_norm@3=``.
+``torch_module_methods.py`` reads it. ``tests/flow/test_torch_module_methods.py`` rebuilds it from the pinned torch and
+compares.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ import ast
 import sys
 from pathlib import Path
 
-from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
-from codegen.lower.flow.table_files import table_main, torch_source
+from codegen.lower.flow.table_files import table_main
+from codegen.lower.flow.torch_child_runs import runs_children
+from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
 
 __all__ = ["build", "main"]
 
@@ -43,55 +46,43 @@ from __future__ import annotations
 __all__ = ["BASES", "METHODS"]
 
 '''
-_Class = tuple[list[str], dict[str, ast.FunctionDef]]
-
-
-def _classes() -> dict[str, _Class]:
-    """Each class of ``torch.nn.modules`` (by its name) with its bases' names and its methods."""
-    folder = torch_source("nn", "modules")
-    found: dict[str, _Class] = {}
-    for path in sorted(folder.glob("*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.ClassDef):
-                bases = [(dotted_name(b) or "").rpartition(".")[2] for b in node.bases]
-                methods = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
-                found.setdefault(node.name, (bases, methods))
-    return found
 
 
 class _Reading:
     """The written methods of every class, to a fixed point (a method writes where one it calls does)."""
 
-    def __init__(self, classes: dict[str, _Class]) -> None:
+    def __init__(self, classes: dict[str, TorchClass]) -> None:
         self.classes = classes
         self.written: set[tuple[str, str]] = set()
         changed = True
         while changed:
             before = len(self.written)
-            for name, (_, methods) in classes.items():
-                self.written |= {(name, m) for m, fn in methods.items() if self._writes(name, fn)}
+            for name, cls in classes.items():
+                self.written |= {(name, m) for m, fn in cls.methods.items() if self._writes(name, fn)}
             changed = len(self.written) != before
-        self.children = {(n, m) for n, (_, own) in classes.items() for m, fn in own.items() if _runs_children(fn)}
+        self.children = {
+            (n, m) for n, c in classes.items() for m, fn in c.methods.items() if runs_children(classes, n, fn)
+        }
         self.given = {  # written where the constructor is given an argument (``nn.Embedding(..., max_norm=1.0)``)
             (n, m): found
-            for n, (_, own) in classes.items()
-            for m, fn in own.items()
+            for n, c in classes.items()
+            for m, fn in c.methods.items()
             if (n, m) not in self.written and (found := functional_state_writes(fn, self.init(n)))
         }
 
     def init(self, cls: str) -> ast.FunctionDef | None:
         """The ``__init__`` objects of ``cls`` are made by."""
         home = self.resolved(cls, "__init__")
-        return self.classes[home][1]["__init__"] if home is not None else None
+        return self.classes[home].methods["__init__"] if home is not None else None
 
     def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
         """The class of ``cls``'s bases (itself first) that defines ``method``."""
         if cls not in self.classes or depth > 16:
             return None
-        bases, methods = self.classes[cls]
-        if method in methods:
+        found = self.classes[cls]
+        if method in found.methods:
             return cls
-        return next((r for b in bases if (r := self.resolved(b, method, depth + 1)) is not None), None)
+        return next((r for b in found.bases if (r := self.resolved(b, method, depth + 1)) is not None), None)
 
     def _writes(self, cls: str, fn: ast.FunctionDef) -> bool:
         own = fn.args.args[0].arg if fn.args.args else ""
@@ -119,18 +110,6 @@ class _Reading:
         return home is not None and (home, func.attr) in self.written
 
 
-def _runs_children(fn: ast.FunctionDef) -> bool:
-    """``fn`` calls what a loop over its own object gives (``for module in self: input = module(input)``)."""
-    own = fn.args.args[0].arg if fn.args.args else ""
-    loops = [n for n in ast.walk(fn) if isinstance(n, ast.For) and own in {m.id for m in _names(n.iter)}]
-    given = {m.id for loop in loops for m in _names(loop.target)}
-    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in given for c in ast.walk(fn))
-
-
-def _names(node: ast.AST) -> list[ast.Name]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.Name)]
-
-
 def _in_place(name: str) -> bool:
     """Torch's naming of a function writing its first argument (``kaiming_uniform_``, ``_no_grad_fill_``)."""
     return name.endswith("_") and not name.endswith("__")
@@ -138,15 +117,15 @@ def _in_place(name: str) -> bool:
 
 def build() -> str:
     """The table's text for the installed torch."""
-    reading = _Reading(_classes())
+    reading = _Reading(torch_classes())
     bases = "".join(
-        f'    "{name}": "{" ".join(b for b in held if b in reading.classes)}",\n'
-        for name, (held, _) in sorted(reading.classes.items())
+        f'    "{name}": "{" ".join(b for b in cls.bases if b in reading.classes)}",\n'
+        for name, cls in sorted(reading.classes.items())
     )
     methods = "".join(
         f'    "{name}.{m}": "{_kind(reading, name, m)}",\n'
-        for name, (_, own) in sorted(reading.classes.items())
-        for m in sorted(own)
+        for name, cls in sorted(reading.classes.items())
+        for m in sorted(cls.methods)
     )
     return (
         _HEADER

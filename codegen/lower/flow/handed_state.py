@@ -1,0 +1,53 @@
+"""Which locals of a function hold state that a method of its object hands out: ``sd = self.sub.state_dict()``.
+
+``state_dict()`` returns its module's parameters and buffers detached (the same memory), ``buffers()`` and
+``parameters()`` yield them: ``sd = self.sub.state_dict(); sd["w"].add_(1)`` and ``for b in self.sub.buffers():
+b.add_(1)`` write ``self.sub.w`` in place, as ``self.sub.w.add_(1)`` does. A write through such a local used to be
+no write of the state: a side call still reading ``self.sub.w`` raced with it (``buffers()`` on main; ``state_dict()``
+too once it no longer counted as running every child, ``torch_child_runs.py``). So a local bound to what a method
+asked with no positional argument returns (``self.sub.state_dict()``, ``self.buffers()``, ``self.named_parameters(
+recurse=False)``), also through a function given only that (``list(...)``, ``next(iter(...))``), or iterating it,
+may hold that object's state: ``sub`` (``*`` for the object itself), and ``state_views.py`` spreads it on through
+views and copies. A tensor's own method (``self.buf.sum()``: an ATen name) is read by its schema there instead.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codegen.lower.flow import schema
+from codegen.lower.flow.view_roots import flows
+
+__all__ = ["handed_state"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def handed_state(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
+    """Each local of ``fn`` bound to what a method of ``receiver`` or of one of its attributes hands out, with
+    that attribute (``*``: the object's)."""
+    found: dict[str, frozenset[str]] = {}
+    for holders, value in flows(fn):
+        attribute = _handed(value, receiver)
+        if attribute is not None:
+            found.update((name, found.get(name, frozenset()) | {attribute}) for name in holders)
+    return found
+
+
+def _handed(value: ast.expr, receiver: str) -> str | None:
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1:
+        value = value.args[0]  # ``list(self.buffers())``: what the function is given, it may hand back
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.args:
+        return None
+    if schema.writes_self(value.func.attr) is not None:
+        return None  # a tensor's method: its schema says what its result is
+    held = value.func.value
+    while isinstance(held, (ast.Attribute, ast.Subscript)):
+        if isinstance(held, ast.Attribute) and _is(held.value, receiver):
+            return held.attr
+        held = held.value
+    return "*" if _is(held, receiver) else None
+
+
+def _is(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
