@@ -1,11 +1,12 @@
 """A write through a local holding part of the state is a write of that part, not of the first attribute above it.
 
-``d = self.a.d`` then ``d.buf.add_(1)``: the caller's writes read the local by its first attribute (``self.a``), and
-a statement's state reads were named that way too, so a side call given the sibling ``self.a.e.buf`` was joined before
-the write, spelled through the local or out (``self.a.d.buf.add_(1)``). Reads are now whole chains (``read_paths.py``)
-and a local holds the path it was bound to (``held_paths.py``): the write waits for nothing, and the side call is
-joined where its result is read. Where the call reads the part written (``self.a.d.buf``, or the whole ``self.a``) the
-wait stays before the write. Race-free and exact on every target.
+``d = self.a.d`` then ``d.buf.add_(1)`` (or ``d.prepare(z)``, a method writing ``d.buf``): the caller's writes read
+the local by its first attribute (``self.a``), and a statement's state reads were named that way too, so a side call
+given the sibling ``self.a.e.buf`` was joined before the write, spelled through the local or out
+(``self.a.d.buf.add_(1)``). Reads are now whole chains (``read_paths.py``) and a local holds the path it was bound
+to (``held_paths.py``): the write waits for nothing, and the side call is joined where its result is read. Where the
+call reads the part written (``self.a.d.buf``, or the whole ``self.a``) the wait stays before the write. Race-free
+and exact on every target.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from npudsl import on_stream
 class D:
     def __init__(self, width: int):
         self.buf = torch.arange(float(width)).repeat(2, 1)
+
+    def prepare(self, h):
+        self.buf.copy_(h)
 
 
 class A(nn.Module):
@@ -56,6 +60,13 @@ class Model(nn.Module):
         self.a.d.buf.add_(1)
         return y + z * self.a.d.buf
 
+    def sibling_method(self, x):
+        d = self.a.d
+        y = self.mul(x, self.a.e.buf)
+        z = x * 3
+        d.prepare(z)
+        return y + z * d.buf
+
     def sibling_alias(self, x):
         o = self.a
         d = o.d
@@ -85,14 +96,14 @@ class Model(nn.Module):
         return y + z * d.d.buf
 """ + caller_source()
 
-APART = ["sibling_alias", "sibling_local", "sibling_spelled"]
+APART = ["sibling_alias", "sibling_local", "sibling_method", "sibling_spelled"]
 WAITING = ["same_local", "same_spelled", "whole_local"]
 
 
 def _order(method: str) -> tuple[int, int]:
     """Where the wait for ``mul`` and the caller's write stand in the generated method."""
     lines = [line.strip() for line in method_source(generated(SOURCE), method).splitlines()]
-    write = next(i for i, line in enumerate(lines) if line.endswith(".buf.add_(1)"))
+    write = next(i for i, line in enumerate(lines) if line.endswith((".buf.add_(1)", "d.prepare(z)")))
     return lines.index('runtime.wait("m.Model.mul.join")'), write
 
 
