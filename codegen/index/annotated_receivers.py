@@ -11,15 +11,21 @@ annotation is a class name (``Block`` or ``"Block"``) the module defines or impo
 run's index holds what that class's ``__init__`` makes (``RunIndex.submodules``). Premise, the one the index already
 makes of ``self``'s submodules: an object given as a ``Block`` is built by ``Block.__init__`` (a subclass that makes
 ``indexer`` of another class breaks it).
+
+A private method of the class reads the same way (``m._helper(c)``, ``def _helper(self, c): return self.indexer(c)``):
+it was followed on ``self`` only, so the keep stayed where the caller's read went through a method of the object it
+was given. Which method a private name runs is read as for ``self`` (:func:`private_method`: no other class of the
+class's module defines it, and a subclass in another module overrides no private name).
 """
 
 from __future__ import annotations
 
 import ast
 
+from codegen.index import scan
 from codegen.index.walked import per_node, walked
 
-__all__ = ["annotated_class", "enclosing_functions"]
+__all__ = ["annotated_class", "enclosing_functions", "private_method"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -61,3 +67,13 @@ def enclosing_functions(tree: ast.Module) -> dict[int, _Function]:
                 found[id(child)] = inner
             stack.append((child, inner))
     return found
+
+
+def private_method(tree: ast.Module, owner: str, name: str) -> _Function | None:
+    """``owner.name`` where the name is private to the module (a subclass elsewhere overrides no such method) and
+    no other class of the module defines it (an override the call may reach)."""
+    if not name.startswith("_") or name.startswith("__"):
+        return None
+    functions = scan.functions_by_qualname(tree)
+    others = [q for q in functions if q.endswith(f".{name}") and q != f"{owner}.{name}"]
+    return None if others else functions.get(f"{owner}.{name}")

@@ -15,7 +15,7 @@ import ast
 import attrs
 
 from codegen.index import scan
-from codegen.index.annotated_receivers import annotated_class
+from codegen.index.annotated_receivers import annotated_class, private_method
 from codegen.index.returned import bound_once
 from codegen.index.returns import home_of
 from codegen.index.submodule_forward import submodule_forward
@@ -45,23 +45,13 @@ def call_target(scope: Scope, func: ast.expr) -> tuple[Scope, _Function] | None:
         return None
     if func.value.id != scope.receiver or scope.owner is None:
         return _given_submodule(scope, func)
-    method = _method(scope.tree, scope.owner, func.attr)
+    method = private_method(scope.tree, scope.owner, func.attr)
     if method is not None:
         own = method.args.args[0].arg if method.args.args else None
         return (attrs.evolve(scope, receiver=own), method) if not method.decorator_list and own else None
     made = scope.index.submodules.get(f"{scope.module}:{scope.owner}", {}).get(func.attr)  # type: ignore[attr-defined]
     found = (home_scope(scope, made, "forward") if made is not None else None) or _elsewhere(scope, func.attr)
     return found if found is not None and not found[1].decorator_list else None
-
-
-def _method(tree: ast.Module, owner: str, name: str) -> _Function | None:
-    """``owner.name`` where the name is private to the module (a subclass elsewhere overrides no such method) and
-    no other class of the module defines it (an override the call may reach)."""
-    if not name.startswith("_") or name.startswith("__"):
-        return None
-    functions = scan.functions_by_qualname(tree)
-    others = [q for q in functions if q.endswith(f".{name}") and q != f"{owner}.{name}"]
-    return None if others else functions.get(f"{owner}.{name}")
 
 
 def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scope, _Function] | None:
@@ -83,7 +73,8 @@ def home_scope(scope: Scope, name: str, method: str | None = None) -> tuple[Scop
 
 
 def _given_submodule(scope: Scope, func: ast.Attribute) -> tuple[Scope, _Function] | None:
-    """``m.attr``'s ``forward``, ``m`` a parameter annotated with a class of the package (``annotated_receivers``)."""
+    """``m.attr``'s ``forward``, or the private method ``m._helper``, ``m`` a parameter annotated with a class of the
+    package (``annotated_receivers``)."""
     name = annotated_class(scope.tree, func)
     imported = scope.index.imports.get(scope.module, {}).get(name) if name else None  # type: ignore[attr-defined]
     if name is None or (imported is not None and not imported[0].startswith(".")):
@@ -92,6 +83,10 @@ def _given_submodule(scope: Scope, func: ast.Attribute) -> tuple[Scope, _Functio
     original = imported[1] if imported is not None else name
     made = scope.index.submodules.get(f"{home}:{original}", {}).get(func.attr)  # type: ignore[attr-defined]
     tree = scope.tree if home == scope.module else _held(scope.index, home)
+    method = private_method(tree, original, func.attr) if tree is not None and not made else None  # ``m._helper(c)``
+    if tree is not None and method is not None:
+        own = method.args.args[0].arg if method.args.args and not method.decorator_list else None
+        return (Scope(index=scope.index, module=home, tree=tree, owner=original, receiver=own), method) if own else None
     found = home_scope(Scope(index=scope.index, module=home, tree=tree), made, "forward") if made and tree else None
     return found if found is not None and not found[1].decorator_list else None
 

@@ -15,6 +15,8 @@ import ast
 import attrs
 
 from codegen.frontend.signature import ParamKind, Signature, Tensorness
+from codegen.lower.flow.changed_objects import object_path
+from codegen.lower.flow.paths_meet import meets
 
 __all__ = ["Argument", "arguments"]
 
@@ -78,11 +80,9 @@ def arguments(
 
 
 def _changed(argument: Argument, changed: frozenset[str]) -> bool:
-    """A parameter annotated as another class given an object (or an item of one) the caller changes."""
-    node = argument.node
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    return argument.tensor is Tensorness.NO and isinstance(node, ast.Name) and node.id in changed
+    """A parameter annotated as another class given an object (an item, a part of one) the caller changes."""
+    path = object_path(argument.node)
+    return argument.tensor is Tensorness.NO and path is not None and any(meets(path, c) for c in changed)
 
 
 def _argument(slot: int | str, node: ast.expr, tensor: Tensorness, receiver: str | None) -> Argument:

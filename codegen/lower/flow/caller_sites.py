@@ -18,7 +18,7 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
-from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.changed_objects import changed_objects, outside
 from codegen.lower.flow.counted_state import counted_args, loop_counts
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.helper_writes import stream_call_writes
@@ -68,7 +68,7 @@ def _site(
     here = (module.ir.module_name, module.tree)
     # a caller that changes no object leaves nothing to name (``unkept_state.py``): the site as it is
     named = named_state(module.index, here, fn, receiver, call.call, call.resolved) if changed else None
-    changed = changed - named.inputs if named is not None else changed
+    changed = outside(changed, named.inputs) if named is not None else changed
     site = plan_site(
         count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed
     )

@@ -10,41 +10,115 @@ Such an object's tensors are kept by name where its class is in the run (``state
 ``record_stream(box.t)``); otherwise the argument is kept like any value that may hold tensors (the record walks
 the object's attributes, which makes ``torch.compile`` compile again where the first call adds attributes to an
 object the caller was given).
+
+Objects are named by paths, as other state is (``paths_meet.py``): the chain of attributes down from a name, an item
+standing for its container (``h.box`` of ``h.box.fill(x)``, ``boxes`` of ``boxes[0].fill(x)``), and a change is read
+through the locals that hold the object (``view_roots.spread``, rerooted as ``aliasing.rerooted`` reroots state):
+``o = box; o.fill(x)`` changes ``box``, ``b = h.box; b.fill(x)`` changes ``h.box``, and ``h.box.fill(x)`` changes
+``b``. Read by root names alone, those three gave the side stream the object unkept (``self.side(box)``,
+``self.side(h.box)``: the race checker saw the caller's stream allocate over the tensor the side stream still read).
+An object the caller builds (``h = Holder()``: a local bound to what a call returns) is changed by its building: its
+tensors were made on the caller's stream and die with it, unlike those of an object the caller was given. The
+receiver's own state is none of these: it lives on as the module's (``arguments`` never keeps ``self.a`` either).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection, Iterable
 
 from codegen.index.walked import per_node, walked
-from codegen.lower.flow.exprs import chain_root
+from codegen.lower.flow.paths_meet import meets
+from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
-__all__ = ["changed_objects"]
+__all__ = ["changed_objects", "changed_roots", "object_path", "outside"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEPTH = 4  # a longer path is cut to its first parts: the whole of what they name (a cycle ``a = a.next`` ends)
 
 
 def changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
-    """Names (not the receiver) whose object ``fn`` changes: a method called on it or an item of it, an attribute
-    stored on it; read once per function and receiver (the planner and the index ask it for each call)."""
+    """Paths of the objects ``fn`` changes: a method called on one or on an item of it, an attribute stored on it,
+    itself or through a local that holds it; not the receiver's state, which lives on as the module's (a local
+    holding it is not changed by ``self.f()``, as ``arguments`` never keeps ``self.a``); read once per function and
+    receiver (the planner and the index ask it for each call)."""
     known = _known(fn)
     if receiver not in known:
-        known[receiver] = _changed(fn, receiver)
+        own = frozenset({receiver}) if receiver else frozenset()
+        known[receiver] = outside(_through_holders(fn, set(outside(_changed(fn), own))), own)
     return known[receiver]
+
+
+def changed_roots(fn: _Function, receiver: str | None) -> frozenset[str]:
+    """The names at the roots of ``changed_objects``' paths (``box`` of ``box.t``)."""
+    return frozenset(p.partition(".")[0] for p in changed_objects(fn, receiver))
+
+
+def outside(paths: Iterable[str], names: Collection[str]) -> frozenset[str]:
+    """The paths of ``paths`` not rooted at one of ``names``."""
+    return frozenset(p for p in paths if p.partition(".")[0] not in names)
+
+
+def object_path(node: ast.expr) -> str | None:
+    """The path of the object ``node`` names: its attributes down from a name, an item or a view standing for what
+    it is taken of (``h.box`` of ``h.box``, ``boxes`` of ``boxes[0].t``, ``getattr(h, k)``: ``h.*``)."""
+    parts: list[str] = []
+    while (below := view_base(node)) is not None:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+        elif reads_attribute(node):
+            name = node.args[1]  # type: ignore[attr-defined]
+            parts.append(name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "*")
+        else:  # an item, or a view: the container's (the tensor's) path
+            parts.clear()
+        node = below
+    return _cut(".".join([node.id, *reversed(parts)])) if isinstance(node, ast.Name) else None
 
 
 @per_node
 def _known(fn: _Function) -> dict[str | None, frozenset[str]]:
-    """``changed_objects`` of ``fn`` by receiver, so far (names only: nothing of the tree)."""
+    """``changed_objects`` of ``fn`` by receiver, so far (paths only: nothing of the tree)."""
     return {}
 
 
-def _changed(fn: _Function, receiver: str | None) -> frozenset[str]:
-    found: set[str] = set()
+def _changed(fn: _Function) -> set[str]:
+    """The paths of the objects ``fn`` calls a method of, stores an attribute on, or builds (a local bound to what a
+    call returns, not a view: ``h = Holder()``), as spelled."""
+    found: list[ast.expr] = []
     for node in walked(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            found.add(chain_root(node.func.value))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found.update(chain_root(t.value) for t in targets if isinstance(t, ast.Attribute))
-    return frozenset(found - {"", receiver or ""})
+            found.append(node.func.value)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.append(node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            found.append(node.target.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and view_base(node.value) is None:
+            found += [t for t in node.targets if isinstance(t, ast.Name)]  # built here: its state is the caller's
+    return {p for p in map(object_path, found) if p is not None}
+
+
+def _through_holders(fn: _Function, changed: set[str]) -> set[str]:
+    """``changed`` with what holders of its objects change: through a local, what it holds (``o.fill(x)`` of ``o =
+    box``: ``box``); then a local holding what changed (``b`` of ``b = h.box`` where ``h.box.fill(x)``)."""
+    holders = spread(fn, {}, _held)
+    held = [(name, path) for name, paths in holders.items() for path in paths]
+    forward = changed | {_cut(p + c[len(n) :]) for n, p in held for c in changed if c == n or c.startswith(f"{n}.")}
+    return forward | {_holder(n, p, c) for n, p in held for c in forward if meets(c, p)}
+
+
+def _held(part: ast.expr, found: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The paths of objects a local bound to ``part`` holds: its own, and what its root holds, rerooted."""
+    path, root = object_path(part), alias_root(part)
+    if path is None or root is None:
+        return frozenset()
+    rest = path[len(root) :]
+    return frozenset({path, *(_cut(p + rest) for p in found.get(root, frozenset()))})
+
+
+def _holder(name: str, held: str, changed: str) -> str:
+    """What of the local ``name``, holding the object at ``held``, a change of ``changed`` changes."""
+    return _cut(name + changed[len(held) :]) if changed.startswith(f"{held}.") or changed == held else name
+
+
+def _cut(path: str) -> str:
+    return ".".join(path.split(".")[:_DEPTH])

@@ -50,11 +50,13 @@ def hoisted_arguments(site: Site, flags: Flags) -> list[tuple[int | str, str]]:
 
 
 def _object_item(site: Site, argument: Argument) -> bool:
-    """An item (``objs[i]``) given to a parameter annotated as another class (kept only because the caller
-    changes the object, ``changed_objects.py``): an object, not a view of a tensor, so it is kept alone."""
+    """An item or attribute (``objs[i]``, ``h.box``) given to a parameter annotated as another class (kept only
+    because the caller changes the object, ``changed_objects.py``): an object, not a view of a tensor, so it is kept
+    alone."""
     name = param_of(site, argument.slot)
     param = site.callee.signature.get(name) if name else None  # type: ignore[attr-defined]
-    return isinstance(argument.node, ast.Subscript) and param is not None and param.tensor is Tensorness.NO
+    item = isinstance(argument.node, (ast.Subscript, ast.Attribute))
+    return item and param is not None and param.tensor is Tensorness.NO
 
 
 def computed(node: ast.expr) -> bool:

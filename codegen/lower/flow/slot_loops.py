@@ -2,12 +2,12 @@
 statements read their results as one micro-batch's item.
 
 A call qualifies when its statement stands directly in the body of a ``for i in range(n)`` loop at the top of the
-function (no ``break``, ``continue`` or ``return`` in it, ``i`` not rebound, ``n`` a name bound once before the
-loop, ``range`` not rebound), binds its result only as items ``xs[i]`` of containers only the function reaches
-(``item_stores.py``), is its callee's only call in the function, reads its guard the same at every call, and some
-later loop over the same ``range(n)`` reads its result as ``xs[j]``, ``j`` that loop's variable. A later loop
-whose body reads the item directly (not under an ``if``) and never leaves early waits for every micro-batch's call
-(a *sweep*): the call is joined after it.
+function (no ``break`` or ``continue`` of its own and no ``return``, ``loop_exits.py``; ``i`` not rebound, ``n`` a
+name bound once before the loop, ``range`` not rebound), binds its result only as items ``xs[i]`` of containers only
+the function reaches (``item_stores.py``), is its callee's only call in the function, reads its guard the same at
+every call, and some later loop over the same ``range(n)`` reads its result as ``xs[j]``, ``j`` that loop's
+variable. A later loop whose body reads the item directly (not under an ``if``) and never leaves early waits for
+every micro-batch's call (a *sweep*): the call is joined after it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow.item_slots import SlotLoop, Slots
 from codegen.lower.flow.item_stores import containers
 from codegen.lower.flow.loop_count import RangeLoop, range_loop
+from codegen.lower.flow.loop_exits import leaves_early
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
 from codegen.lower.flow.transfer import SiteView
@@ -26,7 +27,6 @@ from codegen.lower.flow.transfer import SiteView
 __all__ = ["item_slots"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_EXITS = (ast.Break, ast.Continue, ast.Return)
 
 
 def item_slots(fn: _Function, sites: Sequence[Site], views: dict[ast.stmt, SiteView]) -> Slots:
@@ -42,7 +42,7 @@ def item_slots(fn: _Function, sites: Sequence[Site], views: dict[ast.stmt, SiteV
                 if read:
                     reads.setdefault(stmt, {})[index] = (var, read)
             every = any(index in reads.get(stmt, {}) for stmt in sweep.body)  # each iteration waits for its item
-            if every and not any(isinstance(n, _EXITS) for n in walked(sweep)):
+            if every and not leaves_early(sweep):
                 sweeps[sweep] = sweeps.get(sweep, frozenset()) | {index}
     waited = {i for found_reads in reads.values() for i in found_reads}
     return Slots(found, reads, sweeps).without(set(found) - waited)  # a call no item read waits for keeps one event
@@ -58,7 +58,7 @@ def _slot_loop(fn: _Function, site: Site, sites: Sequence[Site], views: dict[ast
     same = [s for s in sites if s.callee.key == site.callee.key]  # type: ignore[attr-defined]
     if len(same) > 1 or views[site.stmt].guarded or _rebinds(loop, var, body=loop.body):
         return None
-    if any(isinstance(n, _EXITS) for n in walked(loop)):
+    if leaves_early(loop):  # an inner loop's own break or continue leaves only that loop
         return None
     items = _stored_items(site.stmt, containers(fn), var)
     return SlotLoop(loop=loop, stmt=site.stmt, var=var, count=counted.named, items=items) if items else None

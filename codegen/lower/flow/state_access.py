@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from codegen.index import scan
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.item_stores import containers
+from codegen.lower.flow.read_paths import chain_reads
 from codegen.lower.flow.state_views import first_attribute, state_locals
 from codegen.lower.flow.view_roots import alias_root
 from codegen.lower.flow.writes import inplace_writes
@@ -140,13 +141,11 @@ def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
 
 
 def state_reads(stmt: ast.AST, methods: frozenset[str]) -> set[str]:
-    """What of objects' state ``stmt`` may read: ``root.attr`` for each attribute chain (``self.buf``), and
+    """What of objects' state ``stmt`` may read: each attribute chain (``self.buf``, ``self.a.e.buf``), and
     ``root.*`` for a call of one of ``methods`` (``self.helper(x)`` may read any attribute of ``self``) or an object
     a call is given whole (``peek(self)``)."""
-    found: set[str] = set()
+    found = chain_reads(stmt)  # each chain whole (``read_paths.py``)
     for node in walked(stmt):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            found.add(f"{node.value.id}.{node.attr}")
         if isinstance(node, ast.Call):
             found |= {f"{a.id}.*" for a in _given(node) if isinstance(a, ast.Name)}
         if (

@@ -24,7 +24,7 @@ from codegen.frontend.signature import Tensorness
 from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
-from codegen.lower.flow.changed_objects import changed_objects
+from codegen.lower.flow.changed_objects import changed_roots
 from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.state_keeps import state_keeps, through_locals
 from codegen.lower.flow.state_reach import reached_apart
@@ -46,7 +46,7 @@ def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[st
     known = _changed_states(fn)
     if receiver not in known:
         held = state_locals(fn, receiver)
-        candidates = changed_objects(fn, receiver) & held.keys()
+        candidates = changed_roots(fn, receiver) & held.keys()
         known[receiver] = {name: held[name] for name in candidates if _changes(fn, name)}
     return known[receiver]
 
@@ -128,7 +128,7 @@ def _named(
         return None  # the body reads the caller's state from another object's side: not followed
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = changed_objects(fn, receiver)
+    objects = changed_roots(fn, receiver)
     found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
     if found is None:
         return None
