@@ -12,6 +12,8 @@ self.bufs[1])`` passes the object's own memory, which lives on and is never kept
 raced on every event target. Where a statement of the caller that may run between that earlier fork and the call
 writes in place state the call reads (``state_writes.py``: by its spelling, through the functions its calls run,
 or through a local holding the state; named as ``Site.state_read`` names what a call reads), the call forks anew.
+A compound statement's header is such a statement too (``header_statements.py``: ``if self.step():``, ``while``
+tests, ``for _ in self.fill():``, ``with self.lock(h):``, at any depth), placed at its compound statement.
 Planned calls are not the caller's stream's work (``crossing_calls.py`` reads those). "Between" is read on the
 source: after the earlier call and before this one, or anywhere in a loop around either (its next iteration).
 """
@@ -22,6 +24,7 @@ import ast
 
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.crossing_writes import touches
+from codegen.lower.flow.header_statements import header_statements
 from codegen.lower.flow.sites import Site
 
 __all__ = ["written_since"]
@@ -37,16 +40,20 @@ def written_since(facts: CallerFacts, site: Site, since: int | None) -> bool:
         return False
     planned = {id(s.stmt) for s in facts.sites}
     between = [s for s in facts.simple if id(s) not in planned and _between(facts, s, site, since)]
-    return any(touches(read, set(facts.relations.state_written(s))) for s in between)
+    headers = [h for s in facts.blocks if _between(facts, s, site, since) for h in header_statements(s)]
+    return any(touches(read, set(facts.relations.state_written(s))) for s in [*between, *headers])
 
 
 def _between(facts: CallerFacts, stmt: ast.stmt, site: Site, since: int | None) -> bool:
+    """``stmt`` (or a compound statement's header: ``header_statements.py``) may run after the call ``since`` and
+    before ``site``: between them in the source, or in a loop around either (a loop's own header runs again at
+    each iteration)."""
     if since is None:
         return True
     earlier = facts.sites[since].stmt
     if earlier.lineno < stmt.lineno < site.stmt.lineno:
         return True
-    around = _loops(facts, stmt)
+    around = _loops(facts, stmt) | ({id(stmt)} if isinstance(stmt, _LOOPS) else set())
     return bool(around & (_loops(facts, site.stmt) | _loops(facts, earlier)))
 
 
