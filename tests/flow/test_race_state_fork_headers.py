@@ -4,8 +4,9 @@
 since that fork, state the call reads. It read only the statements that are not compound, so a write in a
 ``while`` test, a ``for`` loop's iterable, a ``with`` item, or an ``if`` test nested in a loop (``step``, ``fill``
 and ``lock`` write ``self.buf``) went unseen: ``b = self.side(self.buf)`` read the buffer on the side stream
-with no wait after the write. Each case below raced on main on every event target; each now forks after the
-header, race-free and exact.
+with no wait after the write. And a write in a ``case`` or ``except`` body was taken to stand in no loop (the
+loops around a statement stopped at its handler or case), so the next iteration's call did not fork after it. Each
+case below raced on main on every event target; each now forks after the write, race-free and exact.
 
 A pending call across such a header (``b = self.side_buf()`` then ``if self.step():``) is the analysis's to join
 (``analyze.py`` joins what a header reads, not what it writes): it still races, marked below.
@@ -96,6 +97,19 @@ class Model(nn.Module):
         d = x.sigmoid()
         return a + b + c + d
 
+    def in_case(self, x):
+        a = self.side(x)
+        out = x
+        for i in range(2):
+            b = self.side(self.buf)
+            out = out.relu() + b
+            match i:
+                case 0:
+                    self.buf.add_(1)
+                case _:
+                    pass
+        return out + a
+
     def pending_if(self, x):
         b = self.side_buf()
         c = x
@@ -113,7 +127,7 @@ class Model(nn.Module):
 """ + caller_source()
 
 _TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
-_RACED = ["in_while", "in_for", "in_with", "nested"]
+_RACED = ["in_while", "in_for", "in_with", "nested", "in_case"]
 _HEADERS = {
     "in_while": "while n < 1 and self.step():",
     "in_for": "for _ in self.fill():",
@@ -151,12 +165,19 @@ def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] >= 1
 
 
-@pytest.mark.parametrize("method", _RACED)
+@pytest.mark.parametrize("method", _HEADERS)
 def test_the_call_after_the_header_forks(method: str) -> None:
     body = method_source(_code(), method)
     header = body.index(_HEADERS[method])
     assert body.index('runtime.record("m.Model.side.fork")', header) < body.index("b = self.side(self.buf)")
     assert body.count('runtime.record("m.Model.side.fork")') == 2
+
+
+def test_a_write_in_a_case_body_forks_the_next_iteration() -> None:
+    """A ``case`` (or ``except``) body's statements are in the loops around its ``match`` (or ``try``)."""
+    body = method_source(_code(), "in_case")
+    loop = body.index("for i in range(2):")
+    assert body.index('runtime.record("m.Model.side.fork")', loop) < body.index("b = self.side(self.buf)")
 
 
 @pytest.mark.xfail(raises=StreamRaceError, strict=True, reason="analyze.py joins a header's reads, not its writes")

@@ -58,11 +58,34 @@ def _between(facts: CallerFacts, stmt: ast.stmt, site: Site, since: int | None) 
 
 
 def _loops(facts: CallerFacts, stmt: ast.stmt) -> set[int]:
-    """The loops around ``stmt`` in its function (by id)."""
+    """The loops around ``stmt`` in its function (by id), also through an ``except`` or ``case`` body."""
     found: set[int] = set()
-    owner = facts.owner(stmt)
+    parts = _part_owners(facts)
+    owner = _owner(facts, parts, stmt)
     while owner is not None:
         if isinstance(owner, _LOOPS):
             found.add(id(owner))
-        owner = facts.owner(owner)
+        owner = _owner(facts, parts, owner)
+    return found
+
+
+def _owner(facts: CallerFacts, parts: dict[int, ast.stmt], stmt: ast.stmt) -> ast.stmt | None:
+    block = facts.blocks.get(stmt)
+    return facts.owner(stmt) or (parts.get(id(block)) if block is not None else None)
+
+
+_parts: list[tuple[object, dict[int, ast.stmt]]] = []  # the last caller's blocks, and its handlers' and cases' owners
+
+
+def _part_owners(facts: CallerFacts) -> dict[int, ast.stmt]:
+    """Each ``except`` handler's or ``match`` case's body (by identity) -> its ``try`` or ``match`` statement
+    (``CallerFacts.owner`` stops there), read once per caller."""
+    if _parts and _parts[0][0] is facts.blocks:
+        return _parts[0][1]
+    found = {
+        id(part.body): stmt
+        for stmt in facts.blocks
+        for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ()))
+    }
+    _parts[:] = [(facts.blocks, found)]
     return found
