@@ -8,8 +8,9 @@ with no wait after the write. And a write in a ``case`` or ``except`` body was t
 loops around a statement stopped at its handler or case), so the next iteration's call did not fork after it. Each
 case below raced on main on every event target; each now forks after the write, race-free and exact.
 
-A pending call across such a header (``b = self.side_buf()`` then ``if self.step():``) is the analysis's to join
-(``analyze.py`` joins what a header reads, not what it writes): it still races, marked below.
+A pending call across such a header (``b = self.side_buf()`` then ``if self.step():``; ``a = self.side(y)`` then
+``for _ in bump(y):``, ``bump`` writing its argument) is the analysis's to join (``analyze.py`` and
+``loop_entry_joins.py`` join what a header reads, not what it writes): it still races, marked below.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ import contextlib
 import torch
 from torch import nn
 from npudsl import on_stream
+
+
+def bump(t):
+    t.add_(1)
+    return [1]
 
 
 class Model(nn.Module):
@@ -118,6 +124,15 @@ class Model(nn.Module):
         d = x.sigmoid()
         return b + c + d
 
+    def pending_for(self, x):
+        y = x * 1
+        a = self.side(y)
+        c = x
+        for _ in bump(y):
+            c = c.relu()
+        d = x.sigmoid()
+        return a + c + d + y
+
     def pending_with(self, x):
         b = self.side_buf()
         with self.lock():
@@ -181,6 +196,6 @@ def test_a_write_in_a_case_body_forks_the_next_iteration() -> None:
 
 
 @pytest.mark.xfail(raises=StreamRaceError, strict=True, reason="analyze.py joins a header's reads, not its writes")
-@pytest.mark.parametrize("method", ["pending_if", "pending_with"])
+@pytest.mark.parametrize("method", ["pending_if", "pending_for", "pending_with"])
 def test_a_pending_call_across_a_writing_header(method: str) -> None:
     _sync(method, "portable")
