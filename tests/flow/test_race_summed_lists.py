@@ -4,9 +4,10 @@
 aliasing (``binding_aliases.py``) linked such a sum only where one operand was a container the function built,
 so ``ys`` shared no memory with ``xs`` or ``zs``: a write through ``ys[0]`` after ``self.side(xs[0])`` ran while
 the side stream still read it, and a side call given ``ys`` did not wait before the caller wrote ``zs[-1]``. Each
-case raced on main on every event target. A sum of names is now read as one that may join containers, unless a
-name is certainly none (a parameter annotated as a tensor or a scalar); a chain (``xs + zs + ws``, ``xs + zs +
-[b]``) holds what each of its operands holds.
+case raced on main on every event target. A sum whose every operand is a parameter that may be a container (not
+annotated as a tensor or a scalar) or a container the function built is now read as joining containers; a sum of
+locals the function binds otherwise (``m + c`` after ``m = x * 2``) stays new memory; a chain (``xs + zs + ws``,
+``xs + zs + [b]``) holds what each of its operands holds.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def test_a_write_through_the_sum_waits(method: str, write: str) -> None:
         ("def f(xs, zs):\n    ys = []\n    ys += xs\n    ys += zs\n", {"xs", "zs"}),
         ("def f(x: torch.Tensor, r: torch.Tensor):\n    h = x + r\n", set()),
         ("def f(x, n: int):\n    h = x + n\n", set()),
+        ("def f(x):\n    m = x * 2\n    c = x * 0\n    h = m + c\n", set()),
     ],
 )
 def test_the_sum_holds_each_operand(source: str, shared: set[str]) -> None:
