@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.value_views import DISPLAYS, copied, joined
+from codegen.lower.flow.summed_containers import maybe_containers, summed
+from codegen.lower.flow.value_views import DISPLAYS, copied, joined, operands
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
 __all__ = ["Binding", "binding_groups", "containers", "iterated", "linked_bindings", "loops", "widened"]
@@ -107,14 +108,17 @@ def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str],
     """``ys = xs + zs`` where one is a container (``containers``) holds what both hold; ``ys += xs`` adds what
     ``xs`` holds to whatever ``ys`` is bound to (no binding of its own)."""
     held = containers(walked_of(fn, ast.Assign))
+    maybe = maybe_containers(fn) | held
     for stmt in walked_of(fn, ast.Assign):
         value = stmt.value
         if joined(value):
-            parts = [value.left, value.right]
-            if any(isinstance(p, ast.Name) and p.id in held for p in parts):
+            parts = operands(value)
+            if any(isinstance(p, ast.Name) and p.id in held for p in parts) or summed(value, maybe):
                 yield stmt, frozenset().union(*(bound_names(t) for t in stmt.targets)), _sources_of(parts)
     for aug in walked_of(fn, ast.AugAssign):
-        if isinstance(aug.target, ast.Name) and aug.target.id in held and isinstance(aug.op, (ast.Add, ast.Mult)):
+        if not (isinstance(aug.target, ast.Name) and isinstance(aug.op, (ast.Add, ast.Mult))):
+            continue
+        if aug.target.id in held or summed(ast.BinOp(aug.target, aug.op, aug.value), maybe):
             yield None, frozenset({aug.target.id}), alias_sources(aug.value)
 
 

@@ -9,7 +9,10 @@ bound by the caller's stream, forked the staging and was kept for it in every it
 that ``nxt = self.layers[i + 1]`` then ``self.stage(nxt.qweight)`` did without. An index is counted when it is an
 integer for certain: a constant, a loop counter (the target of ``for i in range(...)`` or the index of ``for i, _ in
 enumerate(...)``, bound nowhere else in the function, no parameter), ``len`` of the object's state, or arithmetic of
-those. Python computes it on the host; no stream runs anything to reach the value.
+those. Python computes it on the host; no stream runs anything to reach the value. GE's reading of what a call was
+given (``ge_given.py``) takes the same counts and parts of the state, and also a comparison of counts and a choice
+between such parts (``self.layers[i + 1] if i + 1 < len(self.layers) else None``): ``counted(tests=True)``,
+``state_part(choices=True)``.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.sites import Site
 
-__all__ = ["counted_args", "counted_state", "loop_counts"]
+__all__ = ["counted", "counted_args", "counted_state", "counter", "loop_counts", "state_part"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.For, ast.AsyncFor)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)  # integers stay integers
 
 
 def counted_args(site: Site, receiver: str | None, counts: frozenset[str]) -> Site:
@@ -37,7 +41,7 @@ def counted_args(site: Site, receiver: str | None, counts: frozenset[str]) -> Si
 def loop_counts(fn: _Function) -> frozenset[str]:
     """The names ``fn`` binds only as the counter of a ``range`` or ``enumerate`` loop: integers."""
     loops = [s for s in walked_of(fn, ast.stmt) if isinstance(s, _LOOPS)]
-    targets = {id(t): t.id for t in map(_counter, loops) if t is not None}
+    targets = {id(t): t.id for t in map(counter, loops) if t is not None}
     params = {a.arg for a in walked_of(fn.args, ast.arg)}
     return frozenset(set(targets.values()) - _others(fn, set(targets)) - params)
 
@@ -48,33 +52,50 @@ def counted_state(node: ast.expr, receiver: str | None, counts: frozenset[str]) 
     found = False
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Subscript):
-            if not _counted(node.slice, receiver, counts):
+            if not counted(node.slice, receiver, counts):
                 return False
             found = found or not isinstance(node.slice, ast.Constant)
         node = node.value
     return found and receiver is not None and isinstance(node, ast.Name) and node.id == receiver
 
 
-def _counted(node: ast.expr, receiver: str | None, counts: frozenset[str]) -> bool:
-    """An integer for certain: a constant, a counter, ``len`` of the object's state, arithmetic of those."""
+def counted(node: ast.expr, receiver: str | None, counts: frozenset[str], *, tests: bool = False) -> bool:
+    """An integer for certain: a constant, a counter, ``len`` of a part of the object's state (``state_part``),
+    arithmetic of those; with ``tests``, also a comparison of those (``i + 1 < len(self.layers)``: a bool that GE's
+    choices of a part of the state test, ``ge_given.py``). Python computes it on the host: no op makes it."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, int) and not isinstance(node.value, bool)
     if isinstance(node, ast.Name):
         return node.id in counts
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
-        return _counted(node.left, receiver, counts) and _counted(node.right, receiver, counts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+        return counted(node.left, receiver, counts, tests=tests) and counted(node.right, receiver, counts, tests=tests)
+    if tests and isinstance(node, ast.Compare):
+        return all(counted(n, receiver, counts, tests=tests) for n in (node.left, *node.comparators))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and not node.keywords:
-        return len(node.args) == 1 and _state(node.args[0], receiver)
+        return len(node.args) == 1 and state_part(node.args[0], receiver, counts, choices=tests)
     return False
 
 
-def _state(node: ast.expr, receiver: str | None) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
+def state_part(node: ast.expr, receiver: str | None, counts: frozenset[str], *, choices: bool = False) -> bool:
+    """A part of the object's state: ``self``, ``self.a.b``, ``self.layers[i + 1]`` (counted indexes); with
+    ``choices``, also such a part or ``None`` on either side of an ``if`` whose test is counted
+    (``self.layers[i + 1] if i + 1 < len(self.layers) else None``)."""
+    if choices and isinstance(node, ast.IfExp):
+        sides = (node.body, node.orelse)
+        return counted(node.test, receiver, counts, tests=True) and all(
+            state_part(s, receiver, counts, choices=True) or (isinstance(s, ast.Constant) and s.value is None)
+            for s in sides
+        )
+    if isinstance(node, ast.Subscript):
+        return state_part(node.value, receiver, counts, choices=choices) and counted(
+            node.slice, receiver, counts, tests=choices
+        )
+    if isinstance(node, ast.Attribute):
+        return state_part(node.value, receiver, counts, choices=choices)
     return receiver is not None and isinstance(node, ast.Name) and node.id == receiver
 
 
-def _counter(loop: ast.For | ast.AsyncFor) -> ast.Name | None:
+def counter(loop: ast.For | ast.AsyncFor) -> ast.Name | None:
     """The counter ``loop`` binds: ``i`` of ``for i in range(...)`` or ``for i, _ in enumerate(...)``."""
     func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
     name = func.id if isinstance(func, ast.Name) else None

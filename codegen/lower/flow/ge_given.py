@@ -6,7 +6,8 @@ where no op of the function runs before the call at all, ``ge_before.py``). Give
 neither rebinds nor writes in place (``x.add_(1)``, ``x[0] = 0``, ``x += 1``, also through a view of it); the
 object itself where the function writes none of its state; a local each binding of which takes a part of the
 object's state by an integer count (``next_layer = self.layers[i + 1] if i + 1 < len(self.layers) else None``,
-``i`` counting a loop over ``enumerate`` or ``range``): a submodule, a parameter or a view of one, made by no op.
+``i`` counting a loop over ``enumerate`` or ``range``): a submodule, a parameter or a view of one, made by no op
+(counts and parts of the state are ``counted_state.py``'s reading, with its comparisons and choices).
 A staging of the next layer's weights, issued inside the layer loop, reads only those. And a local each binding of
 which takes views of a given tensor (``ge_views.py``), written by nothing in the function.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import walked_of
+from codegen.lower.flow.counted_state import counted, loop_counts, state_part
 from codegen.lower.flow.ge_views import binds, view_locals
 from codegen.lower.flow.param_writes import param_writes
 from codegen.lower.flow.sites import Site
@@ -34,33 +36,14 @@ def reads_only_given(reads: frozenset[str], fn: _Function, receiver: str | None)
     if receiver is not None and receiver in written:
         return False  # the function writes its object's state: a call may read what that wrote
     given = {p for p in params if p not in written and p not in rebound}
-    counts = _counts(fn, given)
+    counts = loop_counts(fn)
     state = _state_locals(fn, receiver, given, counts)
-    plain = lambda a: _count(a, receiver, counts) or _state(a, receiver, counts)  # noqa: E731
+    plain = lambda a: counted(a, receiver, counts, tests=True) or state_part(a, receiver, counts, choices=True)  # noqa: E731
     views = view_locals(fn, given, plain, written) - written
     return bool(reads) and all(name in given or name in state or name in views for name in reads)
 
 
-def _counts(fn: _Function, given: set[str]) -> set[str]:
-    """Names bound only as the count of ``for i, _ in enumerate(...)`` or ``for i in range(...)``: integers."""
-    loops = [n for n in walked_of(fn, ast.stmt) if isinstance(n, (ast.For, ast.AsyncFor))]
-    counting = {name for name in map(_counter, loops) if name is not None}
-    others = {n for s in walked_of(fn, ast.stmt) if s not in loops for n in binds(s)}
-    return counting - others - given
-
-
-def _counter(loop: ast.For | ast.AsyncFor) -> str | None:
-    func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
-    name = func.id if isinstance(func, ast.Name) else None
-    target = loop.target
-    if name == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
-        target = target.elts[0]
-    elif name != "range":
-        return None
-    return target.id if isinstance(target, ast.Name) else None
-
-
-def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: set[str]) -> set[str]:
+def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: frozenset[str]) -> set[str]:
     """Locals every binding of which is a plain assignment of a part of the object's state (see above)."""
     bindings: dict[str, list[ast.stmt]] = {}
     for stmt in walked_of(fn, ast.stmt):
@@ -73,39 +56,10 @@ def _state_locals(fn: _Function, receiver: str | None, given: set[str], counts: 
     }
 
 
-def _state_assign(stmt: ast.stmt, name: str, receiver: str | None, counts: set[str]) -> bool:
+def _state_assign(stmt: ast.stmt, name: str, receiver: str | None, counts: frozenset[str]) -> bool:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
         return False
-    return stmt.targets[0].id == name and _state(stmt.value, receiver, counts)
-
-
-def _state(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
-    """A part of the object's state: ``self.a.b``, ``self.layers[i + 1]``, or ``None`` on one side of an ``if``."""
-    if isinstance(node, ast.IfExp):
-        sides = (node.body, node.orelse)
-        return _count(node.test, receiver, counts) and all(
-            _state(s, receiver, counts) or (isinstance(s, ast.Constant) and s.value is None) for s in sides
-        )
-    if isinstance(node, ast.Subscript):
-        return _state(node.value, receiver, counts) and _count(node.slice, receiver, counts)
-    if isinstance(node, ast.Attribute):
-        return _state(node.value, receiver, counts)
-    return isinstance(node, ast.Name) and node.id == receiver
-
-
-def _count(node: ast.expr, receiver: str | None, counts: set[str]) -> bool:
-    """An integer computed from loop counts, constants and ``len`` of state (``i + 1 < len(self.layers)``)."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, int)
-    if isinstance(node, ast.Name):
-        return node.id in counts
-    if isinstance(node, ast.BinOp):
-        return _count(node.left, receiver, counts) and _count(node.right, receiver, counts)
-    if isinstance(node, ast.Compare):
-        return all(_count(n, receiver, counts) for n in (node.left, *node.comparators))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
-        return len(node.args) == 1 and _state(node.args[0], receiver, counts)
-    return False
+    return stmt.targets[0].id == name and state_part(stmt.value, receiver, counts, choices=True)
 
 
 def state_untouched(

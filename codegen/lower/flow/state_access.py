@@ -19,6 +19,7 @@ from codegen.lower.flow.read_paths import chain_reads
 from codegen.lower.flow.state_views import first_attribute, state_locals
 from codegen.lower.flow.view_roots import alias_root
 from codegen.lower.flow.writes import inplace_writes
+from codegen.lower.flow.written_exprs import call_written
 
 __all__ = ["inplace_state", "reads_state", "state_reads", "writes_state"]
 
@@ -136,6 +137,7 @@ def _attributes_written(stmt: ast.stmt, receiver: str) -> set[str]:
     for node in walked_of(stmt, ast.Call):
         if isinstance(node.func, ast.Attribute):
             targets.append(node.func.value)
+        targets += call_written(node)  # ``torch.relu_(self.count)``: its first argument
     found = {first for target in targets if (first := first_attribute(target, receiver))}
     return found or {"*"}
 

@@ -17,7 +17,7 @@ from typing import TypeGuard
 
 from codegen.lower.flow.schema import aliases_self
 
-__all__ = ["DISPLAYS", "choices", "copied", "joined", "passed_whole", "view_property", "viewed"]
+__all__ = ["DISPLAYS", "choices", "copied", "joined", "operands", "passed_whole", "view_property", "viewed"]
 
 _PROPERTIES = {"T": "numpy_T", "H": "matrix_H", "data": "detach"}  # a property -> the ATen function it calls
 _COPYING = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "dict", "iter"})  # keep the items
@@ -65,21 +65,35 @@ def choices(value: ast.expr) -> list[tuple[int | None, ast.expr]] | None:
 
 def copied(value: ast.expr) -> list[ast.expr] | None:
     """The values whose items the new container ``value`` holds: the arguments of ``list``, ``tuple``, ``sorted``,
-    ... (``_COPYING``), the object of a ``.copy()``, the operands of ``+`` or ``*`` where one is a container
-    (``xs + [b]``, ``[a] * n``); None where ``value`` is no such copy."""
+    ... (``_COPYING``), the object of a ``.copy()``, the operands of a chain of ``+`` or ``*`` where one is a
+    container (``xs + [b]``, ``[a] * n``, each operand of ``xs + zs + [b]``); None where ``value`` is no such
+    copy."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COPYING:
         return list(value.args)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy":
         return [value.func.value] if not value.args and not value.keywords else None
     if joined(value):
-        parts = [value.left, value.right]
-        return parts if _holds_container(value) else None
+        return operands(value) if _holds_container(value) else None
     return None
 
 
 def joined(node: ast.expr) -> TypeGuard[ast.BinOp]:
     """``a + b`` or ``a * b``: a new container where an operand is one (``xs + [b]``, ``[a] * n``)."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult))
+
+
+def operands(value: ast.BinOp) -> list[ast.expr]:
+    """The operands of the chain of ``+`` and ``*`` ``value`` (``xs + zs + [b]``: the three, each a part the new
+    container may hold), read without recursion (a sum of 600 terms is one chain)."""
+    found: list[ast.expr] = []
+    stack: list[ast.expr] = [value]
+    while stack:
+        node = stack.pop()
+        if joined(node):
+            stack += [node.right, node.left]
+        else:
+            found.append(node)
+    return found
 
 
 def _holds_container(value: ast.expr) -> bool:

@@ -4,11 +4,12 @@ objects' state alike.
 ``h += 1`` and ``self.buf += 1`` write their target; ``h[0] = v`` and ``self.buf[0] = v`` the tensor stored into;
 ``h.add_(1)`` and ``self.buf[:, 0].copy_(t)`` the object of a method whose ATen schema writes ``self``
 (``Tensor(a!) self``, ``schema.py``; a name the table lacks when spelled as ATen spells its in-place ops, with a
-trailing underscore); ``torch.add(a, b, out=h)`` what it takes as ``out=``; ``F.relu(h, inplace=True)`` its first
-argument. ``writes.py`` reads the names at the root of these (``h``, ``self``: a local written), ``state_writes.py``
-the attribute chains under them (``self.buf``: state written); what a function the call runs writes of its
-arguments is read in that function (``param_writes.py``, ``call_state_writes.py``). One reading for both, so a
-spelling one of them knows the other knows too.
+trailing underscore), and ``torch.relu_(self.count)`` its first argument, that ``self`` in torch's function form
+(the module it is reached through, ``torch``, is no tensor written); ``torch.add(a, b, out=h)`` what it takes as
+``out=``; ``F.relu(h, inplace=True)`` its first argument. ``writes.py`` reads the names at the root of these
+(``h``, ``self``: a local written), ``state_writes.py`` the attribute chains under them (``self.buf``: state
+written); what a function the call runs writes of its arguments is read in that function (``param_writes.py``,
+``call_state_writes.py``). One reading for both, so a spelling one of them knows the other knows too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from codegen.lower.flow.view_roots import reads_attribute, view_base
 
 __all__ = ["attribute_chain", "call_written", "node_written", "writes_in_place"]
 
+_TORCH = "torch"  # the package whose functions take the tensor they write first (``torch.relu_(h)``)
+_FIRST = ("self", "input", "tensor")  # that argument's names, passed by keyword
+
 
 def writes_in_place(method: str) -> bool:
     """The tensor method ``method`` writes its object: its ATen schema says so; a name the table does not hold (a
@@ -32,14 +36,26 @@ def writes_in_place(method: str) -> bool:
 def call_written(call: ast.Call) -> list[ast.expr]:
     """What ``call`` writes in place by its spelling: an in-place method's object, ``out=``, ``inplace=True``'s
     first argument."""
-    func = call.func
-    found = [func.value] if isinstance(func, ast.Attribute) and writes_in_place(func.attr) else []
+    receiver = _receiver(call)
+    found = [receiver] if receiver is not None else []
     for keyword in call.keywords:
         if keyword.arg == "out":
             found += keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
         elif keyword.arg == "inplace" and _is_true(keyword.value) and call.args:
             found.append(call.args[0])
     return found
+
+
+def _receiver(call: ast.Call) -> ast.expr | None:
+    """What an in-place op writes as its ``self`` (``schema.py``): the object of a method (``h.add_(1)``), or the
+    first argument of torch's function form (``torch.relu_(h)``, ``torch.Tensor.add_(h, 1)``, ``torch.nn.init.
+    zeros_(w)``), never the module it is reached through."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not writes_in_place(func.attr):
+        return None
+    if (dotted_name(func.value) or "").split(".")[0] != _TORCH:
+        return func.value
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in _FIRST), None)
 
 
 def node_written(node: ast.AST) -> list[ast.expr]:
