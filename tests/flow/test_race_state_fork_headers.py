@@ -9,8 +9,9 @@ loops around a statement stopped at its handler or case), so the next iteration'
 case below raced on main on every event target; each now forks after the write, race-free and exact.
 
 A pending call across such a header (``b = self.side_buf()`` then ``if self.step():``; ``a = self.side(y)`` then
-``for _ in bump(y):``, ``bump`` writing its argument) is the analysis's to join (``analyze.py`` and
-``loop_entry_joins.py`` join what a header reads, not what it writes): it still races, marked below.
+``for _ in bump(y):``, ``bump`` writing its argument; a call in a ``while`` body whose test writes what it reads
+when it runs again) is joined before the header, as before a plain statement writing it (``header_joins.py``;
+``helper_writes.py`` reads a header's helper calls): each raced on the previous main.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from method_source import method_source
 
 from bench.sync_count import count_graph
 from codegen.driver.api import transform_source
-from npudsl.errors import StreamRaceError
 from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
@@ -133,6 +133,15 @@ class Model(nn.Module):
         d = x.sigmoid()
         return a + c + d + y
 
+    def pending_while(self, x):
+        out = x
+        n = 0
+        while n < 2 and self.step():
+            b = self.side_buf()
+            out = out + x.relu()
+            n += 1
+        return out + b
+
     def pending_with(self, x):
         b = self.side_buf()
         with self.lock():
@@ -195,7 +204,19 @@ def test_a_write_in_a_case_body_forks_the_next_iteration() -> None:
     assert body.index('runtime.record("m.Model.side.fork")', loop) < body.index("b = self.side(self.buf)")
 
 
-@pytest.mark.xfail(raises=StreamRaceError, strict=True, reason="analyze.py joins a header's reads, not its writes")
-@pytest.mark.parametrize("method", ["pending_if", "pending_for", "pending_with"])
-def test_a_pending_call_across_a_writing_header(method: str) -> None:
-    _sync(method, "portable")
+@pytest.mark.parametrize("target", _TARGETS[:4])
+@pytest.mark.parametrize("method", ["pending_if", "pending_for", "pending_with", "pending_while"])
+def test_a_pending_call_across_a_writing_header(method: str, target: str) -> None:
+    _sync(method, target)
+
+
+def test_the_join_comes_before_the_header() -> None:
+    """The side call overlaps ``c = x`` and is joined before ``if self.step():``, not after it."""
+    body = method_source(_code(), "pending_if")
+    assert body.index("c = x") < body.index('runtime.wait("m.Model.side_buf.join")') < body.index("if self.step():")
+
+
+def test_a_while_test_joins_at_the_end_of_its_body() -> None:
+    """The test runs again before the next iteration: the call its body made is joined before it."""
+    body = method_source(_code(), "pending_while")
+    assert body.index("n += 1") < body.index('runtime.wait("m.Model.side_buf.join")') < body.index("return")

@@ -5,7 +5,7 @@ A structured walk over the function's statements carries the pending calls (:mod
 iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads or joins first is joined
 before the loop: ``loop_entry_joins.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``), ``with``, early
 ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it held
-(``compound_binds.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose ``while``
+(``compound_binds.py``), and what its header writes is joined before it as for a plain statement (``header_joins.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose ``while``
 test reads a result; the end of the function).
 """
 
@@ -21,6 +21,7 @@ from codegen.lower.flow.branch_walks import walk_if, walk_match
 from codegen.lower.flow.compound_binds import unbound
 from codegen.lower.flow.exprs import data_reads, loaded_names
 from codegen.lower.flow.fixed_tests import FixedTests, fixed_tests
+from codegen.lower.flow.header_joins import header_joins
 from codegen.lower.flow.last_iteration import LastIterations
 from codegen.lower.flow.loop_entry_joins import before_loop
 from codegen.lower.flow.loop_fixpoint import Loop, walk_loop
@@ -94,7 +95,7 @@ class Walk:
 
     def statement(self, stmt: ast.stmt, state: State) -> State | None:
         handler = getattr(self, f"_{type(stmt).__name__}", None)
-        return handler(stmt, state) if handler else self.simple(stmt, state)
+        return handler(stmt, header_joins(self, stmt, state)) if handler else self.simple(stmt, state)
 
     def simple(self, stmt: ast.stmt, state: State) -> State | None:
         if self.recording and stmt in self.sites:

@@ -14,6 +14,7 @@ import ast
 
 from codegen.index import scan
 from codegen.index.walked import walked_of
+from codegen.lower.flow.header_statements import header_statements
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.param_writes import call_writes
 
@@ -27,7 +28,8 @@ def helper_writes(
     receiver: str | None,
     run: tuple[object, str] | None = None,
 ) -> dict[ast.stmt, frozenset[str]]:
-    """Each statement of ``fn`` (the function ``qualname`` of ``tree``) that is not compound -> the names its
+    """Each statement of ``fn`` (the function ``qualname`` of ``tree``) that is not compound, and each compound
+    statement's header (``header_statements.py``: ``for _ in bump(y):``) -> the names its
     calls of the module's helpers write in place, and, given ``run`` (the run's index and the module's run key),
     those of the run's other modules, of its objects' attributes, and of what the run cannot read
     (``imported_writes.py``); statements that write none are left out."""
@@ -35,11 +37,11 @@ def helper_writes(
     owner = (qualname.rpartition(".")[0] or None) if receiver is not None else None
     found: dict[ast.stmt, frozenset[str]] = {}
     for stmt in walked_of(fn, ast.stmt):
-        if hasattr(stmt, "body"):
-            continue  # a compound statement: its simple statements are judged one by one
-        names = frozenset().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(stmt, ast.Call)))
-        if names:
-            found[stmt] = names
+        # a compound statement: its simple statements are judged one by one, its header as one of its own
+        for plain in header_statements(stmt) if hasattr(stmt, "body") else (stmt,):
+            names = frozenset().union(*(call_writes(c, functions, owner, receiver) for c in walked_of(plain, ast.Call)))
+            if names:
+                found[plain] = names
     return found
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from codegen.lower.flow.header_joins import header_joins
 from codegen.lower.flow.state import EMPTY, State, joined, merge, pending
 from codegen.lower.flow.transfer import join_step, minimal_joins
 
@@ -125,7 +126,9 @@ def _iterate(
         out = walk.block(stmt.body, enter(head))
     finally:
         walk.loops.pop()
-    if test is not None:  # a ``while`` test reads at the head: join on every edge back to it
+    if test is not None:  # a ``while`` test runs at the head: join what it reads or writes on every edge back to it
         out = walk.join_reads(stmt, out, test, ("end", stmt, "body")) if out is not None else None
-        frame.continues = [(c, walk.join_reads(c, s, test)) for c, s in frame.continues]
+        out = header_joins(walk, stmt, out, ("end", stmt, "body")) if out is not None else None
+        again = [(c, walk.join_reads(c, s, test)) for c, s in frame.continues]
+        frame.continues = [(c, header_joins(walk, stmt, s, ("before", c, ""))) for c, s in again]
     return out, frame
