@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from codegen.index.per_index import per_index
 from codegen.index.used_calls import Scope, Uses, parents_of
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.callsites import find_calls
@@ -38,8 +39,18 @@ def surely_used(scope: Scope, fn: _Function, depth: int = 0) -> frozenset[str]:
 
 def surely_reads(scope: Scope, fn: _Function, key: str, depth: int = 0) -> bool:
     """``fn``'s body surely reads, in an op on every path, the memory of ``key``: a parameter, or an element of a
-    tuple parameter (``"kv_cache[4]"``, read as ``kv_cache[4]`` or through ``..., k_cache, _ = kv_cache``)."""
-    return block_reads(scope, fn.body, {key}, depth) == READ
+    tuple parameter (``"kv_cache[4]"``, read as ``kv_cache[4]`` or through ``..., k_cache, _ = kv_cache``). Read
+    once per index (each caller of a function, and each of their callees, asks again)."""
+    kept = _readings(scope.index)
+    which = (scope.tree, scope.module, scope.owner, scope.receiver, fn, key, depth)
+    if which not in kept:
+        kept[which] = block_reads(scope, fn.body, {key}, depth) == READ
+    return kept[which]
+
+
+@per_index
+def _readings(index: object) -> dict[tuple[object, ...], bool]:
+    return {}
 
 
 def element(name: str, index: int) -> str:
