@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import ast
 
+from codegen.index.per_index import per_index
 from codegen.index.used_calls import Scope, Uses, parents_of
-from codegen.index.walked import walked
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.schema import aliases_self
@@ -38,8 +39,18 @@ def surely_used(scope: Scope, fn: _Function, depth: int = 0) -> frozenset[str]:
 
 def surely_reads(scope: Scope, fn: _Function, key: str, depth: int = 0) -> bool:
     """``fn``'s body surely reads, in an op on every path, the memory of ``key``: a parameter, or an element of a
-    tuple parameter (``"kv_cache[4]"``, read as ``kv_cache[4]`` or through ``..., k_cache, _ = kv_cache``)."""
-    return block_reads(scope, fn.body, {key}, depth) == READ
+    tuple parameter (``"kv_cache[4]"``, read as ``kv_cache[4]`` or through ``..., k_cache, _ = kv_cache``). Read
+    once per index (each caller of a function, and each of their callees, asks again)."""
+    kept = _readings(scope.index)
+    which = (scope.tree, scope.module, scope.owner, scope.receiver, fn, key, depth)
+    if which not in kept:
+        kept[which] = block_reads(scope, fn.body, {key}, depth) == READ
+    return kept[which]
+
+
+@per_index
+def _readings(index: object) -> dict[tuple[object, ...], bool]:
+    return {}
 
 
 def element(name: str, index: int) -> str:
@@ -67,7 +78,7 @@ def _statement(scope: Scope, stmt: ast.stmt, names: set[str], depth: int) -> str
         if any(_reads(scope, h, names, depth) for h in header):
             return READ
         return FAIL if names & bound_names(stmt) or _leaves(stmt) else THROUGH
-    if not _aside(scope, stmt) and _reads(scope, stmt, names, depth):
+    if _names(stmt, names) and not _aside(scope, stmt) and _reads(scope, stmt, names, depth):
         return READ
     if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Delete)):
         return FAIL
@@ -173,9 +184,17 @@ def _unsure(node: ast.AST) -> list[ast.AST]:
     return []
 
 
+def _names(node: ast.AST, names: set[str]) -> bool:
+    """``node`` names one of ``names``, or the tuple an element of ``names`` is held in: else it reads none."""
+    spelled = {n.partition("[")[0] for n in names}
+    return any(n.id in spelled for n in walked_of(node, ast.Name))
+
+
 def _reads(scope: Scope, node: ast.AST, names: set[str], depth: int) -> bool:
     """``node`` surely reads, in an op, the memory of one of ``names`` (an element held: read as ``held[1]``, or
     passed in its tuple to a function that reads that element)."""
+    if not _names(node, names):
+        return False
     later = {id(n) for part in walked(node) for maybe in _unsure(part) for n in walked(maybe)}  # may not run
     uses = Uses(scope=scope, parents=parents_of(node), depth=depth, follow=surely_reads)
     held = {n.partition("[")[0]: int(n[n.index("[") + 1 : -1]) for n in names if "[" in n}

@@ -63,6 +63,7 @@ class ModuleFunctions(Mapping[str, _Function]):
         self._classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         self._bindings: dict[str, tuple[str, ...] | None] | None = None
         self.known_writes: dict[tuple[_Function, str | None], Reading] = {}  # ``known_writes.py``: kept readings
+        self._reached: dict[tuple[int, str | None, str | None], tuple[ast.Call, object]] = {}  # by call, once
 
     def __getitem__(self, qualname: str) -> _Function:
         return self._functions[qualname]
@@ -76,7 +77,14 @@ class ModuleFunctions(Mapping[str, _Function]):
     def reached(self, call: ast.Call, owner: str | None, receiver: str | None) -> Reached | frozenset[str] | None:
         """Where ``call`` (in a method of ``owner`` called on ``receiver``) goes outside the module's own
         functions: a function of the run, or the caller's names it may write where the run cannot read it (see
-        above); None for a call of nothing the module imports or made (a local, a builtin, a tensor method)."""
+        above); None for a call of nothing the module imports or made (a local, a builtin, a tensor method). Read
+        once per call, owner and receiver (callers and callees of the run ask of the same calls)."""
+        kept = self._reached.get((id(call), owner, receiver))
+        if kept is None or kept[0] is not call:
+            kept = self._reached[(id(call), owner, receiver)] = (call, self._reach(call, owner, receiver))
+        return kept[1]  # type: ignore[return-value]
+
+    def _reach(self, call: ast.Call, owner: str | None, receiver: str | None) -> Reached | frozenset[str] | None:
         chain = call_chain(call.func)
         if chain is None:
             return None

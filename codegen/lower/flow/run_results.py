@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 
+import attrs
+
 from codegen.frontend.signature import ParamKind, Signature, signature_of
 from codegen.index.per_index import per_run
 from codegen.index.walked import walked_of
@@ -46,29 +48,76 @@ def returned_params(fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen
     once per run for the functions being read around it (``seen``: a caller's own reading has none)."""
     index = getattr(scope.functions, "index", None)
     if index is None:
-        return set(_read(fn, scope, reads, seen))
-    kept, key = _readings(index), (fn, scope.owner, scope.receiver, reads, seen)
-    if key not in kept:
-        kept[key] = _read(fn, scope, reads, seen)
-    return set(kept[key])
+        return set(_read(fn, scope, reads, seen, None).found)
+    return set(_readings(index).reading(fn, scope, reads, seen).found)
+
+
+@attrs.frozen
+class _Reading:
+    """What a reading found, the functions it read (``met``), how many deep (``span``: 1, ``fn`` alone) and whether
+    a function met again or the depth cut it somewhere (``cut``): an uncut reading is the same under any ``seen``
+    that holds none of ``met`` and leaves ``span`` levels under the depth."""
+
+    found: frozenset[str]
+    met: frozenset[_Function] = frozenset()
+    span: int = 1
+    cut: bool = True
+
+
+class _Readings:
+    """The readings of one run: by ``seen``, and each function's uncut one; ``open`` gathers, for each reading under
+    way, what the readings inside it met."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[object, ...], _Reading] = {}
+        self.uncut: dict[tuple[object, ...], _Reading] = {}
+        self.open: list[list[_Reading]] = []
+
+    def reading(self, fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen: frozenset[_Function]) -> _Reading:
+        which = (fn, scope.owner, scope.receiver, reads)
+        found = self.kept.get((*which, seen)) or self._uncut(which, seen)
+        if found is None:
+            found = self.kept[(*which, seen)] = _read(fn, scope, reads, seen, self)
+            if not found.cut:
+                self.uncut.setdefault(which, found)
+        if self.open:
+            self.open[-1].append(found)
+        return found
+
+    def _uncut(self, which: tuple[object, ...], seen: frozenset[_Function]) -> _Reading | None:
+        found = self.uncut.get(which)
+        if found is None or len(seen) + found.span > _DEPTH or not found.met.isdisjoint(seen):
+            return None
+        return found
 
 
 @per_run
-def _readings(index: object) -> dict[tuple[object, ...], frozenset[str]]:
+def _readings(index: object) -> _Readings:
     """The returned parameters read in the run ``index`` (the last run asked about only)."""
-    return {}
+    return _Readings()
 
 
-def _read(fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen: frozenset[_Function]) -> frozenset[str]:
+def _read(
+    fn: _Function, scope: Scope, reads: tuple[Held, Pairs], seen: frozenset[_Function], run: _Readings | None
+) -> _Reading:
     names = frozenset(signature_of(fn, method=scope.owner is not None).names)
     if fn in seen or len(seen) >= _DEPTH:
-        return names
+        return _Reading(names)
     held, pairs = reads
     inner = seen | {fn}
-    groups = binding_groups(fn, pairs(fn, scope, inner))
-    values = [r.value for r in walked_of(fn, ast.Return) if r.value is not None]
-    found = frozenset().union(*(held(value, scope, inner) | alias_sources(value) for value in values))
-    return widened(found, groups) & names
+    inside: list[_Reading] = []
+    if run is not None:
+        run.open.append(inside)
+    try:
+        groups = binding_groups(fn, pairs(fn, scope, inner))
+        values = [r.value for r in walked_of(fn, ast.Return) if r.value is not None]
+        found = frozenset().union(*(held(value, scope, inner) | alias_sources(value) for value in values))
+    finally:
+        if run is not None:
+            run.open.pop()
+    met = frozenset({fn}).union(*(r.met for r in inside))
+    span = 1 + max((r.span for r in inside), default=0)
+    return _Reading(widened(found, groups) & names, met, span, any(r.cut for r in inside))
 
 
 def _given(call: ast.Call, signature: Signature, returned: set[str]) -> list[ast.expr]:
