@@ -5,7 +5,8 @@ A structured walk over the function's statements carries the pending calls (:mod
 iteration is joined before its use there: ``loop_fixpoint.py``; what a ``for`` body reads or joins first is joined
 before the loop: ``loop_entry_joins.py``), ``try``/``except``/``else``/``finally`` (``try_finally.py``), ``with``, early
 ``return``, ``break`` and ``continue``; a name a compound statement binds no longer holds what it held
-(``compound_binds.py``), and what its header writes is joined before it as for a plain statement (``header_joins.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose ``while``
+(``compound_binds.py``), and what its header writes is joined before it as for a plain statement
+(``header_joins.py``). Steps are placed *before* a statement, or at the *end* of a block (a loop body whose ``while``
 test reads a result; the end of the function).
 """
 
