@@ -13,6 +13,7 @@ overlap.
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -21,6 +22,7 @@ from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
+from codegen.lower.flow.handed_state import handed_state
 from npudsl.testing.targets import run_checked
 
 SOURCE = """\
@@ -99,3 +101,23 @@ def test_race_free(method: str, target: str) -> None:
     expected = run_checked(reference, target, lambda m: m.Caller(method), (x,))
     got = run_checked(code, target, lambda m: m.Caller(method), (x,))
     torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+HANDED = """\
+def forward(self, hidden_states, **kwargs):
+    attended, _ = self.self_attn(hidden_states=hidden_states, **kwargs)
+    normed = self.norm(input=attended)
+    ps = list(self.sub.buffers())
+    sd = self.state_dict()
+    return attended, normed, ps, sd
+"""
+
+
+def test_a_submodule_called_by_keyword_hands_out_no_state() -> None:
+    """``self.self_attn(hidden_states=h, **kwargs)`` (every argument by keyword, as Hugging Face's decoder layers call
+    attention) calls the submodule, no method of ``nn.Module`` handing out its tensors: its result is what
+    ``forward`` makes. Counted as the object's state, it sent the next side call to the caller's stream (NPD501 on
+    real decoder layers); ``buffers()`` and ``state_dict()`` still hand out state."""
+    fn = ast.parse(HANDED).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    assert handed_state(fn, "self") == {"ps": frozenset({"sub"}), "sd": frozenset({"*"})}

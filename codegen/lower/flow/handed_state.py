@@ -8,7 +8,10 @@ too once it no longer counted as running every child, ``torch_child_runs.py``). 
 asked with no positional argument returns (``self.sub.state_dict()``, ``self.buffers()``, ``self.named_parameters(
 recurse=False)``), also through a function given only that (``list(...)``, ``next(iter(...))``), or iterating it,
 may hold that object's state: ``sub`` (``*`` for the object itself), and ``state_views.py`` spreads it on through
-views and copies. A tensor's own method (``self.buf.sum()``: an ATen name) is read by its schema there instead.
+views and copies. The method is one torch's ``nn.Module`` defines (the table read from torch's sources,
+``torch_module_methods.module_method``): a call of a submodule itself (``self.self_attn(hidden_states=h)``, every
+argument by keyword, as Hugging Face's layers call attention) returns what its ``forward`` makes, not its state.
+A tensor's own method (``self.buf.sum()``: an ATen name) is read by its schema there instead.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow import schema
+from codegen.lower.flow.torch_module_methods import module_method
 from codegen.lower.flow.view_roots import flows
 
 __all__ = ["handed_state"]
@@ -39,8 +43,8 @@ def _handed(value: ast.expr, receiver: str) -> str | None:
         value = value.args[0]  # ``list(self.buffers())``: what the function is given, it may hand back
     if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.args:
         return None
-    if schema.writes_self(value.func.attr) is not None:
-        return None  # a tensor's method: its schema says what its result is
+    if schema.writes_self(value.func.attr) is not None or not module_method(value.func.attr):
+        return None  # a tensor's method (its schema says what its result is), or a submodule called
     held = value.func.value
     while isinstance(held, (ast.Attribute, ast.Subscript)):
         if isinstance(held, ast.Attribute) and _is(held.value, receiver):

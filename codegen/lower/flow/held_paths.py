@@ -7,7 +7,9 @@ sibling, read whole since ``read_paths.py``) was joined before it, where the sam
 (``self.a.d.buf.add_(1)``) was not. The caller's writes (``state_writes.StateWrites``) read a local by the path it
 holds, taken as ``changed_objects.object_path`` takes an object's (attributes down from the receiver, an item or a
 view standing for what it is taken of), rerooted through the locals it was taken from (``o = self.a; d = o.d``:
-``a.d``); a path through ``getattr`` with a computed name stops above it. ``"*"``: the object itself.
+``a.d``); a path through ``getattr`` with a computed name stops above it; what a method of the object or of an
+attribute hands out holds that attribute (``sd = self.sub.state_dict()``: ``handed_state.py``). ``"*"``: the object
+itself.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow.changed_objects import object_path
+from codegen.lower.flow.handed_state import handed_state
 from codegen.lower.flow.view_roots import alias_root, spread
 
 __all__ = ["held_paths"]
@@ -24,7 +27,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def held_paths(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any)."""
-    found = spread(fn, {}, lambda part, so_far: _held(part, receiver, so_far))
+    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: _held(part, receiver, so_far))
     found.pop(receiver, None)  # the object itself holds every attribute (``_held`` never reads its entry)
     return found
 

@@ -21,7 +21,13 @@ import functools
 
 from codegen.lower.flow.imported_writes import ModuleFunctions
 
-__all__ = ["torch_class", "torch_method_runs_children", "torch_method_writes", "torch_method_writes_made"]
+__all__ = [
+    "module_method",
+    "torch_class",
+    "torch_method_runs_children",
+    "torch_method_writes",
+    "torch_method_writes_made",
+]
 
 _DEPTH = 16  # bases followed one inside another at most
 _KINDS = ("", "w", "c")  # the table's marks: writes nothing, writes, runs its children
@@ -78,6 +84,11 @@ def _given() -> dict[tuple[str, str], list[tuple[str, int, bool]]]:
             param, _, position = condition.rstrip("=").partition("@")
             found.setdefault((name, method), []).append((param, int(position), condition.endswith("=")))
     return found
+
+
+def module_method(method: str) -> bool:
+    """``method`` is one that torch's ``nn.Module`` defines (``state_dict``, ``buffers``; not a submodule's name)."""
+    return _defining("Module", method, 0) is not None
 
 
 def torch_method_runs_children(cls: str, method: str) -> bool:
