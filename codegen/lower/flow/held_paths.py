@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow.changed_objects import object_path
-from codegen.lower.flow.handed_state import handed_state
-from codegen.lower.flow.view_roots import alias_root, spread
+from codegen.lower.flow.state_views import holding_locals
+from codegen.lower.flow.view_roots import alias_root
 
 __all__ = ["held_paths"]
 
@@ -27,9 +27,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def held_paths(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any)."""
-    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: _held(part, receiver, so_far))
-    found.pop(receiver, None)  # the object itself holds every attribute (``_held`` never reads its entry)
-    return found
+    return holding_locals(fn, receiver, _held)
 
 
 def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> frozenset[str]:

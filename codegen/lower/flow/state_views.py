@@ -11,19 +11,27 @@ object or of an attribute hands out holds that attribute (``sd = self.sub.state_
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from codegen.lower.flow.handed_state import handed_state
 from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
-__all__ = ["first_attribute", "state_locals"]
+__all__ = ["first_attribute", "holding_locals", "state_locals"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Held = Callable[[ast.expr, str, dict[str, frozenset[str]]], frozenset[str]]  # part, receiver, found so far
 
 
 def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attributes (``"*"``: any)."""
-    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: _held(part, receiver, so_far))
-    found.pop(receiver, None)  # the object itself holds every attribute (``_held`` never reads its entry)
+    return holding_locals(fn, receiver, _held)
+
+
+def holding_locals(fn: _Function, receiver: str, held: _Held) -> dict[str, frozenset[str]]:
+    """Each local of ``fn`` that may hold state of ``receiver``, named as ``held`` names what a bound value holds:
+    seeded with what methods of the object hand out (``handed_state.py``) and spread through views and aliases."""
+    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: held(part, receiver, so_far))
+    found.pop(receiver, None)  # the object itself holds every attribute (``held`` never reads its entry)
     return found
 
 
