@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from codegen.index import scan
 from codegen.index.blocks import module_scope
+from codegen.index.factory_made import made_by
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imports import Binding, module_bindings, resolve_spec
 
@@ -78,10 +79,13 @@ def origins(index: object, module: str, name: str, seen: frozenset[_Home] = froz
 
 def forward_of(index: object, module: str, owner: str, attr: str) -> tuple[str, str] | None:
     """(module, qualname) of the ``forward`` that ``self.<attr>(...)`` runs in a method of class ``owner`` of
-    ``module``, its class assigned by a base in another module; ``("", "")`` where a base of the package the run
+    ``module``, its class assigned by a base in another module (or made by a factory function of the run,
+    ``factory_made.py``); ``("", "")`` where a base of the package the run
     does not hold may assign it (nothing is known of that call); None where no base of the run assigns it, or its
     class comes from outside the package."""
     found = origins(index, module, owner).get(attr)
+    if found is not None:  # a factory of the run makes it (``factory_made.py``): the class it makes
+        found = made_by(index, *found) or found
     if found is None:
         cls = class_of(index, module, owner)
         own = cls is not None and attr in {f.name for f in scan.functions_of(cls)}

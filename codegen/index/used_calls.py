@@ -23,6 +23,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.call_targets import Scope, call_target
+from codegen.index.factory_made import made_by
 from codegen.index.returned import bound_once
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow.imported_writes import module_functions
@@ -147,8 +148,17 @@ class Uses:
         if made is None:  # assigned by a base in another module of the run, or by nothing the run reads
             layer = submodule_layer(scope.index, scope.module, scope.owner, func.attr)
         else:
-            layer = torch_layer(module_functions(scope.index, scope.module, scope.tree), made)
+            layer = _made_layer(scope, made)
         return layer is not None and layer_reads(layer, slot)
+
+
+def _made_layer(scope: Scope, made: str) -> str | None:
+    """The table's class ``made`` names in the scope's module: itself, or what a factory of the run makes
+    (``factory_made.py``: ``self.proj = linear(h, h)``, ``def linear(...): return nn.Linear(...)``)."""
+    home, made = made_by(scope.index, scope.module, made) or (scope.module, made)
+    tree_of = getattr(getattr(scope.index, "returns", None), "tree_of", None)
+    tree = scope.tree if home == scope.module else tree_of(home) if tree_of is not None else None
+    return torch_layer(module_functions(scope.index, home, tree), made) if tree is not None else None
 
 
 @per_node

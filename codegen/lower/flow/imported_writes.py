@@ -28,6 +28,7 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.class_chain import forward_of
+from codegen.index.factory_made import made_by
 from codegen.index.per_index import per_run
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.import_chains import absolute_imports, call_chain, run_package
@@ -100,6 +101,14 @@ class ModuleFunctions(Mapping[str, _Function]):
         made = self.index.submodules.get(f"{self.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
         if made is None:  # assigned by a base class in another module, or by one the run does not hold
             return self._inherited(call, owner, rest)
+        home, made = made_by(self.index, self.key, made) or (self.key, made)  # a factory's class, named at home
+        held = self if home == self.key else self._by_key(home)
+        return held._made(call, made, rest) if held is not None else every_argument(call)
+
+    def _made(self, call: ast.Call, made: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
+        """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute holding the class ``made`` names here."""
+        if made in self._functions:  # a factory of the module whose class is not known: it may write any
+            return every_argument(call)
         if made not in self._classes and self._import_of(made) is None:
             return None  # no such attribute, or a class the module does not name itself
         method = (made, *rest[1:]) if len(rest) > 1 else (made, "forward")

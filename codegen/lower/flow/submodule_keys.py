@@ -34,9 +34,10 @@ class Holders(Names, Protocol):
 def submodule_key(found: Holders, attr: str, method: str = "forward") -> str | None:
     """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
     written = found.submodules.get(f"{found.module}:{found.owner}", {}).get(attr)
-    if written is None:  # assigned by a base class in another module, if any
-        return _inherited(found, f"{found.module}:{found.owner}", attr, method) if found.owner else None
-    return class_key(found, ast.parse(written, mode="eval").body, method)
+    key = class_key(found, ast.parse(written, mode="eval").body, method) if written is not None else None
+    if key is None and found.owner:  # assigned by a base class in another module, or made by a factory, if any
+        return _inherited(found, f"{found.module}:{found.owner}", attr, method)
+    return key
 
 
 def element_key(found: Holders, name: str, method: str = "forward") -> str | None:
@@ -63,7 +64,7 @@ def owner_submodule_key(found: Holders, owner: str, attr: str, method: str = "fo
         return class_key(found, ast.parse(written, mode="eval").body, method)
     cls = found.class_in(module, written) if found.class_in is not None else None
     key = f"{cls}.{method}" if cls else None
-    return key if key in found.callees else None
+    return key if key in found.callees else _inherited(found, owner, attr, method)  # a factory's, if any
 
 
 def _inherited(found: Holders, owner: str, attr: str, method: str) -> str | None:
