@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from codegen.driver import pyast
+from codegen.driver.factory_callers import makers
 from codegen.driver.modules import ModuleId, module_id
 from codegen.driver.pyast import mentions_npudsl
 from codegen.driver.reading import SourceFile
@@ -64,7 +65,11 @@ def _callers(
         plain = [(f, f.source) for f in files if f.source is not None and not mentions_npudsl(f.source)]
         found = [(f, s) for f, s in plain if names.search(s)]
         decorated = [f.source for f in files if f.source is not None and mentions_npudsl(f.source)]
-        holding = holders([*decorated, *(s for _, s in found)], defined)
+        made = makers([*decorated, *(s for _, s in found)], defined)  # their factories (``factory_callers.py``)
+        calling = words(made) if made else None
+        taken = {id(s) for _, s in found}
+        found += [(f, s) for f, s in plain if calling and id(s) not in taken and calling.search(s)]
+        holding = holders([*decorated, *(s for _, s in found)], defined | made)
         taken = {id(s) for _, s in found}
         found += through_bases([(f, s) for f, s in plain if id(s) not in taken], holding)
         taken |= {id(s) for _, s in found}

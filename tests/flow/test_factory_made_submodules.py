@@ -68,17 +68,33 @@ def given(cls, d: int):
     return cls()
 """
 
+PLAIN = """\
+from torch import nn
+
+from .shapes import expert
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = expert(3)
+
+    def forward(self, x):
+        y = self.shared(x)
+        z = x * 5
+        return y + z
+"""
+
 INIT = """\
 from .shapes import expert as reexported
-from . import model
+from . import model, plain
 
 
 def build(method):
-    return model.Caller(method)
+    return plain.Plain() if method == "plain" else model.Caller(method)
 """
 
-MODEL = (
-    """\
+MODEL = """\
 import torch
 from torch import nn
 
@@ -131,11 +147,9 @@ class Model(nn.Module):
         y = self.mixed(x)
         z = x * 5
         return y + z
-"""
-    + caller_source()
-)
+""" + caller_source()
 
-FILES = {"__init__.py": INIT, "layers.py": LAYERS, "shapes.py": SHAPES, "model.py": MODEL}
+FILES = {"__init__.py": INIT, "layers.py": LAYERS, "shapes.py": SHAPES, "model.py": MODEL, "plain.py": PLAIN}
 MADE = ["by_import", "by_alias", "by_nested", "by_local", "by_reexport"]
 SWITCH = {"portable": 'runtime.stream("side"', "aclgraph": 'npu_stream_switch("side"'}
 
@@ -148,10 +162,10 @@ def _entry(tmp_path: Path, files: dict[str, str] = FILES) -> Entry:
     return Entry(name="factory_made", package="pkg_factory_made", path=folder, idioms=(), upstream=(), needs=())
 
 
-def _generated(tmp_path: Path, target: str, *, alone: bool) -> tuple[str, str]:
+def _generated(tmp_path: Path, target: str, *, alone: bool, file: str = "model.py") -> tuple[str, str]:
     (tmp_path / "out").mkdir(exist_ok=True)
     name, codes = generated_package(_entry(tmp_path), target, tmp_path / "out", alone=alone)
-    return name, codes["model.py"]
+    return name, codes[file]
 
 
 def test_the_index_reads_the_class_each_factory_makes(tmp_path: Path) -> None:
@@ -181,6 +195,12 @@ def test_the_call_is_planned_together(tmp_path: Path, method: str, target: str) 
     assert "wait" in body[body.index("z = x * 5") :].split("return y + z")[0]
 
 
+def test_a_file_naming_only_the_factory_is_searched_as_a_call_site(tmp_path: Path) -> None:
+    """``plain.py`` names neither npudsl nor ``Expert``, only ``expert``: its call is found and planned."""
+    body = method_source(_generated(tmp_path, "portable", alone=False, file="plain.py")[1], "forward")
+    assert body.index(SWITCH["portable"]) < body.index("y = self.shared(x)") < body.index("z = x * 5")
+
+
 def test_a_factory_of_two_classes_leaves_the_call_on_its_callers_stream(tmp_path: Path) -> None:
     assert "runtime." not in method_source(_generated(tmp_path, "portable", alone=False)[1], "by_mixed")
 
@@ -204,7 +224,7 @@ def test_without_the_factorys_module_the_call_stays_unknown(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("alone", [False, True])
 @pytest.mark.parametrize("target", ["portable", "aclgraph", "ge", "npugraph_ex", "cuda"])
-@pytest.mark.parametrize("method", [*MADE, "by_mixed"])
+@pytest.mark.parametrize("method", [*MADE, "by_mixed", "plain"])
 def test_race_free_and_exact(tmp_path: Path, method: str, target: str, alone: bool) -> None:
     """The same math as on one stream: ``x * 2`` plus ``x * 5`` (``by_mixed``: ``Expert`` as well, ``d`` is 3)."""
     name, _ = _generated(tmp_path, target, alone=alone)
@@ -214,8 +234,7 @@ def test_race_free_and_exact(tmp_path: Path, method: str, target: str, alone: bo
     torch.testing.assert_close(got, x * 2 + x * 5, rtol=0, atol=0)
 
 
-WRITER = (
-    """\
+WRITER = """\
 import torch
 from torch import nn
 from npudsl import on_stream
@@ -272,9 +291,7 @@ class Model(nn.Module):
         c = x * 1
         out = self._direct_held(x, c)
         return out + self.direct(c)
-"""
-    + caller_source()
-)
+""" + caller_source()
 
 _KEEP = 'runtime.record_stream(c, "side")'
 

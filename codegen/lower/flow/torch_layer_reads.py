@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 from codegen.index.class_chain import origins, unheld_base
+from codegen.index.factory_made import made_by
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 
 __all__ = ["layer_reads", "submodule_layer", "torch_layer"]
@@ -42,7 +43,7 @@ def submodule_layer(index: object, module: str, owner: str, attr: str) -> str | 
     found = origins(index, module, owner).get(attr)
     if found is None or unheld_base(index, module, owner):
         return None
-    home, made = found
+    home, made = made_by(index, *found) or found  # a factory of the run makes it (``factory_made.py``)
     tree_of = getattr(getattr(index, "returns", None), "tree_of", None)
     tree = tree_of(home) if tree_of is not None else None
     return torch_layer(module_functions(index, home, tree), made) if tree is not None else None
