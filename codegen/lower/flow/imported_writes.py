@@ -107,11 +107,10 @@ class ModuleFunctions(Mapping[str, _Function]):
 
     def _made(self, call: ast.Call, made: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
         """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute holding the class ``made`` names here."""
-        if made in self._functions:  # a factory of the module whose class is not known: it may write any
-            return every_argument(call)
-        if made not in self._classes and self._import_of(made) is None:
-            return None  # no such attribute, or a class the module does not name itself
-        method = (made, *rest[1:]) if len(rest) > 1 else (made, "forward")
+        parts = tuple(made.split("."))  # ``Norm``, or ``layers.Norm`` through ``from . import layers``
+        if made in self._functions or (made not in self._classes and self._import_of(parts[0]) is None):
+            return every_argument(call)  # a factory whose class is not known, an alias, a local: any class
+        method = (*parts, *rest[1:]) if len(rest) > 1 else (*parts, "forward")
         return self._inside(call, method, 0) if made in self._classes else self._imported(call, method, 0, True)
 
     def _inherited(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
