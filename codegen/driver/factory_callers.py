@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterable
 
 from codegen.driver import pyast
+from codegen.index.walked import walked_of
 
 __all__ = ["makers"]
 
@@ -33,7 +34,7 @@ def makers(sources: Iterable[str], classes: frozenset[str]) -> frozenset[str]:
 
 
 def _makes(fn: ast.FunctionDef, classes: frozenset[str]) -> bool:
-    returned = [node.value for node in ast.walk(fn) if isinstance(node, ast.Return)]
+    returned = [node.value for node in walked_of(fn, ast.Return)]  # the walk the index reads again
     return bool(returned) and all(_last_called(value) in classes for value in returned)
 
 

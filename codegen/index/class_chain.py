@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from codegen.index import scan
 from codegen.index.blocks import module_scope
 from codegen.index.factory_made import made_by
+from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.imports import Binding, module_bindings, resolve_spec
 
@@ -63,14 +64,27 @@ def bases_of(index: object, module: str, cls: ast.ClassDef) -> Iterator[_Home | 
             yield from _home(index, module, chain)
 
 
-def origins(index: object, module: str, name: str, seen: frozenset[_Home] = frozenset()) -> Origins:
-    """The submodules of class ``name`` of ``module``, its bases' included, each with where its class is read."""
+def origins(index: object, module: str, name: str) -> Origins:
+    """The submodules of class ``name`` of ``module``, its bases' included, each with where its class is read (read
+    once per class and run: each unresolved call of a submodule asks, ``forward_of``)."""
+    known = _origins(index)
+    if (module, name) not in known:
+        known[(module, name)] = _origins_of(index, module, name)
+    return dict(known[(module, name)])
+
+
+@per_run
+def _origins(index: object) -> dict[_Home, Origins]:
+    return {}
+
+
+def _origins_of(index: object, module: str, name: str, seen: frozenset[_Home] = frozenset()) -> Origins:
     cls = class_of(index, module, name)
     if cls is None or (module, name) in seen:
         return {}
     found: Origins = {}
     for home in reversed([h for h in bases_of(index, module, cls) if h is not None]):
-        found.update(origins(index, *home, seen | {(module, name)}))
+        found.update(_origins_of(index, *home, seen | {(module, name)}))
     stored = _stored(cls)
     found = {} if "*" in stored else {a: o for a, o in found.items() if a not in stored}
     found.update({attr: (module, made) for attr, made in scan.submodule_assignments(cls).items()})
@@ -83,11 +97,12 @@ def forward_of(index: object, module: str, owner: str, attr: str) -> tuple[str, 
     ``factory_made.py``); ``("", "")`` where a base of the package the run
     does not hold may assign it (nothing is known of that call); None where no base of the run assigns it, or its
     class comes from outside the package."""
-    found = origins(index, module, owner).get(attr)
+    cls = class_of(index, module, owner)
+    written = scan.submodule_assignments(cls).get(attr) if cls is not None else None  # as ``origins`` has it
+    found = (module, written) if written is not None else origins(index, module, owner).get(attr)
     if found is not None:  # a factory of the run makes it (``factory_made.py``): the class it makes
         found = made_by(index, *found) or found
     if found is None:
-        cls = class_of(index, module, owner)
         own = cls is not None and attr in {f.name for f in scan.functions_of(cls)}
         return ("", "") if not own and unheld_base(index, module, owner) else None
     homes = list(_home(index, *found))

@@ -67,7 +67,7 @@ def _function(index: object, module: str, dotted: str, depth: int) -> tuple[str,
     own = _defined(tree, root) if not rest else None
     if own is not None:
         return module, own
-    chain = absolute_imports(tree, run_package(index, module)).get(root)
+    chain = _imports(index, module, tree).get(root)
     full = (*chain, *rest) if chain is not None else ()
     for cut in range(len(full) - 1, 0, -1):
         key = index.key_of(".".join(full[:cut]))  # type: ignore[attr-defined]
@@ -124,7 +124,20 @@ def _names_class(index: object, module: str, dotted: str) -> bool:
         return False
     if "." not in dotted and any(isinstance(n, ast.ClassDef) and n.name == root for n in tree.body):
         return root in bound_once(tree)
-    return absolute_imports(tree, run_package(index, module)).get(root) is not None
+    return _imports(index, module, tree).get(root) is not None
+
+
+def _imports(index: object, module: str, tree: ast.Module) -> dict[str, tuple[str, ...] | None]:
+    """The module's imports spelled absolute (``import_chains.absolute_imports``), read once per module and run."""
+    known = _absolute(index)
+    if module not in known:
+        known[module] = absolute_imports(tree, run_package(index, module))
+    return known[module]
+
+
+@per_run
+def _absolute(index: object) -> dict[str, dict[str, tuple[str, ...] | None]]:
+    return {}
 
 
 def _tree(index: object, module: str) -> ast.Module | None:
