@@ -104,7 +104,9 @@ def _self_stores(node: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
 
 
 def _class_made(value: ast.expr | None) -> str | None:
-    """The class ``value`` makes (``SomeClass(...)``), ``_NONE`` for ``None``, None when it cannot be told."""
+    """The class ``value`` makes (``SomeClass(...)``), ``_NONE`` for ``None``, None when it cannot be told. A call of
+    a factory function (``linear(d, d)``) is recorded by the name called too: which class it makes is read where the
+    run holds the function (``factory_made.py``), never here."""
     if isinstance(value, ast.Constant) and value.value is None:
         return _NONE
     return dotted_name(value.func) if isinstance(value, ast.Call) else None
