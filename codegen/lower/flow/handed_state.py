@@ -41,7 +41,7 @@ def handed_state(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
 def _handed(value: ast.expr, receiver: str) -> str | None:
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1:
         value = value.args[0]  # ``list(self.buffers())``: what the function is given, it may hand back
-    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.args:
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
         return None
     if schema.writes_self(value.func.attr) is not None or not module_method(value.func.attr):
         return None  # a tensor's method (its schema says what its result is), or a submodule called
