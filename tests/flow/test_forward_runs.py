@@ -5,8 +5,9 @@
 written in place on stream 'default' with no wait in between"). torch's sources say they run the object's own
 ``forward`` (``torch_forward_runs.py``, the table's ``f``), so they are read as ``forward``: the call waits for the
 side call, or runs after it on the caller's stream. A class of torch is asked the same way (a batch norm's
-``_call_impl`` counts its batches in place); a ``forward`` that only reads keeps the overlap, and a side call
-writing what the caller's ``_call_impl`` reads is joined before it.
+``_call_impl`` counts its batches in place), and so is the object's own ``self._call_impl(z)`` (its writes were
+named ``self._call_impl.own``, under the method's name: ``call_state_writes._method_of_object``); a ``forward`` that
+only reads keeps the overlap, and a side call writing what the caller's ``_call_impl`` reads is joined before it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ class Model(nn.Module):
         self.sub = Sub()
         self.reads = Reads()
         self.norm = nn.BatchNorm1d(3)
+        self.register_buffer("own", torch.full((3,), 5.0))
+
+    def forward(self, x):
+        self.own.add_(1)
+        return x * self.own
+
+    @on_stream("side")
+    def side_own(self, x):
+        return x * self.own
 
     @on_stream("side")
     def side(self, x):
@@ -89,6 +99,12 @@ class Model(nn.Module):
         z = self.norm._call_impl(x)
         return y + z
 
+    def own_object(self, x):
+        y = self.side_own(x)
+        z = x * 5
+        w = self._call_impl(z)
+        return y + z + w
+
     def reads_kept(self, x):
         y = self.side_reads(x)
         z = x * 5
@@ -108,6 +124,7 @@ WRITES = {
     "slow": "z = self.sub._slow_forward(x)",
     "torch_layer": "z = self.norm._call_impl(x)",
     "read_waits": "w = self.reads._call_impl(z)",
+    "own_object": "w = self._call_impl(z)",
 }
 
 
