@@ -12,6 +12,7 @@ any attribute), whatever the arguments.
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -20,6 +21,7 @@ from method_caller import caller_source
 from method_source import method_source
 
 from codegen.driver.api import transform_source
+from codegen.lower.flow.handed_state import handed_state
 from npudsl.testing.targets import run_checked
 
 SOURCE = """\
@@ -110,3 +112,22 @@ def test_race_free(method: str, target: str) -> None:
     expected = run_checked(reference, target, lambda m: m.Caller(method), (x,), eager_first=eager)
     got = run_checked(code, target, lambda m: m.Caller(method), (x,), eager_first=eager)
     torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+HANDED = """\
+def forward(self, x):
+    b = self.get_buffer("sub.w")
+    p = self.sub.get_parameter("p")
+    s = self.get_submodule("sub")
+    z = self.sub._call_impl(x)
+    w = self.sub._wrapped_call_impl(x)
+    return b, p, s, z, w
+"""
+
+
+def test_asked_by_name_hands_out_state_and_a_call_of_forward_does_not() -> None:
+    """The object's own method holds any of its state (the path is a string the run does not read); ``_call_impl``
+    returns what ``forward`` makes (``torch_forward_runs.py``), as a call of the submodule does."""
+    fn = ast.parse(HANDED).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    assert handed_state(fn, "self") == {"b": frozenset({"*"}), "p": frozenset({"sub"}), "s": frozenset({"*"})}
