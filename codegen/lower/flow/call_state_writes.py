@@ -32,6 +32,7 @@ from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
 from codegen.lower.flow.scalar_attributes import plain_state
 from codegen.lower.flow.state_access import inplace_state, writes_state
+from codegen.lower.flow.torch_module_methods import runs_forward
 from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import alias_parts, alias_root
 from codegen.lower.flow.written_exprs import attribute_chain
@@ -117,7 +118,8 @@ def _method_of_object(call: ast.Call, scope: Scope) -> tuple[str, _Reached] | No
     reached = resolved_function(call, scope.functions, scope.owner, scope.receiver)
     if reached is None or reached[2] is None:
         return None
-    held = parts[:-1] if reached[0].name == parts[-1] else parts
+    method = reached[0].name == parts[-1] or runs_forward(parts[-1])  # ``self._call_impl(x)`` runs ``forward``
+    held = parts[:-1] if method else parts
     return ".".join(held), reached
 
 

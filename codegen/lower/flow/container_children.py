@@ -7,7 +7,8 @@ container's call writes its state where some child's call does, read from the ar
 a call of a class (torch's, or one the run reads: the ``forward`` it defines, by its body) is a child, a literal (a
 layer count) is none, and anything else (a module held by a name, ``*layers``, an ``OrderedDict``) is a child nothing
 says of: the call may write. An attribute stored elsewhere too, or built otherwise, has children nothing says of as
-well.
+well. Children ``__init__`` holds in a local first (``layer = Layer(d); nn.TransformerEncoder(layer, 6)``,
+``nn.Sequential(*blocks)`` of a list made once) are read through it (``init_locals.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from codegen.index import scan
 from codegen.index.class_chain import class_of, home_of
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
 from codegen.lower.flow.init_builds import arguments, stores
+from codegen.lower.flow.init_locals import through_locals
 from codegen.lower.flow.item_calls import own_method_writes
 from codegen.lower.flow.torch_module_methods import torch_class
 
@@ -32,7 +34,10 @@ def built_call(index: object, key: str, owner: str, attr: str) -> ast.Call | Non
     is that one, in ``__init__``), if so."""
     cls = class_of(index, key, owner)
     found = [built for name, built in stores(cls) if name in (attr, "*")] if cls is not None else []
-    return found[0].call if len(found) == 1 and found[0] is not None else None
+    if cls is None or len(found) != 1 or found[0] is None:
+        return None
+    init = next((fn for fn in scan.functions_of(cls) if fn.name == "__init__"), None)
+    return through_locals(found[0].call, init) if init is not None else found[0].call
 
 
 def children_write(functions: ModuleFunctions, built: ast.Call | None, writes: Writes) -> bool:

@@ -4,13 +4,16 @@
 ``parameters()`` yield them: ``sd = self.sub.state_dict(); sd["w"].add_(1)`` and ``for b in self.sub.buffers():
 b.add_(1)`` write ``self.sub.w`` in place, as ``self.sub.w.add_(1)`` does. A write through such a local used to be
 no write of the state: a side call still reading ``self.sub.w`` raced with it (``buffers()`` on main; ``state_dict()``
-too once it no longer counted as running every child, ``torch_child_runs.py``). So a local bound to what a method
-asked with no positional argument returns (``self.sub.state_dict()``, ``self.buffers()``, ``self.named_parameters(
-recurse=False)``), also through a function given only that (``list(...)``, ``next(iter(...))``), or iterating it,
-may hold that object's state: ``sub`` (``*`` for the object itself), and ``state_views.py`` spreads it on through
-views and copies. The method is one torch's ``nn.Module`` defines (the table read from torch's sources,
-``torch_module_methods.module_method``): a call of a submodule itself (``self.self_attn(hidden_states=h)``, every
-argument by keyword, as Hugging Face's layers call attention) returns what its ``forward`` makes, not its state.
+too once it no longer counted as running every child, ``torch_child_runs.py``). So a local bound to what such a
+method returns (``self.sub.state_dict()``, ``self.buffers()``, ``self.named_parameters(recurse=False)``, and asked by
+name, ``self.get_buffer("sub.w")``, ``self.sub.get_parameter("p")``, ``self.get_submodule("sub")``: a positional
+argument used to put a method out of reach, so ``b = self.get_buffer("sub.w"); b.add_(1)`` raced with a side call
+reading ``self.sub.w``), also through a function given only that (``list(...)``, ``next(iter(...))``), or iterating
+it, may hold that object's state: ``sub`` (``*`` for the object itself, whatever path its argument names), and
+``state_views.py`` spreads it on through views and copies. The method is one torch's ``nn.Module`` defines (the
+table read from torch's sources, ``torch_module_methods.module_method``): a call of a submodule itself
+(``self.self_attn(hidden_states=h)``, every argument by keyword, as Hugging Face's layers call attention) returns
+what its ``forward`` makes, not its state, and so does ``self.sub._call_impl(x)`` (``torch_forward_runs.py``).
 A tensor's own method (``self.buf.sum()``: an ATen name) is read by its schema there instead.
 """
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from codegen.lower.flow import schema
-from codegen.lower.flow.torch_module_methods import module_method
+from codegen.lower.flow.torch_module_methods import module_method, runs_forward
 from codegen.lower.flow.view_roots import flows
 
 __all__ = ["handed_state"]
@@ -41,10 +44,11 @@ def handed_state(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
 def _handed(value: ast.expr, receiver: str) -> str | None:
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1:
         value = value.args[0]  # ``list(self.buffers())``: what the function is given, it may hand back
-    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.args:
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
         return None
-    if schema.writes_self(value.func.attr) is not None or not module_method(value.func.attr):
-        return None  # a tensor's method (its schema says what its result is), or a submodule called
+    method = value.func.attr
+    if schema.writes_self(method) is not None or not module_method(method) or runs_forward(method):
+        return None  # a tensor's method (its schema says what its result is), or a submodule called (``_call_impl``)
     held = value.func.value
     while isinstance(held, (ast.Attribute, ast.Subscript)):
         if isinstance(held, ast.Attribute) and _is(held.value, receiver):

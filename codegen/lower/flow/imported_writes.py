@@ -164,7 +164,11 @@ class ModuleFunctions(Mapping[str, _Function]):
             return Reached(fn, self, rest[0] if len(rest) == 2 else None)
         if rest[0] in self._classes:  # a class made (``Bump(x)``), or a submodule its ``__init__`` makes, if one
             made = self.index.submodules.get(f"{self.key}:{rest[0]}", {})  # type: ignore[attr-defined]
-            return self._of_object(call, rest[0], rest[1:]) if rest[1:2] and rest[1] in made else None
+            if rest[1:2] and rest[1] in made:
+                return self._of_object(call, rest[0], rest[1:])
+            inherited = base_method(self.index, self.key, rest[0], rest[1:]) if depth < _DEPTH else None
+            held = self if inherited is None or inherited[0] == self.key else self._by_key(inherited[0])
+            return held._inside(call, inherited[1:], depth + 1) if inherited is not None and held else None
         if depth >= _DEPTH or rest[0] not in self._bindings_read():
             return every_argument(call)  # a submodule the run lacks, a name bound otherwise, a long chain
         return self._imported(call, rest, depth + 1)

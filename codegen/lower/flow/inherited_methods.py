@@ -7,6 +7,12 @@ writes). The bases are followed as ``codegen/index/class_chain.py`` follows them
 from a module the run holds; a base of a base too, first base first, as Python's method order finds a method of
 single inheritance); a base from outside the package is not read (``nn.Module``'s methods write nothing of the
 caller's), and a base of the package the run does not hold is left to the caller (``forward_of``: anything).
+
+A method torch's ``nn.Module`` defines that runs the object's own ``forward`` (``self.sub._call_impl(x)``,
+``_wrapped_call_impl``, ``_slow_forward``: ``torch_forward_runs.py``), where no class of the run's chain defines it,
+runs the ``forward`` of the chain: the class's own, or a base's. Asked also of a submodule's class
+(``self.sub.reset()``, ``self.sub(x)`` where ``Sub`` inherits ``forward`` from a base in another module of the run:
+``imported_writes.ModuleFunctions``), so what that method writes and reads counts for the call.
 """
 
 from __future__ import annotations
@@ -15,10 +21,12 @@ import ast
 
 from codegen.index import scan
 from codegen.index.class_chain import bases_of, class_of
+from codegen.lower.flow.torch_module_methods import runs_forward
 
 __all__ = ["base_method"]
 
 _Home = tuple[str, str]  # (a module's run key, a class name there)
+_FORWARD = "forward"
 
 
 def base_method(index: object, module: str, owner: str, rest: tuple[str, ...]) -> tuple[str, str, str] | None:
@@ -28,6 +36,9 @@ def base_method(index: object, module: str, owner: str, rest: tuple[str, ...]) -
     if len(rest) != 1 or cls is None or _defines(cls, rest[0]):
         return None
     home = _defining_base(index, (module, owner), cls, rest[0], frozenset())
+    if home is None and runs_forward(rest[0]):  # ``self._call_impl(x)``: the chain's ``forward``
+        found = (module, owner) if _defines(cls, _FORWARD) else base_method(index, module, owner, (_FORWARD,))
+        return (*found[:2], _FORWARD) if found is not None else None
     return (*home, rest[0]) if home is not None else None
 
 

@@ -25,6 +25,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.attribute_stores import object_stores
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function
+from codegen.lower.flow.torch_module_methods import runs_forward
 from codegen.lower.flow.unread_methods import unread_method_writes
 
 __all__ = ["rebound_chains"]
@@ -121,7 +122,8 @@ def _objects_given(call: ast.Call, reached: _Reached, receiver: str) -> Iterator
     parts = (dotted_name(call.func) or "").split(".")
     bound = home is not None and len(parts) > 1 and parts[0] == receiver and bool(params)
     if bound:
-        held = parts[1:-1] if fn.name == parts[-1] else parts[1:]  # ``self.norm(x)`` runs ``forward``
+        method = fn.name == parts[-1] or runs_forward(parts[-1])  # ``self.norm(x)``, ``._call_impl(x)``: ``forward``
+        held = parts[1:-1] if method else parts[1:]
         yield "".join(f"{p}." for p in held), params[0]
     given = [*zip(params[1:] if bound else params, call.args, strict=False)]
     given += [(k.arg, k.value) for k in call.keywords if k.arg in params]

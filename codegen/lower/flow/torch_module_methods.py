@@ -10,19 +10,24 @@ such a module's state is joined before a call of a method that writes it (``unre
 table's class and its bases do not define (an attribute holding a callable) is unknown: it may write too. A method
 that runs what its module holds (``nn.Sequential``'s ``forward`` calls each child in turn) writes what those children
 write: ``torch_method_runs_children`` says so, and the caller reads the children where the module is built
-(``container_children.py``). A class of torch outside ``torch.nn.modules`` is not in the table (``torch_class``
-answers None).
+(``container_children.py``). A method that runs its object's own ``forward`` (``Module._call_impl``,
+``_wrapped_call_impl``, ``_slow_forward``: ``torch_forward_runs.py``) is asked as ``forward`` is, and
+``runs_forward`` tells a class of the run's ``self.sub._call_impl(x)`` from a method writing nothing. A class of
+torch outside ``torch.nn.modules`` is not in the table (``torch_class`` answers None).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+from typing import TYPE_CHECKING
 
-from codegen.lower.flow.imported_writes import ModuleFunctions
+if TYPE_CHECKING:  # ``imported_writes`` asks ``inherited_methods``, which asks this module
+    from codegen.lower.flow.imported_writes import ModuleFunctions
 
 __all__ = [
     "module_method",
+    "runs_forward",
     "torch_class",
     "torch_method_runs_children",
     "torch_method_writes",
@@ -30,7 +35,8 @@ __all__ = [
 ]
 
 _DEPTH = 16  # bases followed one inside another at most
-_KINDS = ("", "w", "c")  # the table's marks: writes nothing, writes, runs its children
+_KINDS = ("", "w", "c", "f")  # the table's marks: writes nothing, writes, runs its children, runs its forward
+_FORWARD = "forward"
 
 
 def torch_class(functions: ModuleFunctions, dotted: str) -> str | None:
@@ -46,6 +52,7 @@ def torch_class(functions: ModuleFunctions, dotted: str) -> str | None:
 
 def torch_method_writes(cls: str, method: str) -> bool:
     """A call of ``method`` on an object of torch's module class ``cls`` (of the table) may write its state."""
+    method = _called(cls, method)
     home = _defining(cls, method, 0)
     return home is None or method in _classes()[home][2]
 
@@ -54,6 +61,7 @@ def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> b
     """:func:`torch_method_writes` for an object made by the call ``built`` (None: not known): a method writing only
     where the constructor is given an argument (``nn.Embedding``'s ``forward``, its ``max_norm``) writes nothing
     where ``built`` gives it none, or a literal None or False."""
+    method = _called(cls, method)
     home = _defining(cls, method, 0)
     given = _given().get((home, method)) if home is not None and built is not None else None
     if given is None or built is None:
@@ -94,30 +102,45 @@ def module_method(method: str) -> bool:
 def torch_method_runs_children(cls: str, method: str) -> bool:
     """``method`` of torch's module class ``cls`` calls the callables its module holds (its children), writing
     nothing itself: it writes what they write."""
+    method = _called(cls, method)
     home = _defining(cls, method, 0)
     return home is not None and method in _classes()[home][3]
+
+
+def runs_forward(method: str) -> bool:
+    """``method``, as torch's ``nn.Module`` defines it, runs its object's own ``forward`` (``_call_impl``)."""
+    home = _defining("Module", method, 0)
+    return home is not None and method in _classes()[home][4]
+
+
+def _called(cls: str, method: str) -> str:
+    """The method a call of ``method`` on an object of ``cls`` runs for its effect: ``forward`` where ``method``
+    runs it (``_call_impl``), else ``method``."""
+    home = _defining(cls, method, 0)
+    return _FORWARD if home is not None and method in _classes()[home][4] else method
 
 
 def _defining(cls: str, method: str, depth: int) -> str | None:
     """The class among ``cls`` and its bases (itself first) that defines ``method``."""
     if cls not in _classes() or depth > _DEPTH:
         return None
-    bases, own, written, children = _classes()[cls]
-    if method in own or method in written or method in children:
+    bases, *kinds = _classes()[cls]
+    if any(method in kind for kind in kinds):
         return cls
     return next((found for b in bases if (found := _defining(b, method, depth + 1)) is not None), None)
 
 
 @functools.cache
-def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str], frozenset[str]]]:
-    """Each class: its bases, its methods that write nothing, those that write, those that run its children (read
-    on the first question)."""
+def _classes() -> dict[str, tuple[tuple[str, ...], frozenset[str], frozenset[str], frozenset[str], frozenset[str]]]:
+    """Each class: its bases, its methods that write nothing, those that write, those that run its children, those
+    that run its own ``forward`` (read on the first question)."""
     from codegen.lower.flow.torch_module_methods_table import BASES, METHODS
 
-    own: dict[str, tuple[set[str], set[str], set[str]]] = {name: (set(), set(), set()) for name in BASES}
+    own: dict[str, tuple[set[str], ...]] = {name: tuple(set() for _ in _KINDS) for name in BASES}
     for key, kind in METHODS.items():
         name, _, method = key.partition(".")
         own[name][_KINDS.index(kind.partition(":")[0])].add(method)
     return {
-        name: (tuple(BASES[name].split()), frozenset(p), frozenset(w), frozenset(c)) for name, (p, w, c) in own.items()
+        name: (tuple(BASES[name].split()), *(frozenset(k) for k in kinds))  # type: ignore[misc]
+        for name, kinds in own.items()
     }

@@ -33,6 +33,7 @@ from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
 from codegen.lower.flow.table_files import table_main
 from codegen.lower.flow.torch_child_runs import runs_children
+from codegen.lower.flow.torch_forward_runs import runs_forward
 from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
 
 __all__ = ["build", "main"]
@@ -63,12 +64,25 @@ class _Reading:
         self.children = {
             (n, m) for n, c in classes.items() for m, fn in c.methods.items() if runs_children(classes, n, fn)
         }
+        self.forwards = self._forward_runs()
         self.given = {  # written where the constructor is given an argument (``nn.Embedding(..., max_norm=1.0)``)
             (n, m): found
             for n, c in classes.items()
             for m, fn in c.methods.items()
             if (n, m) not in self.written and (found := functional_state_writes(fn, self.init(n)))
         }
+
+    def _forward_runs(self) -> set[tuple[str, str]]:
+        """The methods running their own object's ``forward`` (``torch_forward_runs.py``), to a fixed point."""
+        found: set[tuple[str, str]] = set()
+        while True:
+            more = {(n, m) for n, c in self.classes.items() for m, fn in c.methods.items() if self._runs(n, fn, found)}
+            if more <= found:
+                return found
+            found |= more
+
+    def _runs(self, cls: str, fn: ast.FunctionDef, found: set[tuple[str, str]]) -> bool:
+        return runs_forward(fn, lambda called: (self.resolved(cls, called), called) in found)
 
     def init(self, cls: str) -> ast.FunctionDef | None:
         """The ``__init__`` objects of ``cls`` are made by."""
@@ -132,7 +146,8 @@ def build() -> str:
         + "# class -> its bases among these classes\nBASES: dict[str, str] = {\n"
         + bases
         + "}\n\n# class.method -> w: writes its module's parameters or buffers in place; c: runs the module's"
-        + " children\n# (writes what they write); w:p@i: writes where the constructor is given its parameter p (i-th"
+        + " children\n# (writes what they write); f: runs the object's own forward (writes and reads what it does);"
+        + "\n# w:p@i: writes where the constructor is given its parameter p (i-th"
         + " after the\n# object; =: its default is None or False)\nMETHODS: dict[str, str] = {\n"
         + methods
         + "}\n"
@@ -140,10 +155,13 @@ def build() -> str:
 
 
 def _kind(reading: _Reading, cls: str, method: str) -> str:
-    """``w``: the method writes its module's state; ``c``: it runs the module's children; "": neither."""
+    """``w``: the method writes its module's state; ``c``: it runs the module's children; ``f``: it runs the
+    object's own ``forward``; "": none of these."""
     if (cls, method) in reading.given:
         return "w:" + ",".join(sorted(set(reading.given[(cls, method)])))
-    return "w" if (cls, method) in reading.written else "c" if (cls, method) in reading.children else ""
+    if (cls, method) in reading.written:
+        return "w"
+    return "c" if (cls, method) in reading.children else "f" if (cls, method) in reading.forwards else ""
 
 
 def main(argv: list[str] | None = None) -> int:

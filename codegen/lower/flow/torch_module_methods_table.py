@@ -203,7 +203,8 @@ BASES: dict[str, str] = {
 }
 
 # class.method -> w: writes its module's parameters or buffers in place; c: runs the module's children
-# (writes what they write); w:p@i: writes where the constructor is given its parameter p (i-th after the
+# (writes what they write); f: runs the object's own forward (writes and reads what it does);
+# w:p@i: writes where the constructor is given its parameter p (i-th after the
 # object; =: its default is None or False)
 METHODS: dict[str, str] = {
     "AdaptiveAvgPool1d.forward": "",
@@ -442,7 +443,7 @@ METHODS: dict[str, str] = {
     "Module.__setattr__": "",
     "Module.__setstate__": "",
     "Module._apply": "w",
-    "Module._call_impl": "",
+    "Module._call_impl": "f",
     "Module._get_backward_hooks": "",
     "Module._get_backward_pre_hooks": "",
     "Module._get_name": "",
@@ -453,8 +454,8 @@ METHODS: dict[str, str] = {
     "Module._register_state_dict_hook": "",
     "Module._replicate_for_data_parallel": "",
     "Module._save_to_state_dict": "",
-    "Module._slow_forward": "",
-    "Module._wrapped_call_impl": "",
+    "Module._slow_forward": "f",
+    "Module._wrapped_call_impl": "f",
     "Module.add_module": "",
     "Module.apply": "w",
     "Module.bfloat16": "w",
