@@ -9,7 +9,7 @@ asked only of the chains a call is given directly. The caller's read of ``self.c
 wait (raced on main on every event target). Now each argument a resolved call writes that holds state through a
 local writes that state (``held_state_calls.py``). ``x.__iadd__(1)`` (``self.count.__iadd__(1)``, a parameter,
 a local holding state, the caller's own tensor) is ``x += 1``: torch binds it to ``add_``
-(``inplace_dunders.py``), whose schema writes ``self``; it was read as a method writing nothing.
+(``aten_forms.py``), whose schema writes ``self``; it was read as a method writing nothing.
 """
 
 from __future__ import annotations

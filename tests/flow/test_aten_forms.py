@@ -1,4 +1,4 @@
-"""``inplace_dunders.DUNDER_OPS`` is what the pinned torch runs: each in-place operator method of ``torch.Tensor``
+"""``aten_forms.DUNDER_OPS`` is what the pinned torch runs: each in-place operator method of ``torch.Tensor``
 dispatches the ATen op the table names (recorded under a dispatch mode), and every such method is either in the
 table or an ATen op whose schema writes ``self`` under its own name (``aten_table.py``)."""
 
@@ -9,7 +9,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from codegen.lower.flow import schema
-from codegen.lower.flow.inplace_dunders import DUNDER_OPS
+from codegen.lower.flow.aten_forms import DUNDER_OPS
 
 _OPERATORS = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "div", "mod", "pow")
 _BITWISE = ("and", "or", "xor", "lshift", "rshift")
