@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from codegen.index.walked import walked_of
 from codegen.lower.flow.aliasing import alias_groups
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.summed_containers import maybe_containers, summed
+from codegen.lower.flow.summed_containers import maybe_containers, reference_copies, summed
 from codegen.lower.flow.value_views import DISPLAYS, copied, joined, operands
 from codegen.lower.flow.view_roots import TAKES_IN, alias_root, alias_sources
 
@@ -106,9 +106,12 @@ def _stores(fn: ast.AST) -> Iterator[tuple[None, frozenset[str], frozenset[str]]
 
 def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str], frozenset[str]]]:
     """``ys = xs + zs`` where one is a container (``containers``) holds what both hold; ``ys += xs`` adds what
-    ``xs`` holds to whatever ``ys`` is bound to (no binding of its own)."""
+    ``xs`` holds to whatever ``ys`` is bound to (no binding of its own), and to each name ``ys`` is a reference copy
+    of (``ys = ws``: the same list, ``summed_containers.reference_copies``)."""
     held = containers(walked_of(fn, ast.Assign))
+    copies = reference_copies(fn)
     maybe = maybe_containers(fn) | held
+    maybe |= {name for name, copied in copies.items() if copied & maybe}  # ``ys = xs`` of a list given
     for stmt in walked_of(fn, ast.Assign):
         value = stmt.value
         if joined(value):
@@ -119,7 +122,8 @@ def _concatenated(fn: ast.AST) -> Iterator[tuple[ast.AST | None, frozenset[str],
         if not (isinstance(aug.target, ast.Name) and isinstance(aug.op, (ast.Add, ast.Mult))):
             continue
         if aug.target.id in held or summed(ast.BinOp(aug.target, aug.op, aug.value), maybe):
-            yield None, frozenset({aug.target.id}), alias_sources(aug.value)
+            extended = frozenset({aug.target.id}) | copies.get(aug.target.id, frozenset())  # the list ``ys = xs`` is
+            yield None, extended, alias_sources(aug.value)
 
 
 def containers(stmts: Iterable[ast.stmt]) -> frozenset[str]:

@@ -29,6 +29,7 @@ import ast
 from collections.abc import Sequence
 
 from codegen.lower.flow import schema
+from codegen.lower.flow.aten_forms import aten_function
 from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
@@ -66,7 +67,7 @@ def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     if npu is not None:
         returned = returned_params(*npu) or ()
         return [(r.position, arg) for r in returned for arg in _passed(call, [r.param])]
-    if dotted[0] == _ATEN and len(dotted) == 2 and schema.writes_self(dotted[1]):
+    if (op := aten_function(dotted)) is not None and schema.writes_self(op):  # ``F.relu_(x)``, ``torch.Tensor.add_``
         first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
         return [(None, first)] if first is not None else []
     return []

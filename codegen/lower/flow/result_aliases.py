@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.aten_forms import aten_function, aten_name
 from codegen.lower.flow.binding_aliases import iterated, loops
 from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.exprs import bound_names
@@ -106,7 +107,7 @@ def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _See
     """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)`` or ``x.view(n, -1)``, what the function it
     names returns (by its tables, its body where the run reads it), every argument where nothing says."""
     func, dotted = call.func, _dotted(call.func, imported)
-    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None and writes_self(func.attr):
+    if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None and writes_self(aten_name(func.attr)):
         return [(None, alias_sources(func.value))]
     if dotted is not None and (npu_op(dotted) is not None or dotted[0] == _ATEN):
         return _known(call, dotted)
@@ -167,7 +168,7 @@ def _known(call: ast.Call, dotted: tuple[str, ...]) -> _Held:
         return [(None, every_argument(call))]  # ``torch.distributed.all_reduce``, ``torch.ops.vllm.<op>``
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("self", "input")), None)
     inplace = any(k.arg == "inplace" and not _false(k.value) for k in call.keywords)
-    if npu is None and first is not None and (inplace or (len(dotted) == 2 and aliases_self(dotted[1]))):
+    if npu is None and first is not None and (inplace or aliases_self(aten_function(dotted) or "")):
         return [(None, alias_sources(first))]
     return [(at, alias_sources(arg)) for at, arg in foreign_results(call, dotted)]
 

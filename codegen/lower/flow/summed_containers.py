@@ -8,6 +8,10 @@ containers. A parameter annotated as a tensor or a scalar (``signature.annotatio
 a local the function binds otherwise (``m = x * 2``, ``h = self.norm(x)``): the premise is that a list the
 function sums comes in as a parameter or is built in the function. ``binding_aliases.py`` links such a sum to each
 operand.
+
+A container is one object however many names hold it: after ``ys = xs``, ``ys += zs`` extends the list ``xs`` is
+too (``list.__iadd__`` changes it in place), so what the augmented name takes in, each name it is a plain reference
+copy of holds as well (``reference_copies``), and a copy of a parameter that may be a container may be one itself.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
+from codegen.index.walked import walked_of
 from codegen.lower.flow.value_views import operands
 
-__all__ = ["maybe_containers", "summed"]
+__all__ = ["maybe_containers", "reference_copies", "summed"]
 
 
 def maybe_containers(fn: ast.AST) -> frozenset[str]:
@@ -32,3 +37,25 @@ def summed(value: ast.BinOp, maybe: frozenset[str]) -> bool:
     """``value`` is ``a + b`` (or a longer chain of ``+`` and ``*``) of names each in ``maybe``."""
     parts = operands(value) if isinstance(value.op, ast.Add) else []
     return bool(parts) and all(isinstance(p, ast.Name) and p.id in maybe for p in parts)
+
+
+def reference_copies(fn: ast.AST) -> dict[str, frozenset[str]]:
+    """{name: every name it may be the same object as, by plain reference copies} (``ys = xs``, ``zs = ys``: ``zs``
+    may be ``ys`` and ``xs``), one step after another, whatever the order of the bindings."""
+    direct: dict[str, set[str]] = {}
+    for stmt in walked_of(fn, ast.Assign):
+        if isinstance(stmt.value, ast.Name):
+            for target in (t for t in stmt.targets if isinstance(t, ast.Name)):
+                direct.setdefault(target.id, set()).add(stmt.value.id)
+    return {name: _reached(name, direct) for name in direct}
+
+
+def _reached(name: str, direct: dict[str, set[str]]) -> frozenset[str]:
+    seen: set[str] = set()
+    left = list(direct.get(name, ()))
+    while left:
+        copied = left.pop()
+        if copied not in seen and copied != name:
+            seen.add(copied)
+            left.extend(direct.get(copied, ()))
+    return frozenset(seen)

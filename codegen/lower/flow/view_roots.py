@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from codegen.index.walked import walked_of
+from codegen.lower.flow.aten_forms import function_form, function_view
 from codegen.lower.flow.exprs import META_ATTRS
 from codegen.lower.flow.schema import aliases_self
 
@@ -44,6 +45,8 @@ def view_base(node: ast.expr) -> ast.expr | None:
         return node.value
     if reads_attribute(node):
         return node.args[0]  # type: ignore[attr-defined]
+    if isinstance(node, ast.Call) and function_form(node) is not None:  # ``torch.narrow(x, ...)``: a view of ``x``
+        return function_view(node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and aliases_self(node.func.attr):
         return node.func.value
     return None

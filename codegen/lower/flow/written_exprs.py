@@ -2,7 +2,7 @@
 objects' state alike.
 
 ``h += 1`` and ``self.buf += 1`` write their target; ``h[0] = v`` and ``self.buf[0] = v`` the tensor stored into;
-``h.add_(1)`` and ``self.buf[:, 0].copy_(t)`` the object of a method whose ATen schema writes ``self``
+``h.add_(1)``, ``h.__iadd__(1)`` and ``self.buf[:, 0].copy_(t)`` the object of a method whose ATen op writes ``self``
 (``Tensor(a!) self``, ``schema.py``; a name the table lacks when spelled as ATen spells its in-place ops, with a
 trailing underscore), and ``torch.relu_(self.count)`` its first argument, that ``self`` in torch's function form
 (the module it is reached through, ``torch``, is no tensor written); ``torch.add(a, b, out=h)`` what it takes as
@@ -18,18 +18,17 @@ import ast
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
+from codegen.lower.flow.aten_forms import aten_name, function_form
 from codegen.lower.flow.view_roots import reads_attribute, view_base
 
 __all__ = ["attribute_chain", "call_written", "node_written", "writes_in_place"]
 
-_TORCH = "torch"  # the package whose functions take the tensor they write first (``torch.relu_(h)``)
-_FIRST = ("self", "input", "tensor")  # that argument's names, passed by keyword
-
 
 def writes_in_place(method: str) -> bool:
-    """The tensor method ``method`` writes its object: its ATen schema says so; a name the table does not hold (a
-    custom op) does when spelled with a trailing underscore (``npu_op_``)."""
-    known = schema.writes_self(method)
+    """The tensor method ``method`` writes its object: the ATen schema of the op it runs says so (``__iadd__`` runs
+    ``add_``: ``aten_forms.py``); a name the table does not hold (a custom op) does when spelled with a trailing
+    underscore (``npu_op_``)."""
+    known = schema.writes_self(aten_name(method))
     return known if known is not None else method.endswith("_") and not method.startswith("_")
 
 
@@ -53,9 +52,8 @@ def _receiver(call: ast.Call) -> ast.expr | None:
     func = call.func
     if not isinstance(func, ast.Attribute) or not writes_in_place(func.attr):
         return None
-    if (dotted_name(func.value) or "").split(".")[0] != _TORCH:
-        return func.value
-    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in _FIRST), None)
+    form = function_form(call)
+    return func.value if form is None else form[1]
 
 
 def node_written(node: ast.AST) -> list[ast.expr]:
