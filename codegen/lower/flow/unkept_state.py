@@ -24,9 +24,10 @@ from codegen.frontend.signature import Tensorness
 from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
-from codegen.lower.flow.changed_objects import changed_roots
+from codegen.lower.flow.changed_objects import changed_roots, kept_names, own_changed
 from codegen.lower.flow.exprs import chain_root
-from codegen.lower.flow.state_keeps import state_keeps, through_locals
+from codegen.lower.flow.kept_locals import through_locals
+from codegen.lower.flow.state_keeps import Asked, state_keeps
 from codegen.lower.flow.state_reach import reached_apart
 from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
@@ -128,8 +129,7 @@ def _named(
         return None  # the body reads the caller's state from another object's side: not followed
     attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = changed_roots(fn, receiver)
-    found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
+    found = state_keeps(_asked(index, here, fn, receiver, call, resolved, attributes, classed))
     if found is None:
         return None
     keeps, given = found
@@ -138,6 +138,31 @@ def _named(
     apart = {a for a in state if receiver and _reached_apart(index, here, fn, receiver, a)}
     held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
     return Named(keeps=through_locals(fn, call, keeps), inputs=frozenset(inputs - {receiver or ""}), held=held)
+
+
+def _asked(
+    index: Any,
+    here: tuple[str, ast.Module],
+    fn: _Function,
+    receiver: str | None,
+    call: ast.Call,
+    resolved: Any,
+    attributes: frozenset[str],
+    classed: frozenset[str],
+) -> Asked:
+    """The call as ``state_keeps`` asks it, with what ``fn`` changes and which of its names outlive it."""
+    return Asked(
+        index=index,
+        here=here,
+        call=call,
+        key=resolved.key,
+        receiver=resolved.receiver,
+        objects=changed_roots(fn, receiver),
+        own=own_changed(fn, receiver),
+        attributes=attributes,
+        classed=classed,
+        kept=kept_names(fn),
+    )
 
 
 def _reached_apart(index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str, attribute: str) -> bool:
