@@ -16,7 +16,7 @@ import ast
 
 from codegen.lower.flow.read_paths import chain_reads
 
-__all__ = ["body_read_paths", "refined"]
+__all__ = ["body_read_paths", "callee_reads", "refined"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -39,3 +39,9 @@ def refined(reads: frozenset[str], paths: frozenset[str]) -> frozenset[str]:
         under = {p for p in paths if p.partition(".")[0] == attribute}
         found |= {attribute} if not under or attribute in under else under
     return frozenset(found)
+
+
+def callee_reads(callee: object) -> frozenset[str]:
+    """What a stream function's body reads of its object, as paths (``refined``; no callee known: ``"*"``)."""
+    reads: frozenset[str] = getattr(callee, "reads_state", frozenset({"*"}))
+    return refined(reads, getattr(callee, "read_paths", frozenset()))

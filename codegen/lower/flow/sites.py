@@ -11,7 +11,7 @@ import ast
 import attrs
 
 from codegen.lower.flow.arguments import Argument, arguments
-from codegen.lower.flow.body_reads import refined
+from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.callees import Resolved
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
@@ -48,9 +48,7 @@ class Site:
         nodes = [*self.call.call.args, *(k.value for k in self.call.call.keywords)]
         found = set().union(*(state_reads(n, methods) for n in nodes))
         receiver = self.call.resolved.receiver
-        paths: frozenset[str] = getattr(self.callee, "read_paths", frozenset())
-        reads = refined(self.callee.reads_state, paths)  # type: ignore[attr-defined]
-        body = reads | self.callee.writes_state  # type: ignore[attr-defined]
+        body = callee_reads(self.callee) | self.callee.writes_state  # type: ignore[attr-defined]
         if receiver and body:
             found |= {f"{receiver}.*"} if "*" in body or "." in receiver else {f"{receiver}.{a}" for a in body}
         return frozenset(found)
