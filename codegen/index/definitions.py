@@ -23,6 +23,7 @@ from codegen.index.across_files import settled
 from codegen.index.elements import element_classes
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
+from codegen.lower.flow.body_reads import body_read_paths
 from codegen.lower.flow.guard_flips import changed_state, may_flip
 from codegen.lower.flow.param_writes import param_writes
 from codegen.lower.flow.state_access import reads_state, writes_state
@@ -119,6 +120,7 @@ def _callee(
         changes_state=changed_state(node, nodes, fn.owner),
         state_in_place=state[1],
         reads_state=reads_state(node, signature.receiver, owned),
+        read_paths=body_read_paths(node, signature.receiver),
         class_level=fn.class_level,
         static=fn.owner is not None and is_static(node),
         user_events=bool(fn.waits or fn.records),

@@ -34,6 +34,7 @@ class CalleeInfo:
     writes_state: frozenset[str] = frozenset()  # the attributes of its object the body changes ("*": unnamed)
     state_in_place: frozenset[str] = frozenset()  # those of them it only writes in place (made elsewhere)
     reads_state: frozenset[str] = frozenset({"*"})  # the attributes of its object the body reads ("*": any)
+    read_paths: frozenset[str] = frozenset()  # the chains of its object the body reads, whole (``body_reads.py``)
     changes_state: frozenset[str] = frozenset()  # the attributes of its object the body, or a method it calls,
     # may assign ("*": any; ``guard_flips.py``)
     flips_guard: bool = False  # the body assigns what its ``when`` reads: the call site reads it once

@@ -127,7 +127,7 @@ def test_race_free_and_exact(method: str, target: str) -> None:
 def test_a_record_left_to_the_last_iteration_races_where_the_loop_breaks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Taken for a loop that runs out although it may ``break``: the wait after the loop then reads no record of
     the last offload issued, and the caller's read of ``self.host`` races with it."""
-    monkeypatch.setattr(next_iteration, "_leaves_early", lambda *_: False)
+    monkeypatch.setattr(next_iteration, "leaves_early", lambda *_: False)
     body = method_source(_code(), "breaks_early")
     assert "if not offload_again:" in body
     with pytest.raises(StreamRaceError):

@@ -18,7 +18,7 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
-from codegen.lower.flow.changed_objects import changed_objects, outside
+from codegen.lower.flow.changed_objects import changed_objects, gives_own_changed, outside
 from codegen.lower.flow.counted_state import counted_args, loop_counts
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.helper_writes import stream_call_writes
@@ -66,8 +66,9 @@ def _site(
     assert call.stmt is not None
     same_module = callee.module == module.ir.module_name
     here = (module.ir.module_name, module.tree)
-    # a caller that changes no object leaves nothing to name (``unkept_state.py``): the site as it is
-    named = named_state(module.index, here, fn, receiver, call.call, call.resolved) if changed else None
+    # a caller that changes no object it gives leaves nothing to name (``unkept_state.py``): the site as it is
+    asks = changed or gives_own_changed(fn, receiver, call.call)
+    named = named_state(module.index, here, fn, receiver, call.call, call.resolved) if asks else None
     changed = outside(changed, named.inputs) if named is not None else changed
     site = plan_site(
         count, call.stmt, call, callee, same_module=same_module, caller_locals=local, receiver=receiver, changed=changed

@@ -18,6 +18,7 @@ import attrs
 from codegen.index import scan
 from codegen.index.per_index import per_run
 from codegen.index.walked import walked_of
+from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.function_resolver import RunNames, function_resolver, module_level_names
 from codegen.lower.flow.imports import module_bindings
@@ -111,7 +112,7 @@ def _resolved(
         resolved = resolver.resolve(call)
         if resolved is not None:
             bindable = aware_call(stmt) is call or item_call(stmt, facts.lists) is call
-            reads_state = getattr(index.callees.get(resolved.key), "reads_state", frozenset({"*"}))
+            reads_state = callee_reads(index.callees.get(resolved.key))
             unkept = (
                 bindable
                 and reads_changed_state(call, reads_state, facts.changed)

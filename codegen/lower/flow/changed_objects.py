@@ -28,10 +28,19 @@ import ast
 from collections.abc import Collection, Iterable
 
 from codegen.index.walked import per_node, walked
-from codegen.lower.flow.paths_meet import meets
+from codegen.lower.flow.paths_meet import meets, under
 from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
-__all__ = ["changed_objects", "changed_roots", "object_path", "outside"]
+__all__ = [
+    "changed_below",
+    "changed_objects",
+    "changed_roots",
+    "gives_own_changed",
+    "kept_names",
+    "object_path",
+    "outside",
+    "own_changed",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _DEPTH = 4  # a longer path is cut to its first parts: the whole of what they name (a cycle ``a = a.next`` ends)
@@ -52,6 +61,35 @@ def changed_objects(fn: _Function, receiver: str | None) -> frozenset[str]:
 def changed_roots(fn: _Function, receiver: str | None) -> frozenset[str]:
     """The names at the roots of ``changed_objects``' paths (``box`` of ``box.t``)."""
     return frozenset(p.partition(".")[0] for p in changed_objects(fn, receiver))
+
+
+def own_changed(fn: _Function, receiver: str | None) -> frozenset[str]:
+    """The paths of the receiver's own state that ``fn`` changes (``self.a.b`` of ``self.a.b.load(x)``), which
+    ``changed_objects`` leaves out: they matter where ``fn`` gives such an object to a stream call
+    (``state_keeps.py``)."""
+    found = changed_objects(fn, None)
+    return frozenset(p for p in found if receiver and p.partition(".")[0] == receiver)
+
+
+def changed_below(path: str, changed: Iterable[str]) -> bool:
+    """Some path of ``changed`` is ``path`` or lies under it: the object at ``path`` was changed (``self.a.b`` by a
+    change of ``self.a.b`` or ``self.a.b.t``, not by one of ``self``)."""
+    return any(c == path or under(c, path) for c in changed)
+
+
+def gives_own_changed(fn: _Function, receiver: str | None, call: ast.Call) -> bool:
+    """``call`` is given a chain of the receiver's state (``self.a.b``) that ``fn`` changes at or below it."""
+    own = own_changed(fn, receiver)
+    given = [a for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Attribute)]
+    return bool(own) and any(changed_below(p, own) for p in map(object_path, given) if p is not None)
+
+
+def kept_names(fn: _Function) -> frozenset[str]:
+    """The parameters of ``fn`` it never binds again: the objects they hold were given to it and outlive the call
+    (their caller holds them), unlike one it builds."""
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    bound = {n.id for n in walked(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return frozenset(params) - bound
 
 
 def outside(paths: Iterable[str], names: Collection[str]) -> frozenset[str]:

@@ -9,9 +9,11 @@ class's own methods (``self.m()``), with no walk of the object at run time (a wa
 the attributes the object has, which change on its first call, so the second call compiles again).
 
 An :class:`Effect` is what a run of some code does to the object: ``needs`` (read before stored, on some path),
-``sure`` (of those, read on every path: the object has them whenever the code runs, or the code raises) and
-``stores`` (stored on every path). ``None`` anywhere means the code uses the object in a way not read here
-(passed on, ``getattr``, a method the class does not define, a base class): the caller then cannot name its state.
+``sure`` (of those, read on every path: the object has them whenever the code runs, or the code raises),
+``stores`` (stored on every path) and ``drops`` (stored or deleted on some path: the object lets go of what the
+attribute held, which may then die while another stream still reads it). ``None`` anywhere means the code uses
+the object in a way not read here (passed on, ``getattr``, a method the class does not define, a base class): the
+caller then cannot name its state.
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ class Effect:
     needs: frozenset[str] = frozenset()
     sure: frozenset[str] = frozenset()
     stores: frozenset[str] = frozenset()
+    drops: frozenset[str] = frozenset()
 
     def then(self, later: Effect, *, surely: bool = True) -> Effect:
         """This, then ``later`` (which runs on every path when ``surely``)."""
         needs = self.needs | (later.needs - self.stores)
         sure = self.sure | (later.sure - self.stores) if surely else self.sure
-        return Effect(needs=needs, sure=sure, stores=self.stores | later.stores if surely else self.stores)
+        stores = self.stores | later.stores if surely else self.stores
+        return Effect(needs=needs, sure=sure, stores=stores, drops=self.drops | later.drops)
 
 
 def sequence(body: list[ast.stmt], use: Use) -> Effect | None:
@@ -124,7 +128,7 @@ class ClassState:
             return None  # a bound method taken, not called here
         if isinstance(node.ctx, ast.Load):
             return Effect(needs=frozenset({node.attr}), sure=frozenset({node.attr}))
-        return Effect(stores=frozenset({node.attr}))
+        return Effect(stores=frozenset({node.attr}), drops=frozenset({node.attr}))
 
 
 def _arguments(call: ast.Call, holds: Callable[[ast.expr], bool], state: ClassState) -> Effect | None:

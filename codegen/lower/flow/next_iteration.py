@@ -22,21 +22,21 @@ may share one ``with`` (``fold.py``), which the flag's assignment between them w
 
 The same test says where the call's join event must be recorded (``last_record``): where its only wait is that
 one after the loop (no wait or relay of its event in the loop, no later call recording it, ``shared_join.py``), and
-the loop can end only by running out (no ``break``, ``continue`` or ``return`` in it), a wait reads the last
-record before it, the last iteration's: the others record for no one. The offload of every layer records its join
-once, after the last layer's copy.
+the loop can end only by running out (no ``break`` or ``continue`` of its own, no ``return``: ``loop_exits.py``; an
+inner loop's ``break`` leaves only that loop), a wait reads the last record before it, the last iteration's: the
+others record for no one. The offload of every layer records its join once, after the last layer's copy.
 """
 
 from __future__ import annotations
 
 import ast
 
-from codegen.index.walked import walked
 from codegen.lower.flow.aliasing import aliasing
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.exprs import leaves, runs_op
 from codegen.lower.flow.ge_before import works
 from codegen.lower.flow.loop_count import enumerated, range_loop
+from codegen.lower.flow.loop_exits import leaves_early
 from codegen.lower.flow.loop_slots import loop_slots
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.statements import COMPOUND
@@ -77,7 +77,7 @@ def last_record(facts: CallerFacts, site: Site, joined_as: dict[int, int]) -> bo
     loop = facts.owner(site.stmt)
     if (
         not isinstance(loop, ast.For)
-        or _leaves_early(loop)
+        or leaves_early(loop)
         or site.index in loop_slots(facts.relations).read({site.index})
     ):
         return False  # a staging's waits read its records by slot (``loop_parity.py``)
@@ -91,11 +91,6 @@ def last_record(facts: CallerFacts, site: Site, joined_as: dict[int, int]) -> bo
         for step in found
         if isinstance(step, (Join, Relay)) and step.site == site.index
     )
-
-
-def _leaves_early(loop: ast.For) -> bool:
-    """The loop may end before it runs out, or an iteration end before its last statement."""
-    return any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in walked(loop))
 
 
 def _quiet(facts: CallerFacts, stmt: ast.stmt) -> bool:

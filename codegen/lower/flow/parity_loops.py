@@ -2,9 +2,10 @@
 what the slots mean and why they are exact).
 
 A call qualifies when its target has events; it is its callee's only call in a top-level ``for`` loop of the function
-(no ``else``, no ``break``, ``continue`` or ``return``, its index and count known: ``last_iteration.counted``), standing
-in the loop's body or in an ``if`` there whose test the last iteration knows false; the callee's one other call in
-the function is a statement of its body before the loop; both read one guard the same at every call, record one join
+(no ``else``; no ``break`` or ``continue`` of its own nor ``return``, ``loop_exits.py``: an inner loop's ``break``
+leaves only that loop; its index and count known: ``last_iteration.counted``), standing in the loop's body or in
+an ``if`` there whose test the last iteration knows false; the callee's one other call in the function is a
+statement of its body before the loop; both read one guard the same at every call, record one join
 event of their own (no argument only a call binds: ``shared_join.py``), write none of the caller's names in place and
 are no micro-batch's slotted call (``item_slots.py``); and the names the loop's call binds are read only by plain
 copies (``w = w_next``).
@@ -20,6 +21,7 @@ import attrs
 from codegen.index.walked import walked
 from codegen.lower.flow.last_iteration import LastIterations, counted, false_in_last
 from codegen.lower.flow.loop_count import range_loop
+from codegen.lower.flow.loop_exits import leaves_early
 from codegen.lower.flow.loop_parity import Parity
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.transfer import SiteView
@@ -27,7 +29,6 @@ from codegen.lower.flow.transfer import SiteView
 __all__ = ["Asked", "loop_parity"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_EXITS = (ast.Break, ast.Continue, ast.Return)
 
 
 def loop_parity(
@@ -55,7 +56,7 @@ def _parity(
     fn: _Function, late: Site, sites: list[Site], views: dict[ast.stmt, SiteView], asked: Asked, last: LastIterations
 ) -> Parity | None:
     loop = next((s for s in fn.body if isinstance(s, ast.For) and any(node is late.stmt for node in walked(s))), None)
-    if loop is None or loop.orelse or any(isinstance(n, _EXITS) for n in walked(loop)):
+    if loop is None or loop.orelse or leaves_early(loop):
         return None
     index, count = counted(loop, asked.receiver, asked.sized)
     skipped = _skipped(loop, late.stmt, asked)

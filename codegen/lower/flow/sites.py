@@ -11,6 +11,7 @@ import ast
 import attrs
 
 from codegen.lower.flow.arguments import Argument, arguments
+from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.callees import Resolved
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.exprs import bound_names, data_reads
@@ -42,11 +43,12 @@ class Site:
 
     def state_read(self, methods: frozenset[str]) -> frozenset[str]:
         """What of objects' state the call reads: its arguments' attribute chains (on the caller's stream), and
-        the state of its object its body reads or writes (on its own stream)."""
+        the state of its object its body reads (each chain whole: ``body_reads.py``) or writes (on its own
+        stream)."""
         nodes = [*self.call.call.args, *(k.value for k in self.call.call.keywords)]
         found = set().union(*(state_reads(n, methods) for n in nodes))
         receiver = self.call.resolved.receiver
-        body = self.callee.reads_state | self.callee.writes_state  # type: ignore[attr-defined]
+        body = callee_reads(self.callee) | self.callee.writes_state  # type: ignore[attr-defined]
         if receiver and body:
             found |= {f"{receiver}.*"} if "*" in body or "." in receiver else {f"{receiver}.{a}" for a in body}
         return frozenset(found)

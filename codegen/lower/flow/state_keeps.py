@@ -11,6 +11,13 @@ the attributes the call's body reads before storing them itself and that a metho
 argument). :func:`state_keeps` gives them, or None where a class is unknown or the body uses such an object
 otherwise: the call then stays at once (NPD501). Keeping names rather than walking the object also keeps
 ``torch.compile`` to one graph: a walk guards on which attributes the object has, which its first call changes.
+
+A tensor needs the keep only where its last reference may go while the side stream reads it. An object that
+outlives the caller (given to it, a parameter it never binds again, or its own state: ``self.a.b``) holds its
+attributes past the caller's join, so of such an object only what the body lets go of is kept (stored or deleted
+on some path, ``Effect.drops``: ``take``'s ``self.t = None``); ``s = meta.t.sum()`` keeps nothing. An object the
+caller builds dies with it: all it reads is kept. A chain of the caller's own state given whole (``self.side(x,
+self.a.b)`` after ``self.a.b.load(x)``) is read as a given object too, where it was left unkept.
 """
 
 from __future__ import annotations
@@ -19,64 +26,100 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from codegen.index import scan
-from codegen.index.walked import walked_of
+from codegen.lower.flow.changed_objects import changed_below, object_path
 from codegen.lower.flow.class_state import ClassState, Effect, sequence
 from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.object_attributes import constructed, per_call
 from codegen.lower.flow.object_chains import Chain, Here, chain_class, class_named, state_chains
 from codegen.lower.flow.spelling import spelled_expr
 
-__all__ = ["given_arguments", "state_keeps", "through_locals"]
+__all__ = ["Asked", "given_arguments", "state_keeps"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Holds = Callable[[ast.expr], bool | None]  # True: the object; None: a binding of it that does nothing; False: not
+Keeps = tuple[tuple[str, ...], frozenset[str]]  # the expressions to keep, the caller's names holding the objects
 
 
-def state_keeps(
-    index: Any,
-    here: Here,
-    call: ast.Call,
-    key: str,
-    receiver: str | None,
-    objects: frozenset[str],
-    attributes: frozenset[str],
-    classed: frozenset[str],
-) -> tuple[tuple[str, ...], frozenset[str]] | None:
-    """The caller's expressions to keep for its call ``call`` of ``key`` (``receiver``: the source of the callee's
-    ``self``): the tensors the callee reads of the objects the caller changes (``objects``: names whose object it
-    changes, given to a parameter of ``classed``, those annotated with a class; ``attributes``: its object's
-    attributes it changes through a local), and the caller's names holding the objects it is given. None: one cannot
-    be named."""
-    module, _, qualname = key.partition(":")
-    tree = here[1] if module == here[0] else getattr(getattr(index, "returns", None), "tree_of", lambda _: None)(module)
-    fn = scan.functions_by_qualname(tree).get(qualname) if tree is not None else None
-    chains = state_chains(fn, attributes) if fn is not None and fn.args.args and receiver else []
-    if fn is None or not fn.args.args or chains is None:
+@attrs.frozen(kw_only=True)
+class Asked:
+    """One call as the caller asks it: the run, the module lowered, the call, its callee's key and the source of the
+    callee's ``self``; ``objects``: the names whose object the caller changes (``changed_objects.changed_roots``),
+    ``own``: the paths of its receiver's state it changes (``self.a.b``), ``attributes``: its object's attributes it
+    changes through a local, ``classed``: the callee's parameters annotated with a class, ``kept``: the caller's
+    names whose objects outlive it (``changed_objects.kept_names``: given to it, or its receiver)."""
+
+    index: Any
+    here: Here
+    call: ast.Call
+    key: str
+    receiver: str | None
+    objects: frozenset[str]
+    own: frozenset[str]
+    attributes: frozenset[str]
+    classed: frozenset[str]
+    kept: frozenset[str]
+
+
+def state_keeps(asked: Asked) -> Keeps | None:
+    """The caller's expressions to keep for the call: the tensors the callee reads of the objects the caller changes
+    (given to a parameter annotated with a class, or reached through its receiver's state), and the caller's names
+    holding the objects it is given. None: one cannot be named."""
+    module, _, qualname = asked.key.partition(":")
+    fn = _callee(asked, module, qualname)
+    chains = state_chains(fn, asked.attributes) if fn is not None and asked.receiver else []
+    if fn is None or chains is None:
         return None
-    given = given_arguments(call, fn)
+    given = given_arguments(asked.call, fn)
+    params = _params_keeps(asked, module, fn, given)
+    chained = [_chain_keeps(asked, module, qualname, fn, chain, given) for chain in chains]
+    if params is None or any(found is None for found in chained):
+        return None
+    keeps = [*params[0], *(k for found in chained for k in found or ())]
+    return tuple(dict.fromkeys(keeps)), params[1]
+
+
+def _callee(asked: Asked, module: str, qualname: str) -> _Function | None:
+    """The callee's definition, in the module lowered or another of the run (None: not found, or no ``self``)."""
+    here, returns = asked.here, getattr(asked.index, "returns", None)
+    tree = here[1] if module == here[0] else getattr(returns, "tree_of", lambda _: None)(module)
+    fn = scan.functions_by_qualname(tree).get(qualname) if tree is not None else None
+    return fn if fn is not None and fn.args.args else None
+
+
+def _params_keeps(asked: Asked, module: str, fn: _Function, given: dict[str, ast.expr]) -> Keeps | None:
+    """What to keep of the changed objects the call is given, and the caller's names holding them."""
     keeps: list[str] = []
     holders: set[str] = set()
     for name, argument in given.items():
-        if chain_root(argument) in objects and name in classed and not isinstance(argument, ast.Attribute):
-            found = _param_keeps(index, here, module, fn, name, argument)
+        if name in asked.classed and _changed(asked, argument):
+            found = _param_keeps(asked, module, fn, name, argument)
             if found is None:
                 return None
             keeps += found
-            holders.add(chain_root(argument))
-    for chain in chains:
-        found = _chain_keeps(index, here, module, qualname, fn, chain, given, receiver or "")
-        if found is None:
-            return None
-        keeps += found
-    return tuple(dict.fromkeys(keeps)), frozenset(holders)
+            holders |= set() if isinstance(argument, ast.Attribute) else {chain_root(argument)}
+    return tuple(keeps), frozenset(holders)
 
 
-def _param_keeps(index: Any, here: Here, module: str, fn: _Function, name: str, argument: ast.expr) -> list[str] | None:
-    """``argument.attr`` for each attribute to keep of the object the parameter ``name`` is given."""
+def _changed(asked: Asked, argument: ast.expr) -> bool:
+    """The caller changes the object ``argument`` names: one it holds by name (or an item of it), or a chain of its
+    receiver's state changed at or below it (``self.a.b`` of ``self.a.b.load(x)``)."""
+    if not isinstance(argument, ast.Attribute):
+        return chain_root(argument) in asked.objects
+    path = object_path(argument)
+    return path is not None and changed_below(path, asked.own) and _plain(argument)
+
+
+def _param_keeps(asked: Asked, module: str, fn: _Function, name: str, argument: ast.expr) -> list[str] | None:
+    """``argument.attr`` for each attribute to keep of the object the parameter ``name`` is given: each the body
+    reads that a call may have made; of an object that outlives the caller, only those the body may let go of
+    (stored or deleted: the object's own reference keeps the others alive past the caller's join)."""
     param = next(a for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs) if a.arg == name)
-    cls = class_named(index, here, module, _annotation_name(param.annotation))
-    named = _named(cls[1], fn.body, lambda n: isinstance(n, ast.Name) and n.id == name) if cls else None
+    cls = class_named(asked.index, asked.here, module, _annotation_name(param.annotation))
+    outlives = chain_root(argument) in asked.kept
+    named = _named(cls[1], fn.body, lambda n: isinstance(n, ast.Name) and n.id == name, outlives) if cls else None
     return None if named is None or not _plain(argument) else [f"{spelled_expr(argument)}.{a}" for a in sorted(named)]
 
 
@@ -88,27 +131,23 @@ def _annotation_name(written: ast.expr | None) -> str:
 
 
 def _chain_keeps(
-    index: Any,
-    here: Here,
-    module: str,
-    qualname: str,
-    fn: _Function,
-    chain: Chain,
-    given: dict[str, ast.expr],
-    receiver: str,
+    asked: Asked, module: str, qualname: str, fn: _Function, chain: Chain, given: dict[str, ast.expr]
 ) -> list[str] | None:
     """``<receiver>.a.b[<argument>].attr`` for each attribute to keep of the object a state chain reaches."""
-    cls = chain_class(index, here, module, qualname.rpartition(".")[0], chain)
+    cls = chain_class(asked.index, asked.here, module, qualname.rpartition(".")[0], chain)
     index_given = given.get(chain.index) if isinstance(chain.index, str) else ast.Constant(chain.index)
     if cls is None or index_given is None or not isinstance(index_given, (ast.Name, ast.Constant)):
         return None
     named = _named(cls, fn.body, chain.holds)
-    spelled = f"{receiver}.{'.'.join(chain.path)}[{spelled_expr(index_given)}]"
+    spelled = f"{asked.receiver}.{'.'.join(chain.path)}[{spelled_expr(index_given)}]"
     return None if named is None else [f"{spelled}.{a}" for a in sorted(named)]
 
 
-def _named(cls: ast.ClassDef | None, body: list[ast.stmt], holds: Holds) -> frozenset[str] | None:
-    """The attributes to keep of the object ``holds`` recognizes in ``body`` (None: not nameable)."""
+def _named(
+    cls: ast.ClassDef | None, body: list[ast.stmt], holds: Holds, outlives: bool = False
+) -> frozenset[str] | None:
+    """The attributes to keep of the object ``holds`` recognizes in ``body`` (None: not nameable); of an object that
+    ``outlives`` the caller, those the body may let go of."""
     state = ClassState(cls) if cls is not None else None
     if state is None or not state.plain:
         return None
@@ -117,7 +156,7 @@ def _named(cls: ast.ClassDef | None, body: list[ast.stmt], holds: Holds) -> froz
     )
     if effect is None:
         return None
-    wanted = effect.needs & per_call(cls)  # type: ignore[arg-type]
+    wanted = effect.needs & per_call(cls) & (effect.drops if outlives else effect.needs)  # type: ignore[arg-type]
     return wanted if wanted <= effect.sure | constructed(state, cls) else None  # type: ignore[arg-type]
 
 
@@ -136,37 +175,3 @@ def _plain(node: ast.expr) -> bool:
     """Names, attributes and items by a name or constant: the same value at the keep as at the call."""
     allowed = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Load)
     return all(isinstance(n, allowed) for n in ast.walk(node))
-
-
-def through_locals(fn: _Function, call: ast.Call, keeps: tuple[str, ...]) -> tuple[str, ...]:
-    """``keeps`` spelled through the caller's locals where one holds the start of a keep: ``token_dispatchers =
-    self.experts.token_dispatchers`` at the top of ``fn``, before the call, bound nowhere else, makes
-    ``self.experts.token_dispatchers[i].topk_weights`` read ``token_dispatchers[i].topk_weights`` (unless ``fn``
-    stores that chain itself, or a part of it)."""
-    if not keeps:
-        return keeps
-    stored = [n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load)]
-    held: dict[str, str] = {}
-    for stmt in fn.body:
-        if stmt.lineno >= call.lineno or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
-            continue
-        target = stmt.targets[0]
-        if isinstance(target, ast.Name) and stored.count(target.id) == 1 and _attributes(stmt.value):
-            held[spelled_expr(stmt.value)] = target.id
-    targets = [spelled_expr(t) for t in walked_of(fn, ast.Attribute) if not isinstance(t.ctx, ast.Load)]
-    held = {text: name for text, name in held.items() if not any(t.startswith(text) for t in targets)}
-    return tuple(_respelled(k, held) for k in keeps)
-
-
-def _respelled(keep: str, held: dict[str, str]) -> str:
-    for text, name in held.items():
-        if keep.startswith(f"{text}["):
-            return name + keep[len(text) :]
-    return keep
-
-
-def _attributes(node: ast.expr) -> bool:
-    """A chain of attributes of a name (``self.experts.token_dispatchers``)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)

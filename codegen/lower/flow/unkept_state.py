@@ -24,11 +24,14 @@ from codegen.frontend.signature import Tensorness
 from codegen.index.per_index import per_run
 from codegen.index.walked import per_node, walked
 from codegen.lower.flow import schema
-from codegen.lower.flow.changed_objects import changed_roots
+from codegen.lower.flow.body_reads import callee_reads
+from codegen.lower.flow.changed_objects import changed_roots, kept_names, own_changed
 from codegen.lower.flow.exprs import chain_root
-from codegen.lower.flow.state_keeps import state_keeps, through_locals
+from codegen.lower.flow.held_paths import held_paths
+from codegen.lower.flow.kept_locals import through_locals
+from codegen.lower.flow.paths_meet import meets
+from codegen.lower.flow.state_keeps import Asked, state_keeps
 from codegen.lower.flow.state_reach import reached_apart
-from codegen.lower.flow.state_views import state_locals
 from codegen.lower.flow.view_roots import alias_root
 
 __all__ = ["Named", "changed_state", "named_state", "reads_changed_state"]
@@ -39,13 +42,14 @@ _STORES = (ast.AnnAssign, ast.AugAssign)
 
 def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[str]]:
     """The locals of ``fn`` that hold state of ``receiver`` and whose object ``fn`` changes (a method called on
-    it or an item of it that is no tensor op, an attribute stored on it), with the attributes of ``receiver``
-    they hold; read once per function (the index's call search and the planner ask of every caller)."""
+    it or an item of it that is no tensor op, an attribute stored on it), with the paths of ``receiver``'s state
+    they hold (``held_paths``: ``a.d`` of ``d = self.a.d``, ``"*"`` the object); read once per function (the
+    index's call search and the planner ask of every caller)."""
     if receiver is None:
         return {}
     known = _changed_states(fn)
     if receiver not in known:
-        held = state_locals(fn, receiver)
+        held = held_paths(fn, receiver)
         candidates = changed_roots(fn, receiver) & held.keys()
         known[receiver] = {name: held[name] for name in candidates if _changes(fn, name)}
     return known[receiver]
@@ -71,15 +75,28 @@ def _changes(fn: _Function, name: str) -> bool:
 
 
 def reads_changed_state(call: ast.Call, reads_state: frozenset[str], changed: dict[str, frozenset[str]]) -> bool:
-    """The call is given (an item or attribute of) such a local, or its body reads of its object an attribute one
-    of them holds (``reads_state``: the callee's, ``"*"`` any)."""
+    """The call is given (an item or attribute of) such a local, or its body reads of its object a path that meets
+    one they hold (``reads_state``: the callee's, as paths: ``body_reads.refined``; ``"*"`` any): a body reading
+    ``self.a.e`` reads nothing a change through ``d = self.a.d`` makes."""
     if not changed:
         return False
     values = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
     if any(alias_root(v) in changed for v in [*values, *(k.value for k in call.keywords)]):
         return True
-    attributes = frozenset().union(*changed.values())
-    return bool(reads_state & attributes) or ("*" in reads_state) or ("*" in attributes and bool(reads_state))
+    held = frozenset().union(*changed.values())
+    return _meet(reads_state, held) or ("*" in reads_state) or ("*" in held and bool(reads_state))
+
+
+def _meet(reads: frozenset[str], held: frozenset[str]) -> bool:
+    """A path read meets a path held, as named (``"*"`` meets ``"*"`` only, as the sets of first attributes were
+    compared): ``a.e`` meets ``a`` and ``a.e.buf``, not ``a.d``."""
+    named = [(r, h) for r in reads for h in held if "*" not in (r, h)]
+    return ("*" in reads and "*" in held) or any(meets(r, h) for r, h in named)
+
+
+def _firsts(paths: frozenset[str]) -> frozenset[str]:
+    """The first attributes of ``paths`` (``a`` of ``a.d``; ``"*"`` stays)."""
+    return frozenset(p.partition(".")[0] for p in paths)
 
 
 @attrs.frozen
@@ -122,22 +139,47 @@ def _named(
     if callee is None:
         return None
     changed = changed_state(fn, receiver)
-    reads = callee.reads_state
+    reads = callee_reads(callee)
     own = resolved.receiver is not None and resolved.receiver == receiver
-    if not own and reads & frozenset().union(*changed.values(), frozenset()):
+    if not own and _meet(reads, frozenset().union(*changed.values(), frozenset())):
         return None  # the body reads the caller's state from another object's side: not followed
-    attributes = frozenset().union(*changed.values(), frozenset()) if own else frozenset()
+    attributes = _firsts(frozenset().union(*changed.values(), frozenset())) if own else frozenset()
     classed = frozenset(p.name for p in callee.signature.params if p.tensor is Tensorness.NO)
-    objects = changed_roots(fn, receiver)
-    found = state_keeps(index, here, call, resolved.key, resolved.receiver, objects, attributes, classed)
+    found = state_keeps(_asked(index, here, fn, receiver, call, resolved, attributes, classed))
     if found is None:
         return None
     keeps, given = found
-    inputs = set(given) | {n for n, held in changed.items() if held & reads}
-    state = (attributes & reads).union(*(changed[n] for n in inputs if n in changed))  # reached through the locals
+    inputs = set(given) | {n for n, held in changed.items() if _meet(reads, held)}
+    state = (attributes & _firsts(reads)).union(*(_firsts(changed[n]) for n in inputs if n in changed))  # reached
+    # through the locals
     apart = {a for a in state if receiver and _reached_apart(index, here, fn, receiver, a)}
     held = frozenset(f"{receiver}.{a}" for a in state - apart) if receiver else frozenset()
     return Named(keeps=through_locals(fn, call, keeps), inputs=frozenset(inputs - {receiver or ""}), held=held)
+
+
+def _asked(
+    index: Any,
+    here: tuple[str, ast.Module],
+    fn: _Function,
+    receiver: str | None,
+    call: ast.Call,
+    resolved: Any,
+    attributes: frozenset[str],
+    classed: frozenset[str],
+) -> Asked:
+    """The call as ``state_keeps`` asks it, with what ``fn`` changes and which of its names outlive it."""
+    return Asked(
+        index=index,
+        here=here,
+        call=call,
+        key=resolved.key,
+        receiver=resolved.receiver,
+        objects=changed_roots(fn, receiver),
+        own=own_changed(fn, receiver),
+        attributes=attributes,
+        classed=classed,
+        kept=kept_names(fn),
+    )
 
 
 def _reached_apart(index: Any, here: tuple[str, ast.Module], fn: _Function, receiver: str, attribute: str) -> bool:
