@@ -76,3 +76,32 @@ def test_race_free_and_exact(body: str, made: object) -> None:
     code = transform(MODEL.replace("BODY", body), "ge")
     got = run_checked(code, "ge", lambda m: m.M(), (x.clone(),), data_edges="explicit")
     torch.testing.assert_close(got, made(x).reshape(4, 4) + 2)  # type: ignore[operator]
+
+
+FORK = """
+import torch
+from npudsl import on_stream
+
+
+class M(torch.nn.Module):
+    @on_stream("side")
+    def side(self, a: torch.Tensor) -> torch.Tensor:
+        return a * 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x + 1
+        b = torch.mm(h, h)
+        c = h.view(-1)
+        out = self.side(h)
+        return out + b + c.sum()
+"""
+
+
+def test_a_fork_edge_waits_for_the_callers_last_op_not_a_view() -> None:
+    """``c = h.view(-1)`` runs no work on GE: an edge on ``c`` lands on ``h``'s producer, before ``torch.mm``."""
+    code = transform(FORK, "ge")
+    assert "torchair.scope.npu_wait_tensor(h, b)" in code, code  # on main: ``npu_wait_tensor(h, c)``
+    x = torch.randn(4, 4)
+    got = run_checked(code, "ge", lambda m: m.M(), (x,))
+    h = x + 1
+    torch.testing.assert_close(got, h * 2 + h @ h + h.sum())
