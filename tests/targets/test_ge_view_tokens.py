@@ -105,3 +105,15 @@ def test_a_fork_edge_waits_for_the_callers_last_op_not_a_view() -> None:
     got = run_checked(code, "ge", lambda m: m.M(), (x,))
     h = x + 1
     torch.testing.assert_close(got, h * 2 + h @ h + h.sum())
+
+
+def test_a_view_of_an_older_tensor_is_not_the_callers_last_work() -> None:
+    """``self.side(c)`` with ``c = h.view(-1)`` last: on main the read of ``c`` stood for an edge after the caller's
+    last work (``ge_reads.py``), but on GE it orders after ``h``'s producer only, before ``torch.mm``."""
+    source = FORK.replace("out = self.side(h)", "out = self.side(c)").replace("return out +", "return out.view(4, 4) +")
+    code = transform(source, "ge")
+    assert "torchair.scope.npu_wait_tensor(c, b)" in code, code  # on main: no edge
+    x = torch.randn(4, 4)
+    got = run_checked(code, "ge", lambda m: m.M(), (x,))
+    h = x + 1
+    torch.testing.assert_close(got, (h * 2).view(4, 4) + h @ h + h.sum())

@@ -18,7 +18,7 @@ import ast
 from codegen.lower.flow.exprs import bound_names, runs_op
 from codegen.lower.flow.ge_view_tokens import viewed
 
-__all__ = ["binds_a_call", "last_tensor", "tensor_above"]
+__all__ = ["binds_a_call", "last_tensor", "tensor_above", "views_a_name"]
 
 _STOP = ""  # the search ended at work that no earlier tensor covers
 
@@ -76,6 +76,11 @@ def _search(block: list[ast.stmt], stmt: ast.stmt, site_stmts: set[ast.stmt], ma
         if isinstance(earlier, (ast.Assign, ast.AnnAssign)) and runs_op(earlier) and not binds_a_call(earlier):
             return _STOP
     return None
+
+
+def views_a_name(stmt: ast.stmt) -> bool:
+    """The statement only takes a view of a name (see :func:`_viewed_name`)."""
+    return _viewed_name(stmt) is not None
 
 
 def _viewed_name(stmt: ast.stmt) -> str | None:

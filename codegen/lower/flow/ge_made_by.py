@@ -72,8 +72,8 @@ def _item_made(made: ast.Subscript, at: Callee, index: object, depth: int) -> bo
     found = made_last([e for _, e in running], before)
     if found is None or running[found[0]][0] != item.value % len(value.elts):
         return False
-    made = unviewed(found[1], before, named=found[1] is getattr(before, "value", None))  # a view: its tensor's maker
-    return isinstance(made, (ast.Call, ast.BinOp, ast.Subscript)) and made_by_callee(made, callee, index, depth + 1)
+    maker = unviewed(found[1], before, named=found[1] is getattr(before, "value", None))  # a view: its tensor's maker
+    return isinstance(maker, (ast.Call, ast.BinOp, ast.Subscript)) and made_by_callee(maker, callee, index, depth + 1)
 
 
 def _read(call: ast.Call, at: Callee, index: object, depth: int) -> Callee | bool:
