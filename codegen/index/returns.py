@@ -16,8 +16,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from codegen.index import scan
+from codegen.index.class_chain import home_of as class_home
 from codegen.index.returned import PARAM, returned_params
 from codegen.lower.flow.imports import resolve_spec
+from codegen.lower.flow.inherited_forward import class_forward
 
 __all__ = [
     "function_returns",
@@ -98,10 +100,18 @@ def submodule_returns(index: object, module: str, cls: ast.ClassDef, receiver: s
         assigned.update({attr: (home, made) for attr, made in attrs.items()})
     found: dict[str, ast.expr] = {}
     for attr, (home, made) in assigned.items():
-        annotation = _defined(index, home, made, ".forward")
+        annotation = _defined(index, home, made, ".forward") or _inherited_forward(index, home, made)
         if annotation is not None:
             found[f"{receiver}.{attr}"] = ast.parse(annotation, mode="eval").body
     return found
+
+
+def _inherited_forward(index: object, module: str, name: str) -> str | None:
+    """The annotation of the ``forward`` class ``name`` (as ``module`` names it) inherits from a base of the run."""
+    home = class_home(index, module, name)
+    found = class_forward(index, *home) if home is not None else None
+    returns: Mapping[str, Mapping[str, str]] = index.returns  # type: ignore[attr-defined]
+    return None if found is None else returns.get(found[0], {}).get(f"{found[1]}.forward")
 
 
 def home_of(index: object, module: str, name: str) -> str:

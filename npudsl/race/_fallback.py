@@ -3,7 +3,8 @@
 ``torch.ops.aten.<name>`` lists every overload of an op with its alias
 annotations. Every overload that the node's arguments fill (each slot without a
 default given) counts (the union, so that a doubt becomes a write): a tensor in a ``Tensor(a!)`` slot is written; a
-result annotated ``Tensor(a)`` makes the node a view of its first argument;
+result annotated ``Tensor(a)`` makes the node a view of its first argument (a ``Tensor(a!)`` result is the written
+argument handed back, never a view, even where that slot holds no tensor of the graph);
 every other tensor argument is read. An op unknown to the registry reads all of
 its tensor arguments and writes the one passed as ``out=`` (torch's convention).
 """
@@ -66,7 +67,9 @@ def by_schema(node: torch.fx.Node, inputs: list[torch.fx.Node]) -> dict[str, Any
         for n in _nodes(_slots(s, node).get(a.name))
     ]
     writes += _nodes(node.kwargs.get("out")) if not schemas else []
-    view = not writes and any(r.alias_info is not None for s in schemas for r in s.returns)
+    view = not writes and any(
+        r.alias_info is not None and not r.alias_info.is_write for s in schemas for r in s.returns
+    )
     first = inputs[0] if inputs and node.args and node.args[0] is inputs[0] else None
     reads = () if view else tuple(n for n in inputs if n not in writes)
     alias = first if view else (writes[0] if writes else None)

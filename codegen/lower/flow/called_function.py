@@ -9,8 +9,8 @@ switches streams) bound once in the module that defines it, this one or the one 
 (``index.returns.tree_of``: a file of the run, or its package's file on disk, so together and alone agree); a
 method of the recording body's own class called on its receiver (``self.pick(x)``), defined once there with no
 decorator; or, for a submodule the receiver holds (``self.skip(x)``), the ``forward`` of its class where the run
-reads it (the class and its ``forward`` of no decorator: a stream class's call switches streams). A call reaching
-nothing the run can read is None.
+reads it, also inherited from a base of the run (the class and its ``forward`` of no decorator: a stream class's
+call switches streams). A call reaching nothing the run can read is None.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from codegen.index.returns import run_returns
 from codegen.index.submodule_forward import submodule_forward
 from codegen.lower.flow.exprs import binding_name
 from codegen.lower.flow.import_chains import absolute_imports, run_package
+from codegen.lower.flow.inherited_forward import class_forward, submodule_class
 from codegen.lower.flow.local_returns import local_returns
 from codegen.lower.flow.tensors import Returns
 
@@ -66,16 +67,21 @@ def callee_of(call: ast.Call, at: Callee, index: object) -> Callee | None:
 
 def _submodule_forward(attr: str, at: Callee, index: object) -> Callee | None:
     """The ``forward`` that ``self.<attr>(...)`` runs, where the run reads the submodule's class
-    (``submodule_forward.py``: assigned by the class's ``__init__`` or a base's, in any file of the run), neither
-    the class nor its ``forward`` decorated."""
-    found = submodule_forward(index, at.module, at.owner or "", attr)
+    (``submodule_forward.py``: assigned by the class's ``__init__`` or a base's, in any file of the run), or the one
+    it inherits from a base of the run (``inherited_forward.py``), neither the class nor its ``forward`` decorated."""
+    found = submodule_forward(index, at.module, at.owner or "", attr) or _inherited(attr, at, index)
     if found is None:
         return None
     module, owner, tree, fn = found
     cls = class_of(index, module, owner)
-    if cls is None or cls.decorator_list or fn.decorator_list:
+    if cls is None or cls.decorator_list or fn.decorator_list or not fn.args.args:
         return None
     return Callee(module, tree, fn, owner, fn.args.args[0].arg)
+
+
+def _inherited(attr: str, at: Callee, index: object) -> tuple[str, str, ast.Module, _Function] | None:
+    home = submodule_class(index, at.module, at.owner or "", attr)
+    return class_forward(index, *home) if home is not None else None
 
 
 def _module_function(name: str, module: str, tree: ast.Module, index: object) -> Callee | None:

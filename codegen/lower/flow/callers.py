@@ -95,7 +95,7 @@ def _ge_plan(
     of the call before it on its stream as with events (``hoist.py``)."""
     run = run_returns(module.index, module.ir.module_name, module.tree, qualname.rpartition(".")[0], receiver)
     returns = local_returns(module.tree, qualname, receiver, run)
-    layers = submodules(module.tree, qualname, receiver)
+    layers = submodules(module.tree, qualname, receiver, index=module.index, module=module.ir.module_name)
     method = "." in qualname
     owner = qualname.rpartition(".")[0]
     objects = object_state(module.index, module.ir.module_name, module.tree, owner, receiver) if receiver else None

@@ -28,6 +28,7 @@ from codegen.index.returned import returned_value
 from codegen.lower.flow.called_function import Callee, binds, callee_of
 from codegen.lower.flow.ge_containers import returned_container
 from codegen.lower.flow.ge_returned import made_element, made_last, tensor_names
+from codegen.lower.flow.ge_view_tokens import unviewed
 from codegen.lower.flow.tensors import is_tensor_expr
 
 __all__ = ["container_made_by_callee", "made_by_callee"]
@@ -67,12 +68,12 @@ def _item_made(made: ast.Subscript, at: Callee, index: object, depth: int) -> bo
     if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
         return False
     running = [(i, e) for i, e in enumerate(value.elts) if not isinstance(e, ast.Constant)]
-    found = made_last([e for _, e in running], body[-2] if len(body) > 1 else None)
+    before = body[-2] if len(body) > 1 else None
+    found = made_last([e for _, e in running], before)
     if found is None or running[found[0]][0] != item.value % len(value.elts):
         return False
-    return isinstance(found[1], (ast.Call, ast.BinOp, ast.Subscript)) and made_by_callee(
-        found[1], callee, index, depth + 1
-    )
+    maker = unviewed(found[1], before, named=found[1] is getattr(before, "value", None))  # a view: its tensor's maker
+    return isinstance(maker, (ast.Call, ast.BinOp, ast.Subscript)) and made_by_callee(maker, callee, index, depth + 1)
 
 
 def _read(call: ast.Call, at: Callee, index: object, depth: int) -> Callee | bool:

@@ -8,8 +8,10 @@ what the waiter reads of the other elements). That holds for the one tensor retu
 or ``out = a @ b`` then ``return out``), for the element of a returned tuple whose op runs last, every element
 after it a name (``return weights / weights.sum(-1), ids``; no constant: the return would bind it to a name of
 its own), and for ``call(...)[i]`` where the call returns a tuple whose only tensor is element ``i``
-(``self.proj(x)[0]`` of a linear layer returning ``(out, None)``). Where the last work writes something in
-place, returns a name made earlier, or makes what may not be a tensor, the token stays (a returned list or
+(``self.proj(x)[0]`` of a linear layer returning ``(out, None)``). A view is no work of its own: the value is made
+by what made the viewed tensor (``ge_view_tokens.py``; ``return x.view(-1)`` of a tensor the caller made keeps the
+token). Where the last work writes something in place, returns a name made earlier, or makes what may not be a
+tensor, the token stays (a returned list or
 dict: ``ge_containers.py``; a tuple a call of another function returns, whose element made last the callee's body
 says: ``ge_called.py``, which reads that body with :func:`made_element`).
 """
@@ -21,6 +23,7 @@ import ast
 from codegen.frontend.signature import Tensorness, annotation_tensorness, signature_of
 from codegen.index.returned import returned_value
 from codegen.lower.flow.exprs import bound_names
+from codegen.lower.flow.ge_view_tokens import unviewed
 from codegen.lower.flow.tensor_bindings import certain_bindings, in_order
 from codegen.lower.flow.tensors import Returns, is_tensor_expr, tuple_element, tuple_elements
 
@@ -44,10 +47,14 @@ def made_element(fn: _Function, *, method: bool, returns: Returns) -> tuple[int,
     elements = value.elts if isinstance(value, ast.Tuple) else [value]
     if isinstance(value, ast.Tuple) and any(isinstance(e, (ast.Starred, ast.Constant)) for e in elements):
         return None  # each element of the tuple gets a name at the return: a constant would too
-    found = made_last(elements, body[-2] if len(body) > 1 else None)
-    if found is None or not (isinstance(found[1], (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
-        return None  # a name or an index of one: made earlier, maybe by the caller
-    return found if is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns) else None
+    before = body[-2] if len(body) > 1 else None
+    found = made_last(elements, before)
+    made = unviewed(found[1], before, named=found[1] is getattr(before, "value", None)) if found else None
+    if found is None or not (isinstance(made, (ast.Call, ast.BinOp)) or _sole_tensor(found[1], returns)):
+        return None  # a name, an index of one, or a view of one: made earlier, maybe by the caller
+    if not is_tensor_expr(found[1], tensor_names(fn, method=method, returns=returns), returns):
+        return None
+    return found[0], made if made is not None else found[1]
 
 
 def tensor_names(fn: _Function, *, method: bool, returns: Returns) -> frozenset[str]:

@@ -24,7 +24,7 @@ from codegen.lower.flow.ge_chain import bare_inputs, leads_chain
 from codegen.lower.flow.ge_gather import binds_gathers
 from codegen.lower.flow.ge_given import reads_only_given, state_untouched
 from codegen.lower.flow.ge_given_chain import given_chain
-from codegen.lower.flow.ge_last import binds_a_call
+from codegen.lower.flow.ge_last import binds_a_call, views_a_name
 from codegen.lower.flow.ge_own import reads_own_stream, reads_results, same_guard
 from codegen.lower.flow.ge_reads import Walk, ordered_by_reads
 from codegen.lower.flow.object_state import ObjectState
@@ -102,6 +102,8 @@ def _walk(caller: GeCaller, site: Site, after_all: Set[ast.stmt]) -> Walk:
     return Walk(
         parents=caller.parents,
         same_stream=same.__contains__,
-        makes=lambda s: s not in unordered and (binds_a_call(s) or binds_gathers(s, caller.indices)),
+        makes=lambda s: (
+            s not in unordered and not views_a_name(s) and (binds_a_call(s) or binds_gathers(s, caller.indices))
+        ),
         elsewhere=elsewhere.__contains__,
     )
