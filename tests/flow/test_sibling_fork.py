@@ -48,12 +48,16 @@ class Model(nn.Module):
         return w + y
 """
 
-PAIRED = HEAD + """
+PAIRED = (
+    HEAD
+    + """
     def run(self, h):
         cache = torch.zeros_like(h)
         q = self._cv(h, cache)
         return self._select(h, q) + cache
-""" + caller_source()
+"""
+    + caller_source()
+)
 
 CASES = {  # the rule's premise fails: the fork stays, and the case races without it
     "called_twice": """
