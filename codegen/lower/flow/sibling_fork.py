@@ -121,20 +121,40 @@ def _pair(
     own = sites.get(f"{owner}.{b.name}", [])
     if only is None or len(own) != 1 or own[0].stmt is not _first_statement(b):
         return None
-    m, stmt_b, call_b = only
     callee = module.index.callees[own[0].key]  # type: ignore[attr-defined]
-    if not callee.auto or callee.writes or callee.writes_state or stmt_b not in m.body:
+    if not callee.auto or callee.writes or callee.writes_state or only[1] not in only[0].body:
         return None
+    return _with_sibling(module, (owner, methods, sites), b, (own[0], *only), between)
+
+
+def _with_sibling(
+    module: CallerModule,
+    scope: tuple[str, dict[str, _Function], dict[str, list[CallSite]]],
+    b: _Function,
+    call: tuple[CallSite, _Function, ast.stmt, ast.Call],
+    between: Between,
+) -> _Pair | None:
+    """The pair of ``b`` with the nearest sibling M calls before it (``call``: B's side call, M, M's statement
+    calling B and that call), where A forks on every path and nothing between matters."""
+    (owner, methods, sites), (side, m, stmt_b, call_b) = scope, call
     at = m.body.index(stmt_b)
-    for stmt_a in reversed(m.body[:at]):
-        a = _called_sibling(module, owner, methods, m, stmt_a)
-        if a is None:
-            continue
-        found = _every_path_if(a, sites.get(f"{owner}.{a.name}", []), module.index.callees, callee)  # type: ignore[attr-defined]
-        lines = m.body[m.body.index(stmt_a) + 1 : at]
-        written = between.written(a, found, m, lines, (b, own[0].call, stmt_b, call_b)) if found else None
-        return None if found is None or written is None else _Pair(a, b, found[0], own[0].call, written)
-    return None
+    a, stmt_a = next(
+        ((f, st) for st in reversed(m.body[:at]) if (f := _called_sibling(module, owner, methods, m, st))), (None, None)
+    )
+    calls = sites.get(f"{owner}.{a.name}", []) if a is not None else []
+    if a is None or stmt_a is None or not _eventless(module, [side, *calls]):
+        return None
+    found = _every_path_if(a, calls, module.index.callees, module.index.callees[side.key])  # type: ignore[attr-defined]
+    lines = m.body[m.body.index(stmt_a) + 1 : at]
+    written = between.written(a, found, m, lines, (b, side.call, stmt_b, call_b)) if found else None
+    return None if found is None or written is None else _Pair(a, b, found[0], side.call, written)
+
+
+def _eventless(module: CallerModule, sites: list[CallSite]) -> bool:
+    """Each call's callee a stream function of this module with no ``@after`` or ``@records``: no user event serves
+    as a fork (``event_fork.py``), so the first call in the sibling's ``if`` records and waits for its own."""
+    own = {f"{module.ir.module_name}:{f.qualname}": f for f in module.ir.functions}
+    return all(s.key in own and not own[s.key].waits and not own[s.key].records for s in sites)
 
 
 def _first_statement(fn: _Function) -> ast.stmt:
@@ -155,7 +175,11 @@ def _called_sibling(
     if not (isinstance(func.value, ast.Name) and func.value.id == receiver and func.attr in methods):
         return None
     only = _only_call(module, owner, methods[func.attr])
-    return methods[func.attr] if only is not None and only[2] is value else None
+    overridden = any(
+        isinstance(c, ast.ClassDef) and c.name != owner and any(getattr(f, "name", None) == func.attr for f in c.body)
+        for c in module.tree.body
+    )
+    return methods[func.attr] if only is not None and only[2] is value and not overridden else None
 
 
 def _every_path_if(
