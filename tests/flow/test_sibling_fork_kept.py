@@ -9,7 +9,10 @@ ordered the stream after the caller's work, and a caller outside the run (``forw
 ``hidden_states`` right before: taking the fork out races there. ``_select_topk`` cannot tell the two paths apart
 (the fact is a local of its sibling, and no parameter may be added), so the fork stays on every path.
 ``_cv`` and ``_select`` here are that shape (the side call writes a cache in place, which the caller reads after
-``_cv`` joined): ``k`` is ``None`` for a batch of fewer than four rows.
+``_cv`` joined): ``k`` is empty for a batch of fewer than four rows. Where the sibling's test compares identities
+(``kv is not None``, as upstream's), its ``if`` goes inside a block forked before it, and the fork here goes
+(``sibling_fork.py``, ``test_sibling_fork.py``); this test runs an op (``k.numel() > 0``), which the caller's stream
+must run before the switch, so the sibling forks on some paths only and the fork stays.
 """
 
 from __future__ import annotations
@@ -45,9 +48,7 @@ class Model(nn.Module):
 
     def _cv(self, h, cache):
         k = h[: h.shape[0] // 4 * 4] * 3
-        if k.numel() == 0:
-            k = None
-        if k is not None:
+        if k.numel() > 0:
             self._quant(k, cache)
         return h + 1
 

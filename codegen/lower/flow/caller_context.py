@@ -32,6 +32,7 @@ from codegen.lower.flow.own_joins import own_joins
 from codegen.lower.flow.result_aliases import Pairs, result_aliases
 from codegen.lower.flow.returned_inputs import returned_inputs
 from codegen.lower.flow.returned_state import held_state
+from codegen.lower.flow.sibling_fork import SiblingForks, sibling_forks
 from codegen.lower.flow.site_sync import Flags
 from codegen.lower.flow.sites import Site
 from codegen.lower.flow.state_writes import StateWrites, state_writes
@@ -73,6 +74,7 @@ class CallerContext:
     slot_events: Callable[[Site], EventRef] | None = None  # a call's second join event (``item_slots.py``; events)
     sized: frozenset[str] = frozenset()  # its object's layer lists, of a length fixed after ``__init__`` (elements.py)
     distinct: frozenset[str] = frozenset()  # its locals holding lists of distinct objects (``distinct_items.py``)
+    siblings: SiblingForks = attrs.Factory(SiblingForks)  # forks a sibling's fork serves (``sibling_fork.py``)
 
 
 def event_context(
@@ -106,6 +108,7 @@ def event_context(
         event_forks=event_forks(module.ir, qualname, fn, receiver, sites),
         state_writes=_state_writes(module, qualname, fn, receiver, helped),
         uniform=uniform_guards(module.tree, module.index, module.ir.module_name, qualname, fn),
+        siblings=sibling_forks(module, qualname, fn, receiver),
         distinct=distinct_lists(module.index, (module.ir.module_name, module.tree), qualname if receiver else None, fn),
         sized=frozenset(
             getattr(module.index, "elements", {}).get(f"{module.ir.module_name}:{qualname.rpartition('.')[0]}", {})

@@ -29,6 +29,7 @@ from codegen.lower.flow.ahead_keeps import kept_ahead
 from codegen.lower.flow.before_call import before_call
 from codegen.lower.flow.caller_context import CallerContext
 from codegen.lower.flow.caller_facts import CallerFacts, Planned, facts_of
+from codegen.lower.flow.every_path_fork import every_path_fork
 from codegen.lower.flow.held_past_join import kept_unless_held
 from codegen.lower.flow.if_facts import spelled
 from codegen.lower.flow.if_in_block import flags_unread, if_in_block
@@ -83,6 +84,9 @@ class _Lowering:
         self.events = join_events(self.facts, self.context)
         placed = sorted_steps(self.facts.result)
         self.forks = Forks(facts=self.facts, forks=fork.forks(self.facts, placed.sure))
+        for site in sites:  # a sibling's fork on every path serves (``sibling_fork.py``)
+            if self.context.siblings.needs_no_fork(site.call.call, self.facts.relations.state_of(site.index)):
+                self.forks.forks[site.index] = False
         self.read = read_records(self.fn, self.facts, [self.events.event(s.index).var for s in sites], placed.waited)
         self.read |= self.events.slots.read(placed.waited)
         self._place_joins(placed.joins)
@@ -108,6 +112,7 @@ class _Lowering:
         allocation (``late_keeps.py``); the flags the caller clears as it starts, but those no step reads now."""
         one_block.one_block(wraps, self.facts, self.steps, self.facts.planned.narrowed)
         taken = if_in_block(wraps, self.facts, self.steps)  # an ``if`` in the block of the call before it
+        every_path_fork(self.fn, wraps, self.facts, self.steps, self.context.siblings.hoisted)  # ``sibling_fork.py``
         late_keeps.late_keeps(wraps, self.facts, self.steps, split)
         unread = flags_unread(wraps, self.facts, self.steps, taken)
         set_after = {s.flag for s in self.facts.syncs if s.flag and not s.guard_text}
