@@ -93,7 +93,7 @@ def _data_reads(node: ast.AST) -> frozenset[str]:
 
 def loaded_names(node: ast.AST) -> set[str]:
     """Every name ``node`` loads, metadata reads included."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walked_of(node, ast.Name) if not isinstance(n.ctx, ast.Store)}
 
 
 @per_node
