@@ -118,7 +118,8 @@ class CallerText:
                 if suite
                 else self.src.flagged(stmts[0].lineno, last, at)
             )
-            return ([lead] if lead else []) + [kept], False
+            unchanged: list[Item] = [lead, kept] if lead else [kept]
+            return unchanged, False
         end = self.style.newline if suite else trailing(self.src, stmts)
         items: list[Item] = []
         for i, (stmt, (before, after)) in enumerate(zip(stmts, steps)):
