@@ -153,6 +153,12 @@ def annotation_tensorness(annotation: ast.expr | None) -> Tensorness:
             annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return Tensorness.MAYBE
+    return _tensorness(annotation)
+
+
+@per_node
+def _tensorness(annotation: ast.expr) -> Tensorness:
+    """What ``annotation`` says of a value, read once per node (a return annotation's elements are asked per use)."""
     text = ast.unparse(annotation)
     if text in _TENSORS:
         return Tensorness.TENSOR

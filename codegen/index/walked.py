@@ -110,9 +110,9 @@ class _Walk:
 
     def place(self, kinds: tuple[type, ...]) -> None:
         """Mark the nodes of ``kinds`` in the walk (but its own node) with where they are, for :func:`walked`."""
-        held = weakref.ref(self)
+        held, classes = weakref.ref(self), _classes(kinds)
         for at, node in enumerate(self.nodes):
-            if at and isinstance(node, kinds):
+            if at and type(node) in classes:
                 node.__dict__[_PLACE] = _Place(held, at)
 
 

@@ -133,14 +133,15 @@ def end_of(src: Lines, stmt: ast.stmt) -> int:
 def compound(
     src: Lines, node: ast.stmt, at: str, sub: Callable[[list[ast.stmt], ast.AST, str], list[Line] | None]
 ) -> list[Line] | None:
-    """``node``'s lines with each block that ``sub`` rewrites (None: unchanged) replaced; None if none is."""
+    """``node``'s lines with each block that ``sub`` rewrites (None: unchanged) replaced; None if none is. A one-line
+    block's line is replaced whole: ``sub`` gives its header's line too."""
     out: list[Line] = []
     pos = first_line(node)
     for stmts, owner, field in blocks_of(src, node):
         new = sub(stmts, owner, field)
         if new is None:
             continue
-        start, end = region(src, stmts)
+        start, end = region(src, stmts) if starts_line(src, stmts[0]) else (stmts[0].lineno, stmts[0].lineno)
         out += src.flagged(pos, start - 1, at)
         out += new
         pos = end + 1

@@ -21,6 +21,7 @@ from codegen.rewrite.returns import spells_values
 from codegen.rewrite.segments import Style, first_line
 from codegen.rewrite.textblocks import alone, compound, end_of, is_elif, lead_start, starts_line, suites
 from codegen.rewrite.textitems import Gen, printed
+from codegen.rewrite.textjoined import same_line
 from codegen.rewrite.textlines import Line, Lines, Unsupported, cut, indentation, split_lines
 from codegen.targets.base import Spelling, wants_values
 
@@ -48,10 +49,13 @@ class Returns:
         out: list[Line] = []
         changed = False
         floor = 0
-        for stmt in stmts:
+        for run in same_line(stmts):  # the ``;``-separated statements of a line print once
+            stmt = run[0]
             at = indentation(self.src.at(stmt.lineno))
-            start, end = lead_start(self.src, stmt, floor), end_of(self.src, stmt)
-            new = self.statement(stmt, at)
+            start, end = lead_start(self.src, stmt, floor), end_of(self.src, run[-1])
+            if len(run) > 1 and any(isinstance(s, ast.Return) for s in run):
+                raise Unsupported("a return next to another statement on its line")
+            new = self.statement(stmt, at) if len(run) == 1 else None
             changed = changed or new is not None
             out += (
                 self.src.flagged(start, end, at)

@@ -93,7 +93,7 @@ def _data_reads(node: ast.AST) -> frozenset[str]:
 
 def loaded_names(node: ast.AST) -> set[str]:
     """Every name ``node`` loads, metadata reads included."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walked_of(node, ast.Name) if not isinstance(n.ctx, ast.Store)}
 
 
 @per_node
@@ -125,15 +125,17 @@ def scope_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
 def binding_name(node: ast.AST) -> str | None:
     """The name ``node`` itself binds in its scope, besides assignment targets and walruses: a definition's name,
     an import's alias (its first part), ``except ... as``, a ``match`` capture; None for any other node."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return node.name
-    if isinstance(node, ast.alias):
-        return (node.asname or node.name).partition(".")[0]
-    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-        return node.name
-    if isinstance(node, ast.MatchMapping):
-        return node.rest
+    kind = type(node)  # asked of every node of many walks: the parser's classes, looked up, not tested in turn
+    if kind in _NAMED:
+        return node.name  # type: ignore[attr-defined]
+    if kind is ast.alias:
+        return (node.asname or node.name).partition(".")[0]  # type: ignore[attr-defined]
+    if kind is ast.MatchMapping:
+        return node.rest  # type: ignore[attr-defined]
     return None
+
+
+_NAMED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
 
 
 def deleted_names(node: ast.Delete) -> set[str]:

@@ -26,6 +26,7 @@ import ast
 from codegen.index.held_params import Callers, callers_of, path_after
 from codegen.index.used_calls import Scope
 from codegen.index.used_params import READ, block_reads
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.attribute_stores import object_stores
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.read_classes import read_chain
@@ -127,7 +128,7 @@ def _fixed(here: Scope, owner: str, attributes: set[str]) -> bool:
     stored: set[str] = set()
     for cls in classes.values():
         for method in (f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))):
-            top = {id(t) for s in method.body if isinstance(s, ast.Assign) for t in ast.walk(s)}
+            top = {id(t) for s in method.body if isinstance(s, ast.Assign) for t in walked(s)}
             for store in object_stores(method, method.args.args[0].arg if method.args.args else ""):
                 at_top = method.name == "__init__" and id(store.node) in top
                 if store.attr == "*" or (store.attr in attributes and not at_top):
@@ -137,7 +138,7 @@ def _fixed(here: Scope, owner: str, attributes: set[str]) -> bool:
 
 
 def _rebinds(fn: _Function, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
+    return any(n.id == name and not isinstance(n.ctx, ast.Load) for n in walked_of(fn, ast.Name))
 
 
 class _Renamed(ast.NodeTransformer):

@@ -17,6 +17,7 @@ import ast
 import builtins
 from collections.abc import Callable
 
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import only_metadata_calls
 from codegen.lower.flow.state import State
 from codegen.lower.flow.transfer import Join, Step
@@ -33,7 +34,7 @@ def first_operand(stmt: ast.stmt, state: State, transfer: Transfer) -> ast.expr 
         value = stmt.value
     if not isinstance(value, ast.BinOp) or only_metadata_calls(value.left):
         return None  # arithmetic alone is not worth a name of its own: only a call is
-    if any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for n in ast.walk(value.left)):
+    if walked_of(value.left, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
         return None
     alone = ast.copy_location(ast.Expr(value=value.left), stmt)
     return None if any(isinstance(s, Join) for s in transfer(alone, state)) else value.left

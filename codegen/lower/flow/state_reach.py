@@ -17,6 +17,7 @@ from typing import Any
 
 from codegen.index import scan
 from codegen.index.elements import element_classes
+from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import chain_root
 from codegen.lower.flow.object_chains import Here, class_named
 
@@ -33,14 +34,14 @@ def reached_apart(index: Any, here: Here, fn: _Function, receiver: str, attribut
     owner = next((c for c in here[1].body if isinstance(c, ast.ClassDef) and fn in c.body), None)
     written = scan.submodule_assignments(owner).get(attribute) if owner is not None else None
     found = class_named(index, here, here[0], written) if written else None
-    bound = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and _on(node.func, receiver, attribute):
+    bound = {id(s.value) for s in walked_of(fn, ast.Assign) if len(s.targets) == 1}
+    for node in walked_of(fn, ast.Call):
+        if _on(node.func, receiver, attribute):
             if found is None or not _apart(found[1], node.func.attr):  # type: ignore[attr-defined]
                 return False
-    calls = {id(n.func.value) for n in ast.walk(fn) if isinstance(n, ast.Call) and _on(n.func, receiver, attribute)}  # type: ignore[attr-defined]
-    uses = [n for n in ast.walk(fn) if _is(n, receiver, attribute) and id(n) not in calls]
-    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)} if uses else {}
+    calls = {id(n.func.value) for n in walked_of(fn, ast.Call) if _on(n.func, receiver, attribute)}  # type: ignore[attr-defined]
+    uses = [n for n in walked(fn) if _is(n, receiver, attribute) and id(n) not in calls]
+    parents = {id(c): p for p in walked(fn) for c in ast.iter_child_nodes(p)} if uses else {}
     return all(_bound_through(n, parents, bound) for n in uses)
 
 
@@ -50,7 +51,7 @@ def _apart(cls: ast.ClassDef, method: str) -> bool:
     if fn is None or not fn.args.args:
         return False
     me, lists = fn.args.args[0].arg, set(element_classes(cls))
-    for node in ast.walk(fn):
+    for node in walked(fn):
         if isinstance(node, ast.Name) and node.id == me and not _attribute_base(node, fn):
             return False
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
@@ -71,7 +72,7 @@ def _bound_through(node: ast.AST, parents: dict[int, ast.AST], bound: set[int]) 
 
 
 def _attribute_base(node: ast.Name, fn: _Function) -> bool:
-    return any(isinstance(a, ast.Attribute) and a.value is node for a in ast.walk(fn))
+    return any(a.value is node for a in walked_of(fn, ast.Attribute))
 
 
 def _is(node: ast.AST, receiver: str, attribute: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -21,6 +21,9 @@ from codegen.lower.flow.state import Pending, State, fork, joined, pending
 from codegen.lower.flow.state_access import state_reads
 from codegen.lower.flow.statement_names import data_read, rebound
 from codegen.lower.flow.writes import inplace_writes
+
+if TYPE_CHECKING:
+    from codegen.lower.flow.item_slots import Slots
 
 __all__ = ["Join", "Relations", "Relay", "SiteView", "Step", "join_step", "minimal_joins", "transfer"]
 
@@ -115,31 +118,68 @@ def _needed(
 ) -> list[Step]:
     """Every join and relay ``stmt`` asks for, the redundant joins among them too: a pending call whose result it
     reads (or whose inputs it writes in place, or whose state a planned call reads on another stream), a result
-    passed bare to a planned call, and the call's own earlier fork when its guard may change between two calls."""
-    reads = data_read(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
-    written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
-    slots = getattr(relations, "slots", None)  # results read as one micro-batch's item (``item_slots.py``)
-    items = {p.site: slots.items(stmt, p.site) if slots else frozenset() for p in pending(state)}
-    apart = {p.site: slots.apart_of(stmt, p.site) if slots else frozenset() for p in pending(state)}  # item_apart.py
-    steps: list[Step] = [
-        join_step(p, state)
-        for p in pending(state)
-        if touches(p.names, reads - items[p.site] - apart[p.site])
-        or p.inputs & (written - (apart[p.site] & slots.distinct if slots else frozenset()))
-        or writes_apart(p, site, relations)
-        or state_crosses(p, site, relations)
-        or state_written(p, stmt, site, relations, apart[p.site])
-    ]
+    read as one micro-batch's item, a result passed bare to a planned call, and the call's own earlier fork when
+    its guard may change between two calls."""
+    asked = _asked(stmt, state, site, relations, methods)
+    steps = _joins(asked, state, site, relations)
     joining = {s.site for s in steps}
-    steps += [
-        attrs.evolve(join_step(p, state), slot=slots.reads[stmt][p.site][0])  # type: ignore[union-attr]
-        for p in pending(state)
-        if p.site not in joining and p.names & items[p.site]
-    ]
+    steps += _item_joins(asked, state, joining)
     if site is not None:
         steps += _consumed(state, site, relations)
         steps += [join_step(p, state) for p in pending(state) if p.site == site.index and site.guarded]
     return steps
+
+
+@attrs.frozen
+class _Asked:
+    """What one statement reads and writes in place, and per pending call (by site) what it reads of that call's
+    results as one micro-batch's item (``item_slots.py``) and apart from it (``item_apart.py``)."""
+
+    stmt: ast.stmt
+    reads: frozenset[str] | set[str]
+    written: frozenset[str]
+    slots: Slots | None
+    items: dict[int, frozenset[str]]
+    apart: dict[int, frozenset[str]]
+
+
+def _asked(
+    stmt: ast.stmt, state: State, site: SiteView | None, relations: Relations, methods: frozenset[str]
+) -> _Asked:
+    """The reads and writes of ``stmt``: a planned call's own reads where it is one, else what the statement reads
+    of data and of objects' state; a call left on the caller's stream writes what it was found to write."""
+    reads = data_read(stmt) | state_reads(stmt, methods) if site is None else set(site.reads)
+    written = inplace_writes(stmt) | (frozenset() if site else relations.dropped.get(stmt, frozenset()))
+    slots = getattr(relations, "slots", None)
+    items = {p.site: slots.items(stmt, p.site) if slots else frozenset() for p in pending(state)}
+    apart = {p.site: slots.apart_of(stmt, p.site) if slots else frozenset() for p in pending(state)}
+    return _Asked(stmt=stmt, reads=reads, written=written, slots=slots, items=items, apart=apart)
+
+
+def _joins(asked: _Asked, state: State, site: SiteView | None, relations: Relations) -> list[Step]:
+    """A join for each pending call whose results the statement reads (its items apart), whose inputs it writes,
+    or whose state it or a planned call crosses."""
+    return [join_step(p, state) for p in pending(state) if _touched(asked, p, site, relations)]
+
+
+def _touched(asked: _Asked, p: Pending, site: SiteView | None, relations: Relations) -> bool:
+    slots, apart = asked.slots, asked.apart[p.site]
+    return bool(
+        touches(p.names, asked.reads - asked.items[p.site] - apart)
+        or p.inputs & (asked.written - (apart & slots.distinct if slots else frozenset()))
+        or writes_apart(p, site, relations)
+        or state_crosses(p, site, relations)
+        or state_written(p, asked.stmt, site, relations, apart)
+    )
+
+
+def _item_joins(asked: _Asked, state: State, joining: set[int]) -> list[Step]:
+    """A join of one item's call for each pending call not joined already whose result is read as an item."""
+    return [
+        attrs.evolve(join_step(p, state), slot=asked.slots.reads[asked.stmt][p.site][0])  # type: ignore[union-attr]
+        for p in pending(state)
+        if p.site not in joining and p.names & asked.items[p.site]
+    ]
 
 
 def _forked(state: State, site: SiteView, steps: list[Step], relations: Relations) -> State:

@@ -136,7 +136,9 @@ def _bound(target: ast.expr) -> list[str]:
     if isinstance(target, (ast.Subscript, ast.Attribute)):
         root = alias_root(target)
         return [root] if root else []
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    if isinstance(target, ast.Name):  # most targets: what the walk below finds, without a walk
+        return [target.id] if isinstance(target.ctx, ast.Store) else []
+    return [n.id for n in walked_of(target, ast.Name) if isinstance(n.ctx, ast.Store)]
 
 
 def reads_attribute(node: ast.expr) -> bool:
