@@ -2,7 +2,11 @@
 another module of the run.
 
 ``from .helpers import bump`` in ``pkg/model.py`` binds ``bump`` to ``("pkg", "helpers", "bump")``; a ``from``
-import whose name the module also binds otherwise is no certain binding (None). Relative imports resolve
+import whose name the module also binds otherwise is no certain binding (None). An import inside a function
+(``import torch as th`` or ``import torch_npu`` in a ``forward``, as real code defers imports) binds its name there:
+a name no top-level import binds is read by the one the module's functions make (None where two differ), so
+``th.relu_(t)`` reaches torch's ``relu_`` as from a top-level import (the premise: a function calling a name that
+another function imports imports it too, or the call fails with a ``NameError``). Relative imports resolve
 against the module's package as the run knows it, also for a module the run read only when asked
 (``codegen/index/pending.py``).
 """
@@ -12,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
-from codegen.lower.flow.imports import module_bindings
+from codegen.lower.flow.imports import Binding, function_bindings, module_bindings
 
 __all__ = ["absolute_imports", "call_chain", "run_package"]
 
@@ -22,9 +26,15 @@ def absolute_imports(tree: ast.Module, package: str) -> dict[str, tuple[str, ...
     certain = scan.imported_names(tree)
     found: dict[str, tuple[str, ...] | None] = {}
     for local, binding in module_bindings(tree, package).items():
-        named = (*binding.module.split("."), *([binding.name] if binding.name else []))
-        found[local] = None if binding.name is not None and local not in certain else named
+        found[local] = None if binding.name is not None and local not in certain else _named(binding)
+    for local, inside in function_bindings(tree, package).items():  # ``import torch as th`` in a body
+        found.setdefault(local, _named(inside) if inside is not None else None)
     return found
+
+
+def _named(binding: Binding) -> tuple[str, ...]:
+    """What an import names, absolute: ``("pkg", "helpers", "bump")``."""
+    return (*binding.module.split("."), *([binding.name] if binding.name else []))
 
 
 def run_package(index: object, key: str) -> str:

@@ -6,9 +6,9 @@ import ast
 
 import attrs
 
-from codegen.index.walked import per_node
+from codegen.index.walked import per_node, walked_of
 
-__all__ = ["Binding", "module_bindings", "package_of", "resolve_spec"]
+__all__ = ["Binding", "function_bindings", "module_bindings", "package_of", "resolve_spec"]
 
 
 @attrs.frozen(kw_only=True)
@@ -45,14 +45,32 @@ def module_bindings(tree: ast.Module, package: str) -> dict[str, Binding]:
     return dict(kept[package])
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 @per_node
 def _kept_bindings(tree: ast.Module) -> dict[str, dict[str, Binding]]:
     return {}  # a package -> the module's bindings seen from it
 
 
+def function_bindings(tree: ast.Module, package: str) -> dict[str, Binding | None]:
+    """Local names bound by imports inside the module's functions (``def forward(self, x): import torch_npu``), each
+    with what it names; None where two such imports bind one name to different things."""
+    found: dict[str, Binding | None] = {}
+    inside = {id(n): n for fn in walked_of(tree, _FUNCTIONS) for n in walked_of(fn, (ast.Import, ast.ImportFrom))}
+    for node in inside.values():
+        for local, binding in _bindings_of([node], package).items():
+            found[local] = binding if found.get(local, binding) == binding else None
+    return found
+
+
 def _bindings(tree: ast.Module, package: str) -> dict[str, Binding]:
+    return _bindings_of(_top_level(tree.body), package)
+
+
+def _bindings_of(nodes: list[ast.stmt], package: str) -> dict[str, Binding]:
     found: dict[str, Binding] = {}
-    for node in _top_level(tree.body):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
