@@ -25,7 +25,7 @@ import attrs
 
 from codegen.lower.flow.functional_recorder import recorder, storage
 
-__all__ = ["Config", "Outcome", "Sample", "sample_of"]
+__all__ = ["Config", "Outcome", "Sample", "sample_of", "sample_with"]
 
 Config = dict[str, Any]  # parameter -> its tensor's shape, a bool, a number, or None (taken away)
 _SHAPES: tuple[tuple[int, ...], ...] = ((2, 3, 4), (3,), (2,), (4,), (2, 3), ())
@@ -92,9 +92,12 @@ def sample_of(func: Callable[..., Any], fn: ast.FunctionDef) -> Sample | None:
     if fn.args.vararg is not None or fn.args.kwarg is not None:
         return None
     kinds = _kinds(fn)
-    if kinds is None:
-        return None
-    tensors, taken, fixed = kinds
+    return sample_with(func, *kinds) if kinds is not None else None
+
+
+def sample_with(func: Callable[..., Any], tensors: list[str], taken: dict[str, Any], fixed: Config) -> Sample | None:
+    """A sample of ``func`` with these kinds of parameters whose base config runs (the first shapes that do), or
+    None."""
     for shapes in itertools.islice(_shapes(len(tensors) - 1), _TRIES):
         base = {**fixed, **dict(zip(tensors, (_FIRST, *shapes), strict=True))}
         sample = Sample(func, tuple(tensors), taken, base)
