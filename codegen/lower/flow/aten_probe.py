@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from codegen.lower.flow.functional_kinds import Kinds
 from codegen.lower.flow.functional_probe import Runs
-from codegen.lower.flow.functional_samples import Config, sample_with
+from codegen.lower.flow.functional_samples import sample_with
 
 __all__ = ["AtenPasses", "aten_passes"]
 
@@ -36,7 +37,7 @@ def aten_passes() -> AtenPasses:
     for name, schemas in sorted(_composite_ops().items()):
         for schema in schemas:
             kinds = _kinds(schema)
-            sample = sample_with(getattr(torch, name), *kinds) if kinds is not None else None
+            sample = sample_with(getattr(torch, name), kinds) if kinds is not None else None
             if sample is not None:
                 passes = Runs(sample).passes()
                 if passes:
@@ -77,12 +78,12 @@ def _composite(schema: Any) -> bool:
         return False
 
 
-def _kinds(schema: Any) -> tuple[list[str], dict[str, Any], Config] | None:
+def _kinds(schema: Any) -> Kinds | None:
     """The tensor parameters (by their Python names: ATen's ``self`` is ``input``), what each bool and float may be
     taken away to, and the given values of the others (None: a required argument no value can be made for)."""
     tensors: list[str] = []
     taken: dict[str, Any] = {}
-    fixed: Config = {}
+    fixed: dict[str, Any] = {}
     for argument in schema.arguments:
         name, kind, default = _python_name(argument.name), str(argument.type), _default(argument)
         if kind == _PLAIN:
@@ -97,7 +98,7 @@ def _kinds(schema: Any) -> tuple[list[str], dict[str, Any], Config] | None:
             fixed[name] = None
         elif not argument.has_default_value():
             return None
-    return (tensors, taken, fixed) if tensors else None
+    return Kinds(tensors, taken, fixed) if tensors else None
 
 
 def _python_name(name: str) -> str:
