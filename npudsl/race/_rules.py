@@ -15,6 +15,7 @@ import torch
 import torch.fx
 
 from npudsl.race._access import Access, accesses, aliases
+from npudsl.race._lifetime import only_alias
 from npudsl.race._names import describe, describe_memory
 from npudsl.race._source import location
 from npudsl.race._timeline import Timeline
@@ -23,8 +24,9 @@ __all__ = ["unordered_frees"]
 
 
 def _users(group: list[torch.fx.Node]) -> list[torch.fx.Node]:
-    """Every node using the memory of ``group`` (a root and its aliases)."""
-    return [user for node in group for user in node.users]
+    """Every node using the memory of ``group`` (a root and its aliases); one that only stands for it (a view, an
+    eval-mode ``F.dropout`` handing it back) is no use itself, only its users are (``_lifetime.only_alias``)."""
+    return [user for node in group for user in node.users if not only_alias(user)]
 
 
 def _next_allocation(

@@ -20,7 +20,9 @@ spreading ``*args`` or ``**kwargs`` into an op that writes anything.
 What such a call returns may be an argument itself (:func:`foreign_results`): an ATen op writing ``self`` returns
 it (``torch.relu_(x)`` is ``x``), and a torch_npu op's result is the argument its schema types with the same alias
 set (``npu_scatter_nd_update_(Tensor(a!) self, ...) -> Tensor(a!)``) or its kernel returns as it came
-(``npu_kv_rmsnorm_rope_cache``'s first two results are its ``k_cache`` and ``ckv_cache``: ``npu_schema.py``).
+(``npu_kv_rmsnorm_rope_cache``'s first two results are its ``k_cache`` and ``ckv_cache``: ``npu_schema.py``), and a
+function that may hand an argument back as it came returns it (``F.dropout(t, p, training=False)``, ``torch.dropout``:
+``torch_functional.handed_back_args``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from codegen.lower.flow.aten_forms import aten_function
 from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
-from codegen.lower.flow.torch_functional import functional_writes, ran_functional
+from codegen.lower.flow.torch_functional import functional_writes, handed_back_args, ran_functional
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["Results", "every_argument", "foreign_results", "foreign_writes", "npu_op"]
@@ -70,7 +72,7 @@ def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:
     if (op := aten_function(dotted)) is not None and schema.writes_self(op):  # ``F.relu_(x)``, ``torch.Tensor.add_``
         first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
         return [(None, first)] if first is not None else []
-    return []
+    return [(None, arg) for arg in handed_back_args(call, dotted)]  # ``F.dropout(t, p, training=False)`` is ``t``
 
 
 def npu_op(dotted: Sequence[str]) -> tuple[str, str | None] | None:

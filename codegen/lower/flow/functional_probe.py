@@ -19,7 +19,7 @@ from typing import Any
 
 from codegen.lower.flow.functional_samples import Config, Outcome, Sample, sample_of
 
-__all__ = ["Probed", "probed"]
+__all__ = ["Probed", "Runs", "probed"]
 
 Probed = dict[str, tuple[dict[str, set[frozenset[str]]], dict[str, set[frozenset[str]]]]]  # writes, passes
 
@@ -34,12 +34,12 @@ def probed(functions: dict[str, ast.FunctionDef]) -> Probed:
         func = getattr(F, name, None)
         sample = sample_of(func, fn) if not name.startswith("_") and callable(func) else None
         if sample is not None:
-            runs = _Runs(sample)
+            runs = Runs(sample)
             found[name] = runs.writes(), runs.passes()
     return found
 
 
-class _Runs:
+class Runs:
     """The runs of one sample, each config run once."""
 
     def __init__(self, sample: Sample) -> None:

@@ -1,16 +1,15 @@
 """Runs of one function of ``torch.nn.functional`` on small tensors, and which of its arguments each run writes.
 
-The arguments are made from the function's annotations in torch's source: a parameter typed ``Tensor`` (alone or in
-a union: ``Tensor | None``, ``Optional[Tensor]``) gets a float tensor of values in [0, 1) (a variance, a
-probability), a ``bool`` ``True``, a ``float`` its default, a required ``int`` 1, a required ``float`` 0.5, a
-required one without annotation (``def tanh(input)``) a tensor; any other parameter keeps its default (a required
-one: no run). A function taking a ``Callable`` is not run: it runs the caller's code. The first tensor is ``2 x 3 x
-4``; the others take the first shapes of ``_SHAPES`` with which the function runs (per channel ``(3,)`` for
-``batch_norm``'s running stats, the input's own for ``gaussian_nll_loss``'s ``var``). An argument is written where
-its storage reaches an op slot whose schema says ``Tensor(a!)`` or where its bytes differ after the run: a kernel
-that writes through a plain slot (``native_batch_norm``) is seen by its effect. One the run returns (the storage of
-a result) that no op read or wrote is handed back as it came (``functional_recorder.py``). What may be taken away
-from a run: a bool (``False``), an optional tensor (``None``), a ``float`` with a default (``0.0``).
+The kinds of the arguments come from the function's annotations (``functional_kinds.py``). The first tensor is
+``2 x 3 x 4`` (else ``2 x 3``, ``1 x 2 x 3 x 4``, ``1 x 2 x 2 x 3 x 4``: what 1-, 2- and 3-d ops take); the others
+take the first shapes of ``_SHAPES`` with which the function runs (per channel ``(3,)`` for ``batch_norm``'s
+running stats, the input's own for ``gaussian_nll_loss``'s ``var``); where float tensors run in no shape, one or two
+of them are made int64 indices in ``[0, 2)`` (``F.embedding``'s ``input``, ``F.nll_loss``'s ``target``), and a list
+of ints takes each of its candidates in turn. An argument is written where its storage
+reaches an op slot whose schema says ``Tensor(a!)`` or where its bytes differ after the run: a kernel that writes
+through a plain slot (``native_batch_norm``) is seen by its effect. One the run returns (the storage of a result)
+that no op read or wrote is handed back as it came (``functional_recorder.py``). What may be taken away from a run:
+a bool (``False``), an optional tensor or float (``None``), a ``float`` with a default (``0.0``).
 """
 
 from __future__ import annotations
@@ -23,14 +22,16 @@ from typing import Any
 
 import attrs
 
+from codegen.lower.flow.functional_kinds import Kinds, kinds_of
 from codegen.lower.flow.functional_recorder import recorder, storage
 
-__all__ = ["Config", "Outcome", "Sample", "sample_of"]
+__all__ = ["Config", "Outcome", "Sample", "sample_of", "sample_with"]
 
 Config = dict[str, Any]  # parameter -> its tensor's shape, a bool, a number, or None (taken away)
-_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3, 4), (3,), (2,), (4,), (2, 3), ())
-_FIRST = (2, 3, 4)
-_TRIES = 64  # shape combinations tried at most
+_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3, 4), (3,), (2,), (4,), (2, 3), (), (2, 4), (1, 2, 2, 2))
+_FIRSTS: tuple[tuple[int, ...], ...] = ((2, 3, 4), (2, 3), (1, 2, 3, 4), (1, 2, 2, 3, 4))  # a batch, as 1-3d ops take
+_TRIES = 64  # shape combinations tried at most per dtypes and choices
+_ALL_TRIES = 1024  # runs tried at most per function
 
 
 @attrs.frozen
@@ -49,6 +50,7 @@ class Sample:
     tensors: tuple[str, ...]
     taken: dict[str, Any]  # a parameter that may be taken away -> its value then (False, None, 0.0)
     base: Config
+    integers: frozenset[str] = frozenset()  # the tensors made int64 indices
 
     def takeable(self, config: Config, *, numbers: bool = False) -> list[str]:
         """The parameters given in ``config`` that may be taken away (a bool True, an optional tensor; with
@@ -66,7 +68,7 @@ class Sample:
         from torch.utils._pytree import tree_flatten
 
         torch.manual_seed(0)
-        kwargs = {p: torch.rand(v) if p in self.tensors and v is not None else v for p, v in config.items()}
+        kwargs = {p: self._made(p, v) if p in self.tensors and v is not None else v for p, v in config.items()}
         given = {p: t for p, t in kwargs.items() if isinstance(t, torch.Tensor)}
         before = {p: t.clone() for p, t in given.items()}
         ops = recorder({storage(t): p for p, t in given.items()})
@@ -77,9 +79,15 @@ class Sample:
         except Exception:  # noqa: BLE001 - a config the function rejects: no run
             return None
         changed = {p for p, t in given.items() if not _same(before[p], t)}
-        returned = {storage(t) for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor)}
+        flat = tree_flatten(result)[0]
+        returned = {storage(t) for t in flat if isinstance(t, torch.Tensor) and t.layout == torch.strided}
         passed = {p for p, t in given.items() if storage(t) in returned} - ops.read - ops.written - changed
         return Outcome(frozenset(changed | ops.written), frozenset(passed))
+
+    def _made(self, param: str, shape: tuple[int, ...]) -> Any:
+        import torch
+
+        return torch.randint(0, 2, shape) if param in self.integers else torch.rand(shape)
 
 
 def _same(before: Any, after: Any) -> bool:
@@ -91,13 +99,27 @@ def sample_of(func: Callable[..., Any], fn: ast.FunctionDef) -> Sample | None:
     """A sample of ``func`` (``fn``: its source) whose base config runs, or None."""
     if fn.args.vararg is not None or fn.args.kwarg is not None:
         return None
-    kinds = _kinds(fn)
-    if kinds is None:
-        return None
-    tensors, taken, fixed = kinds
-    for shapes in itertools.islice(_shapes(len(tensors) - 1), _TRIES):
-        base = {**fixed, **dict(zip(tensors, (_FIRST, *shapes), strict=True))}
-        sample = Sample(func, tuple(tensors), taken, base)
+    kinds = kinds_of(fn)
+    return sample_with(func, kinds) if kinds is not None else None
+
+
+def sample_with(func: Callable[..., Any], kinds: Kinds) -> Sample | None:
+    """A sample of ``func`` with these kinds of parameters whose base config runs, or None: the first tensor ``2 x 3
+    x 4`` first, then a batch of 1-, 2- and 3-d inputs; float tensors first, then one and two of them int64; each
+    candidate of the lists; the first shapes that run."""
+    tensors = kinds.tensors
+    integer_sets = itertools.chain.from_iterable(
+        itertools.combinations(tensors, n) for n in range(min(3, len(tensors)))
+    )
+    chosen = [dict(zip(kinds.choices, c, strict=True)) for c in itertools.product(*kinds.choices.values())]
+    tries = itertools.product(_FIRSTS, integer_sets, chosen)
+    runs = (
+        (frozenset(integers), {**kinds.fixed, **choice, **dict(zip(tensors, (first, *shapes), strict=True))})
+        for first, integers, choice in tries
+        for shapes in itertools.islice(_shapes(len(tensors) - 1), _TRIES)
+    )
+    for integers, base in itertools.islice(runs, _ALL_TRIES):
+        sample = Sample(func, tuple(tensors), kinds.taken, base, integers)
         if tensors and sample.run(base) is not None:
             return sample
     return None
@@ -107,61 +129,3 @@ def _shapes(count: int) -> Iterator[tuple[tuple[int, ...], ...]]:
     """Shapes for ``count`` tensors after the first: each of ``_SHAPES`` for all of them, then every combination."""
     yield from ((shape,) * count for shape in _SHAPES)
     yield from itertools.product(_SHAPES, repeat=count)
-
-
-def _kinds(fn: ast.FunctionDef) -> tuple[list[str], dict[str, Any], Config] | None:
-    """The tensor parameters, the value of each that may be taken away, and the given values of the others (None: a
-    required parameter no value can be made for)."""
-    required, defaults = _required(fn), _defaults(fn)
-    tensors: list[str] = []
-    taken: dict[str, Any] = {}
-    fixed: Config = {}
-    for param in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
-        name, members = param.arg, _members(param.annotation)
-        if "Callable" in members:
-            return None  # it runs the caller's code, which writes what it writes
-        if "Tensor" in members or (param.annotation is None and name in required):
-            tensors.append(name)
-            taken |= {name: None} if "None" in members or name not in required else {}
-        elif "bool" in members:
-            fixed[name], taken[name] = True, False
-        elif name in required and members & {"int", "float"}:
-            fixed[name] = 1 if "int" in members else 0.5
-        elif "float" in members and defaults.get(name):
-            fixed[name], taken[name] = defaults[name], 0.0  # ``p=0.5`` of ``dropout``: 0 hands the input back
-        elif name in required:
-            return None
-    return tensors, taken, fixed
-
-
-def _defaults(fn: ast.FunctionDef) -> dict[str, Any]:
-    """Each parameter's default where it is a literal."""
-    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    pairs = [
-        *zip(params[len(params) - len(fn.args.defaults) :], fn.args.defaults),
-        *zip((a.arg for a in fn.args.kwonlyargs), fn.args.kw_defaults),
-    ]
-    return {name: d.value for name, d in pairs if isinstance(d, ast.Constant)}
-
-
-def _required(fn: ast.FunctionDef) -> set[str]:
-    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    given = positional[: len(positional) - len(fn.args.defaults)]
-    return set(given) | {a.arg for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is None}
-
-
-def _members(annotation: ast.expr | None) -> set[str]:
-    """The names of a union annotation's members (``Tensor | None``, ``Optional[Tensor]``: ``Tensor``, ``None``)."""
-    if annotation is None:
-        return set()
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _members(annotation.left) | _members(annotation.right)
-    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name):
-        if annotation.value.id == "Optional":
-            return _members(annotation.slice) | {"None"}
-        return _members(annotation.slice) if annotation.value.id == "Union" else {annotation.value.id}
-    if isinstance(annotation, ast.Tuple):
-        return set().union(*(_members(e) for e in annotation.elts))
-    if isinstance(annotation, ast.Constant):
-        return {"None"} if annotation.value is None else {str(annotation.value)}
-    return {annotation.id} if isinstance(annotation, ast.Name) else {ast.unparse(annotation)}

@@ -13,7 +13,10 @@ the function's name writes (``foreign_writes.py``) and what the call's spelling 
 writes its running stats where ``training`` is given, which no schema says); one it ran (``ran_functional``) writes
 nothing beyond its row, even where no ATen op has its name (``F.gaussian_nll_loss`` reads its ``var``); one that
 may return an argument as it came, unread (``F.dropout`` in eval or with ``p=0``), reads it only where the call
-surely gives what makes it read (``handed_back``: ``used_calls.py`` asks whether a later call reads a tensor).
+surely gives what makes it read (``handed_back``: ``used_calls.py`` asks whether a later call reads a tensor), and
+its result may be that argument (``handed_back_args``: ``foreign_writes.foreign_results``), as for ``torch.dropout``,
+``torch.feature_dropout`` and ``torch.conj_physical`` (of a real tensor), whose ATen ops are composites that run no op
+there (``aten_probe.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 
 from codegen.lower.flow.view_roots import alias_sources
 
-__all__ = ["functional_writes", "guarded_writes", "handed_back", "ran_functional"]
+__all__ = ["functional_writes", "guarded_writes", "handed_back", "handed_back_args", "ran_functional"]
 
 _MODULE = ("torch", "nn", "functional")
 _Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
@@ -80,15 +83,36 @@ def _given(call: ast.Call, name: str, param: _Param) -> bool:
 
 def handed_back(call: ast.Call, dotted: Sequence[str], slot: int | str | None) -> bool:
     """``call`` of ``dotted`` may return its argument at ``slot`` as it came, unread (``F.dropout(x, p,
-    training=self.training)``: in eval ATen's ``dropout`` hands ``x`` back): the table's ``PASSED`` row names that
-    parameter with no guard, or with one the call may not give (anything but a literal other than None, False, 0,
-    or left out where its default is none of these)."""
-    entry = _passed_table().get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE else None
+    training=self.training)``: in eval ATen's ``dropout`` hands ``x`` back): the table's ``PASSED`` row (for
+    ``torch.dropout``, ``TORCH_PASSED``) names that parameter with no guard, or with one the call may not give
+    (anything but a literal other than None, False, 0, or left out where its default is none of these)."""
+    entry = _passed_entry(dotted)
     if entry is None or slot is None:
         return entry is not None
     params, passes = entry
     at_slot = [guards for name, guards in passes if slot in (name, params[name][0])]
     return any(not guards or not all(_surely_given(call, g, params[g]) for g in guards) for guards in at_slot)
+
+
+def handed_back_args(call: ast.Call, dotted: Sequence[str]) -> list[ast.expr]:
+    """The arguments ``call`` of ``dotted`` may return as they came (see :func:`handed_back`): what its result may
+    be (``d = F.dropout(t, 0.1, training=self.training)``; ``d.add_(1)`` writes ``t`` in eval). A call spreading its
+    arguments may return any of them."""
+    entry = _passed_entry(dotted)
+    if entry is None:
+        return []
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return [*call.args, *(k.value for k in call.keywords)]
+    params, passes = entry
+    found = [_passed(call, name, params[name]) for name, _ in passes if handed_back(call, dotted, name)]
+    return [arg for arg in found if arg is not None]
+
+
+def _passed_entry(dotted: Sequence[str]) -> _Entry | None:
+    """The ``PASSED`` row of a function of ``torch.nn.functional``, the ``TORCH_PASSED`` one of ``torch``'s."""
+    if tuple(dotted[:-1]) == _MODULE:
+        return _passed_table()[0].get(dotted[-1])
+    return _passed_table()[1].get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE[:1] else None
 
 
 def _surely_given(call: ast.Call, name: str, param: _Param) -> bool:
@@ -107,10 +131,10 @@ def _table() -> dict[str, _Entry]:
 
 
 @functools.cache
-def _passed_table() -> dict[str, _Entry]:
-    from codegen.lower.flow.torch_functional_table import PASSED
+def _passed_table() -> tuple[dict[str, _Entry], dict[str, _Entry]]:
+    from codegen.lower.flow.torch_functional_table import PASSED, TORCH_PASSED
 
-    return {name: _entry(text) for name, text in PASSED.items()}
+    return {n: _entry(text) for n, text in PASSED.items()}, {n: _entry(text) for n, text in TORCH_PASSED.items()}
 
 
 def _entry(text: str) -> _Entry:

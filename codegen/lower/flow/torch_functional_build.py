@@ -9,10 +9,13 @@ thing. Its body (``functional_body_writes.py``): ``F.embedding(ids, self.weight,
 ``weight.detach()`` to ``torch.embedding_renorm_``, whose schema writes it, under ``if max_norm is not None:``.
 Its run (``functional_probe.py``): ``F.batch_norm(h, rm, rv, training=True)`` calls ``torch.batch_norm``, which no
 schema says writes, yet its kernel updates the running stats, and only when ``training`` is given. A parameter is
-written where either reading says so; of two ways to need guards, the one needing fewer stands
-(``input:inplace`` covers ``input:inplace:training``). A function the build ran is listed in ``RAN``: it writes what
-its row says, nothing without one (``F.gaussian_nll_loss`` clamps a copy of its ``var``, and writes nothing);
-another writes every argument unless ATen's op of its name says otherwise. ``torch_functional.py`` reads the table;
+written where either reading says so; of two ways to need guards, the one needing fewer stands; a write both
+readings find needs the guards of both (``F.dropout``'s body writes ``input`` under ``if inplace``, its runs only
+where ``training`` is given too: ``input:inplace:training``). A function the build ran is listed in ``RAN``: it
+writes what its row says, nothing without one (``F.gaussian_nll_loss`` clamps a copy of its ``var``, and writes
+nothing); another writes every argument unless ATen's op of its name says otherwise. What a run hands back as it came
+is ``PASSED``, and for the functions of ``torch`` whose ATen ops are composites, ``TORCH_PASSED`` (``aten_probe.py``:
+``torch.dropout`` in eval). ``torch_functional.py`` reads the table;
 ``tests/flow/test_torch_children_functional.py`` rebuilds it from the pinned torch and compares.
 """
 
@@ -22,6 +25,7 @@ import ast
 import sys
 from pathlib import Path
 
+from codegen.lower.flow.aten_probe import aten_passes
 from codegen.lower.flow.functional_body_writes import (
     Written,
     body_writes,
@@ -40,7 +44,7 @@ _HEADER = '''"""Which parameters the functions of ``torch.nn.functional`` write 
 
 from __future__ import annotations
 
-__all__ = ["FUNCTIONS", "PASSED", "RAN"]
+__all__ = ["FUNCTIONS", "PASSED", "RAN", "TORCH_PASSED"]
 
 # function -> the parameters named here (``@``: the position, none by keyword only; ``=``: the default is None or
 # False) | each parameter it writes in place, with ``:`` and the parameters that must be given (not None, not False)
@@ -55,6 +59,11 @@ _PASSED = """
 # parameter whose taking away (None, False, 0) does it, none where a run with every parameter given does
 PASSED: dict[str, str] = {
 """
+_TORCH_PASSED = """
+# the same for the functions of ``torch`` whose ATen ops are composites returning a plain tensor (``aten_probe.py``):
+# ``torch.dropout`` hands its input back where ``p`` is 0 or ``train`` off, though its schema makes a new tensor
+TORCH_PASSED: dict[str, str] = {
+"""
 
 
 def build() -> str:
@@ -62,10 +71,24 @@ def build() -> str:
     functions = functional_sources()
     runs = probed(functions)
     writes = {name: found[0] for name, found in runs.items()}
-    written = {name: _kept(w) for name, w in _merged(body_writes(functions), writes).items()}
+    written = {name: _kept(w) for name, w in _merged(_narrowed(body_writes(functions), writes), writes).items()}
     passes = {name: _kept(found[1]) for name, found in runs.items()}
     ran = "".join(f'    "{name}",\n' for name in sorted(runs))
-    return _HEADER + _rows(functions, written) + "}\n" + _RAN + ran + ")\n" + _PASSED + _rows(functions, passes) + "}\n"
+    torch_passed = "".join(f'    "{n}": "{named} | {_writes_text(p)}",\n' for n, (named, p) in aten_passes().items())
+    return (
+        _HEADER
+        + _rows(functions, written)
+        + "}\n"
+        + _RAN
+        + ran
+        + ")\n"
+        + _PASSED
+        + _rows(functions, passes)
+        + "}\n"
+        + _TORCH_PASSED
+        + torch_passed
+        + "}\n"
+    )
 
 
 def _rows(functions: dict[str, ast.FunctionDef], found: Written) -> str:
@@ -85,6 +108,19 @@ def _merged(*readings: Written) -> Written:
             for param, alternatives in writes.items():
                 merged.setdefault(name, {}).setdefault(param, set()).update(alternatives)
     return merged
+
+
+def _narrowed(body: Written, runs: Written) -> Written:
+    """The body's writes, each one a run also made narrowed by the guards the runs found: the body's ``if`` and the
+    run's parameter are both needed (``F.dropout``'s ``_VF.dropout_(input, p, training)`` under ``if inplace``
+    hands ``input`` back untouched where ``training`` is off: ``input:inplace:training``)."""
+    return {
+        name: {
+            param: {g | r for g in guards for r in runs[name][param]} if param in runs.get(name, {}) else guards
+            for param, guards in writes.items()
+        }
+        for name, writes in body.items()
+    }
 
 
 def _kept(written: dict[str, set[frozenset[str]]]) -> dict[str, set[frozenset[str]]]:

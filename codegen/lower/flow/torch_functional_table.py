@@ -3,22 +3,22 @@
 
 from __future__ import annotations
 
-__all__ = ["FUNCTIONS", "PASSED", "RAN"]
+__all__ = ["FUNCTIONS", "PASSED", "RAN", "TORCH_PASSED"]
 
 # function -> the parameters named here (``@``: the position, none by keyword only; ``=``: the default is None or
 # False) | each parameter it writes in place, with ``:`` and the parameters that must be given (not None, not False)
 FUNCTIONS: dict[str, str] = {
-    "alpha_dropout": "inplace@3= input@0 | input:inplace",
+    "alpha_dropout": "inplace@3= input@0 training@2= | input:inplace:training",
     "batch_norm": "running_mean@1 running_var@2 training@5= | running_mean:training running_var:training",
     "celu": "inplace@2= input@0 | input:inplace",
-    "dropout": "inplace@3= input@0 | input:inplace",
-    "dropout1d": "inplace@3= input@0 | input:inplace",
-    "dropout2d": "inplace@3= input@0 | input:inplace",
+    "dropout": "inplace@3= input@0 training@2 | input:inplace:training",
+    "dropout1d": "inplace@3= input@0 training@2 | input:inplace:training",
+    "dropout2d": "inplace@3= input@0 training@2 | input:inplace:training",
     "dropout3d": "inplace@3= input@0 | input:inplace",
     "elu": "inplace@2= input@0 | input:inplace",
     "embedding": "max_norm@3= weight@1 | weight:max_norm",
     "embedding_bag": "max_norm@3= weight@1 | weight:max_norm",
-    "feature_alpha_dropout": "inplace@3= input@0 | input:inplace",
+    "feature_alpha_dropout": "inplace@3= input@0 training@2= | input:inplace:training",
     "hardsigmoid": "inplace@1= input@0 | input:inplace",
     "hardswish": "inplace@1= input@0 | input:inplace",
     "hardtanh": "inplace@3= input@0 | input:inplace",
@@ -36,20 +36,29 @@ FUNCTIONS: dict[str, str] = {
 
 # the functions the build ran (``functional_probe.py``): each writes what its row says, and nothing without one
 RAN: tuple[str, ...] = (
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
     "alpha_dropout",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "cosine_embedding_loss",
     "cross_entropy",
     "dropout",
     "dropout1d",
     "dropout2d",
     "dropout3d",
     "elu",
+    "embedding",
     "feature_alpha_dropout",
+    "fold",
     "gaussian_nll_loss",
     "glu",
+    "grid_sample",
     "group_norm",
     "gumbel_softmax",
     "hardsigmoid",
@@ -60,18 +69,31 @@ RAN: tuple[str, ...] = (
     "instance_norm",
     "kl_div",
     "l1_loss",
+    "layer_norm",
     "leaky_relu",
     "local_response_norm",
     "log_softmax",
     "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
     "margin_ranking_loss",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
+    "nll_loss",
     "normalize",
+    "pad",
     "poisson_nll_loss",
     "relu",
     "relu6",
+    "rms_norm",
     "rrelu",
     "selu",
     "sigmoid",
@@ -85,6 +107,8 @@ RAN: tuple[str, ...] = (
     "tanhshrink",
     "threshold",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+    "unfold",
 )
 
 # function -> its parameters it hands back as they came, unread (``F.dropout`` in eval): each with ``:`` and one
@@ -95,4 +119,14 @@ PASSED: dict[str, str] = {
     "dropout1d": "input@0 p@1 training@2 | input:p input:training",
     "dropout2d": "input@0 p@1 training@2 | input:p input:training",
     "feature_alpha_dropout": "input@0 p@1 training@2= | input:p input:training",
+}
+
+# the same for the functions of ``torch`` whose ATen ops are composites returning a plain tensor (``aten_probe.py``):
+# ``torch.dropout`` hands its input back where ``p`` is 0 or ``train`` off, though its schema makes a new tensor
+TORCH_PASSED: dict[str, str] = {
+    "alpha_dropout": "input@0 p@1 train@2 | input:p input:train",
+    "conj_physical": "input@0 | input",
+    "dropout": "input@0 p@1 train@2 | input:p input:train",
+    "feature_alpha_dropout": "input@0 p@1 train@2 | input:p input:train",
+    "feature_dropout": "input@0 p@1 train@2 | input:p input:train",
 }

@@ -60,10 +60,12 @@ def torch_method_writes(cls: str, method: str) -> bool:
 def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> bool:
     """:func:`torch_method_writes` for an object made by the call ``built`` (None: not known): a method writing only
     where the constructor is given an argument (``nn.Embedding``'s ``forward``, its ``max_norm``) writes nothing
-    where ``built`` gives it none, or a literal None or False."""
+    where ``built`` gives it none, or a literal None or False (a class made by another ``__init__`` than the
+    method's class, ``nn.LazyInstanceNorm1d``, may number its parameters otherwise: it writes)."""
     method = _called(cls, method)
     home = _defining(cls, method, 0)
-    given = _given().get((home, method)) if home is not None and built is not None else None
+    same_init = home is not None and _defining(cls, "__init__", 0) == _defining(home, "__init__", 0)
+    given = _given().get((home, method)) if home is not None and same_init and built is not None else None
     if given is None or built is None:
         return torch_method_writes(cls, method)
     return any(_passed(built, *condition) for condition in given)

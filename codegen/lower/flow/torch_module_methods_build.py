@@ -31,9 +31,11 @@ from pathlib import Path
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
+from codegen.lower.flow.state_made_none import init_chain
 from codegen.lower.flow.table_files import table_main
 from codegen.lower.flow.torch_child_runs import runs_children
 from codegen.lower.flow.torch_forward_runs import runs_forward
+from codegen.lower.flow.torch_given_calls import given_through_calls
 from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
 
 __all__ = ["build", "main"]
@@ -69,8 +71,9 @@ class _Reading:
             (n, m): found
             for n, c in classes.items()
             for m, fn in c.methods.items()
-            if (n, m) not in self.written and (found := functional_state_writes(fn, self.init(n)))
+            if (n, m) not in self.written and (found := functional_state_writes(fn, init_chain(classes, n)))
         }
+        self.given = given_through_calls(classes, self.resolved, self.written, self.given)
 
     def _forward_runs(self) -> set[tuple[str, str]]:
         """The methods running their own object's ``forward`` (``torch_forward_runs.py``), to a fixed point."""
@@ -83,11 +86,6 @@ class _Reading:
 
     def _runs(self, cls: str, fn: ast.FunctionDef, found: set[tuple[str, str]]) -> bool:
         return runs_forward(fn, lambda called: (self.resolved(cls, called), called) in found)
-
-    def init(self, cls: str) -> ast.FunctionDef | None:
-        """The ``__init__`` objects of ``cls`` are made by."""
-        home = self.resolved(cls, "__init__")
-        return self.classes[home].methods["__init__"] if home is not None else None
 
     def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
         """The class of ``cls``'s bases (itself first) that defines ``method``."""
@@ -107,7 +105,7 @@ class _Reading:
         )
         dropped = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Expr)}  # calls made for their effect
         calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
-        if "" in (functional_state_writes(fn, self.init(cls)) or []):
+        if "" in (functional_state_writes(fn, init_chain(self.classes, cls)) or []):
             return True  # a call of ``torch.nn.functional`` writing its state whatever it was made with
         return stored or any(self._call_writes(cls, fn, c, params if id(c) in dropped else set()) for c in calls)
 
