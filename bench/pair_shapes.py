@@ -2,8 +2,8 @@
 
 Matmuls big enough to dominate the cost model of ``npudsl schedule``, so that what one stream overlaps shows in the
 saving; seeded inputs, so that the automatic and the hand-placed side compute equal numbers. Each pair's file builds
-its layers itself (``_linear``): the transformer reads a submodule's class where the module builds it, and a layer
-made by a function of another module would be unknown to it (the call then stays on its caller's stream).
+its layers itself (``_linear``); a factory imported from another module of the run would do as well (the transformer
+reads the class it makes: ``codegen/index/factory_made.py``).
 """
 
 from __future__ import annotations

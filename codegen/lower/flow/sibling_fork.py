@@ -17,7 +17,7 @@ source the same way, so the two plans agree:
   in place (no parameter, no state of its object); M hands those parameters its own parameters, never rebound;
 - A's planned calls are all on the call's stream, priority and guard, inside one ``if`` of A's body with no
   ``else`` and a test that runs no op (``quiet_tests.identity_test``), each alone in a statement of that ``if``'s
-  body or of such an ``if`` in it; no ``return`` comes before it;
+  body or of such an ``if`` in it; no ``return`` comes before it (``sibling_ifs.py``);
 - the caller's stream runs nothing between that could matter (``sibling_between.py``); the state it writes there
   is checked against what the call reads in B's lowering (:meth:`SiblingForks.needs_no_fork`).
 """
@@ -31,12 +31,11 @@ from collections.abc import Mapping
 import attrs
 
 from codegen.index.held_params import callers_of
-from codegen.index.walked import walked
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite, find_calls
 from codegen.lower.flow.paths_meet import any_meet
-from codegen.lower.flow.quiet_tests import identity_test
 from codegen.lower.flow.sibling_between import Between
+from codegen.lower.flow.sibling_ifs import every_path_if
 
 __all__ = ["SiblingForks", "sibling_forks"]
 
@@ -144,7 +143,7 @@ def _with_sibling(
     calls = sites.get(f"{owner}.{a.name}", []) if a is not None else []
     if a is None or stmt_a is None or not _eventless(module, [side, *calls]):
         return None
-    found = _every_path_if(a, calls, module.index.callees, module.index.callees[side.key])  # type: ignore[attr-defined]
+    found = every_path_if(a, calls, module.index.callees, module.index.callees[side.key])  # type: ignore[attr-defined]
     lines = m.body[m.body.index(stmt_a) + 1 : at]
     written = between.written(a, found, m, lines, (b, side.call, stmt_b, call_b)) if found else None
     return None if found is None or written is None else _Pair(a, b, found[0], side.call, written)
@@ -180,44 +179,3 @@ def _called_sibling(
         for c in module.tree.body
     )
     return methods[func.attr] if only is not None and only[2] is value and not overridden else None
-
-
-def _every_path_if(
-    a: _Function, sites: list[CallSite], callees: Mapping[str, object], callee: object
-) -> tuple[ast.If, list[ast.stmt]] | None:
-    """The ``if`` of A's body holding its first planned call, and every statement of A's body holding one, each on
-    the stream, priority and guard of ``callee``, each such statement an ``if`` whose calls can run in one block
-    opened before it (see above)."""
-    same = ("tag", "priority", "when")
-    if not sites or any(
-        not callees[s.key].auto or any(getattr(callees[s.key], k) != getattr(callee, k) for k in same)  # type: ignore[attr-defined]
-        for s in sites
-    ):
-        return None
-    calls = {id(s.call) for s in sites}
-    holding = [st for st in a.body if any(id(n) in calls for n in walked(st))]
-    if not all(_side_if(st, calls) for st in holding):
-        return None
-    x = holding[0]
-    assert isinstance(x, ast.If)
-    early = any(isinstance(n, ast.Return) for st in a.body[: a.body.index(x)] for n in walked(st))
-    return None if early else (x, holding)
-
-
-def _side_if(stmt: ast.stmt, calls: set[int]) -> bool:
-    """``if <identity test>:`` with no ``else``, each statement of its body one planned call, or such an ``if``
-    around one."""
-    if not isinstance(stmt, ast.If) or not _quiet_if(stmt):
-        return False
-    inner = [st.body[0] if isinstance(st, ast.If) and _quiet_if(st) and len(st.body) == 1 else st for st in stmt.body]
-    return all(_alone(st, calls) for st in inner)
-
-
-def _quiet_if(stmt: ast.If) -> bool:
-    return not stmt.orelse and identity_test(stmt.test)
-
-
-def _alone(stmt: ast.stmt, calls: set[int]) -> bool:
-    """A statement that only calls one planned call and binds or drops its result."""
-    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
-    return value is not None and id(value) in calls
