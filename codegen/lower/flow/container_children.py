@@ -17,27 +17,15 @@ import ast
 from collections.abc import Callable
 
 from codegen.index import scan
-from codegen.index.class_chain import class_of, home_of
+from codegen.index.class_chain import home_of
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
-from codegen.lower.flow.init_builds import arguments, stores
-from codegen.lower.flow.init_locals import through_locals
+from codegen.lower.flow.init_builds import arguments
 from codegen.lower.flow.item_calls import own_method_writes
 from codegen.lower.flow.torch_module_methods import torch_class
 
-__all__ = ["built_call", "children_write"]
+__all__ = ["children_write"]
 
 Writes = Callable[[str, ast.Call], bool]  # a child's class (dotted) and the call making it -> it may write
-
-
-def built_call(index: object, key: str, owner: str, attr: str) -> ast.Call | None:
-    """The one call of a class that makes ``self.<attr>`` of class ``owner`` of module ``key`` (every store to it
-    is that one, in ``__init__``), if so."""
-    cls = class_of(index, key, owner)
-    found = [built for name, built in stores(cls) if name in (attr, "*")] if cls is not None else []
-    if cls is None or len(found) != 1 or found[0] is None:
-        return None
-    init = next((fn for fn in scan.functions_of(cls) if fn.name == "__init__"), None)
-    return through_locals(found[0].call, init) if init is not None else found[0].call
 
 
 def children_write(functions: ModuleFunctions, built: ast.Call | None, writes: Writes) -> bool:

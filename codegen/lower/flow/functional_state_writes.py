@@ -23,7 +23,7 @@ from codegen.lower.flow.state_made_none import tensor_needs
 from codegen.lower.flow.torch_functional import guarded_writes
 from codegen.lower.flow.view_roots import alias_root
 
-__all__ = ["functional_state_writes"]
+__all__ = ["functional_state_writes", "stored_param"]
 
 _FUNCTIONAL = ("F", "functional")  # how ``torch.nn.modules`` names ``torch.nn.functional``
 
@@ -40,7 +40,7 @@ def functional_state_writes(fn: ast.FunctionDef, inits: Sequence[ast.FunctionDef
         if len(dotted) == 2 and dotted[0] in _FUNCTIONAL:
             writes = guarded_writes(call, ("torch", "nn", "functional", dotted[1]))
             for arg, guards in ((a, g) for a, g in writes if alias_root(a) == own):
-                found.append((_stored_param(guards[0], own, init) if guards else "") or _tensor_needs(arg, own, inits))
+                found.append((stored_param(guards[0], own, init) if guards else "") or _tensor_needs(arg, own, inits))
     return found or None
 
 
@@ -51,7 +51,7 @@ def _tensor_needs(arg: ast.expr, own: str, inits: Sequence[ast.FunctionDef]) -> 
     return f"{needed[0]}@{needed[1]}" + "=" * needed[2] if needed is not None else ""
 
 
-def _stored_param(arg: ast.expr, own: str, init: ast.FunctionDef | None) -> str:
+def stored_param(arg: ast.expr, own: str, init: ast.FunctionDef | None) -> str:
     """``self.max_norm`` stored whole from ``__init__``'s parameter: ``max_norm@<position>`` (``=``: falsy default)."""
     if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == own) or not init:
         return ""

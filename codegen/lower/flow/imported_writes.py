@@ -33,6 +33,8 @@ from codegen.index.per_index import per_run
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.import_chains import absolute_imports, call_chain, run_package
 from codegen.lower.flow.inherited_methods import base_method
+from codegen.lower.flow.init_builds import built_call
+from codegen.lower.flow.torch_layer_writes import torch_layer_written
 
 if TYPE_CHECKING:
     from codegen.lower.flow.known_writes import Reading
@@ -101,9 +103,18 @@ class ModuleFunctions(Mapping[str, _Function]):
         made = self.index.submodules.get(f"{self.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
         if made is None:  # assigned by a base class in another module, or by one the run does not hold
             return self._inherited(call, owner, rest)
-        home, made = made_by(self.index, self.key, made) or (self.key, made)  # a factory's class, named at home
+        factory = made_by(self.index, self.key, made)
+        home, made = factory or (self.key, made)  # a factory's class, named at home
         held = self if home == self.key else self._by_key(home)
-        return held._made(call, made, rest) if held is not None else every_argument(call)
+        if held is None:
+            return every_argument(call)
+        layer = held._import_of(made.split(".")[0]) if rest[1:] in ((), ("forward",)) else None
+        if layer is not None:  # a torch layer: ``nn.ReLU(inplace=True)`` writes its input
+            built = None if factory else built_call(self.index, self.key, owner, rest[0])
+            written = torch_layer_written(call, (*layer, *made.split(".")[1:]), built)
+            if written is not None:
+                return written
+        return held._made(call, made, rest)
 
     def _made(self, call: ast.Call, made: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
         """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute holding the class ``made`` names here."""

@@ -15,9 +15,11 @@ import attrs
 
 from codegen.index import scan
 from codegen.index.children import unordered_walk
+from codegen.index.class_chain import class_of
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.init_locals import through_locals
 
-__all__ = ["Built", "arguments", "bare", "stores"]
+__all__ = ["Built", "arguments", "bare", "built_call", "stores"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -113,3 +115,14 @@ def bare(node: ast.expr) -> Iterator[ast.Name]:
 
 def arguments(call: ast.Call) -> list[ast.expr]:
     return [*call.args, *(k.value for k in call.keywords)]
+
+
+def built_call(index: object, key: str, owner: str, attr: str) -> ast.Call | None:
+    """The one call of a class that makes ``self.<attr>`` of class ``owner`` of module ``key`` (every store to it
+    is that one, in ``__init__``), if so."""
+    cls = class_of(index, key, owner)
+    found = [built for name, built in stores(cls) if name in (attr, "*")] if cls is not None else []
+    if cls is None or len(found) != 1 or found[0] is None:
+        return None
+    init = next((fn for fn in scan.functions_of(cls) if fn.name == "__init__"), None)
+    return through_locals(found[0].call, init) if init is not None else found[0].call

@@ -22,6 +22,8 @@ import ast
 import functools
 from typing import TYPE_CHECKING
 
+from codegen.lower.flow.constructor_args import given_flag
+
 if TYPE_CHECKING:  # ``imported_writes`` asks ``inherited_methods``, which asks this module
     from codegen.lower.flow.imported_writes import ModuleFunctions
 
@@ -68,18 +70,7 @@ def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> b
     given = _given().get((home, method)) if home is not None and same_init and built is not None else None
     if given is None or built is None:
         return torch_method_writes(cls, method)
-    return any(_passed(built, *condition) for condition in given)
-
-
-def _passed(built: ast.Call, name: str, position: int, falsy: bool) -> bool:
-    """``built`` gives the parameter ``name`` (at ``position``) a value that may be neither None nor False."""
-    if any(isinstance(a, ast.Starred) for a in built.args) or any(k.arg is None for k in built.keywords):
-        return True
-    given = built.args[position] if position < len(built.args) else None
-    given = next((k.value for k in built.keywords if k.arg == name), given)
-    if given is None:
-        return not falsy
-    return not (isinstance(given, ast.Constant) and given.value in (None, False))
+    return any(given_flag(built, *condition) for condition in given)
 
 
 @functools.cache

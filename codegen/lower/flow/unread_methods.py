@@ -30,10 +30,10 @@ from codegen.index import scan
 from codegen.index.class_chain import class_of, home_of
 from codegen.index.walked import walked_of
 from codegen.lower.flow import schema
-from codegen.lower.flow.container_children import built_call, children_write
+from codegen.lower.flow.container_children import children_write
 from codegen.lower.flow.import_chains import call_chain
 from codegen.lower.flow.imported_writes import ModuleFunctions, module_functions
-from codegen.lower.flow.init_builds import stores
+from codegen.lower.flow.init_builds import built_call, stores
 from codegen.lower.flow.item_calls import item_call, own_method_writes
 from codegen.lower.flow.npu_schema import written_params
 from codegen.lower.flow.object_submodules import element_class, submodule_class
