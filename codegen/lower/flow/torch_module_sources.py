@@ -1,8 +1,9 @@
 """The classes of ``torch.nn.modules`` in the installed torch, read once for the table builders that ask about them.
 
-``torch_module_methods_build.py`` (which methods write their module's state, which run its children) and
-``torch_layer_reads_build.py`` (which inputs a ``forward`` surely reads) both walk every file of the package; they
-used to parse it each on its own. One reading serves both: each class by its name (the first file defining it, in
+``torch_module_methods_build.py`` (which methods write their module's state, which run its children),
+``torch_layer_reads_build.py`` (which inputs a ``forward`` surely reads) and ``torch_layer_writes_build.py`` (which
+it writes in place) all walk every file of the package; they used to parse it each on its own. One reading serves
+them all: each class by its name (the first file defining it, in
 sorted order), its bases' names, its own methods, the annotations its body gives its attributes (``_modules:
 dict[str, Optional["Module"]]``, ``_forward_hooks: dict[int, Callable]``), and the facts of its file: the names the
 file binds to a module of torch (``F``, ``_VF``) and its top-level functions (``_get_clones``, which returns a
