@@ -2,7 +2,7 @@
 nn.ReLU(inplace=True)`` writes ``h``, with ``nn.ReLU()`` nothing (``torch_layer_writes_table.py``, built by
 ``torch_layer_writes_build.py`` from torch's sources).
 
-The layer's constructor call (``container_children.built_call``: the one store of the attribute in ``__init__``)
+The layer's constructor call (``init_builds.built_call``: the one store of the attribute in ``__init__``)
 says which conditions hold; where it cannot be read (no such call, a ``*``/``**`` argument), every write is taken
 to happen. A class the table does not list writes none of its inputs through ``torch.nn.functional``.
 """
