@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from codegen.lower.flow.call_arguments import passed_argument
+
 __all__ = ["given_flag"]
 
 
@@ -18,8 +20,7 @@ def given_flag(built: ast.Call, name: str, position: int, falsy: bool) -> bool:
     (``falsy``: its default is None or False, so leaving it out turns nothing on); a ``*``/``**`` may give it."""
     if any(isinstance(a, ast.Starred) for a in built.args) or any(k.arg is None for k in built.keywords):
         return True
-    given = built.args[position] if position < len(built.args) else None
-    given = next((k.value for k in built.keywords if k.arg == name), given)
+    given = passed_argument(built, name, position)
     if given is None:
         return not falsy
     return not (isinstance(given, ast.Constant) and given.value in (None, False))

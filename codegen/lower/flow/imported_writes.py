@@ -3,13 +3,13 @@ cannot read it.
 
 ``from .helpers import bump`` (or ``from pkg.helpers import bump``, ``from . import helpers`` then
 ``helpers.bump(x)``, ``import pkg.helpers as helpers``), where ``helpers.py`` holds ``def bump(t): t.add_(1)``,
-writes ``x`` as surely as a helper of the caller's own module (``param_writes.py``); so does ``self.norm(x)``
-where ``__init__`` makes ``self.norm`` of a class whose ``forward`` writes its input, and ``self.cache.update(x)``
-where it makes ``self.cache`` of a class whose ``update`` does, the class defined in the module or imported
-from the run. A helper read there is read with the same rule, its own calls into a third module too (a name an
-``__init__`` re-exports is followed to where it is defined). The other module's tree is the one the run's index
-holds (``codegen/index/pending.py``: parsed on the first question, asked of the run where no file imported it
-relatively).
+writes ``x`` as surely as a helper of the caller's own module (``param_writes.py``); so does ``self.norm(x)`` where
+``__init__`` makes ``self.norm`` of a class whose ``forward`` writes its input, and ``self.cache.update(x)`` where
+it makes ``self.cache`` of a class whose ``update`` does, the class defined in the module or imported from the run
+(``attribute_calls.py`` follows such a call of an attribute). A helper read there is read with the same rule, its
+own calls into a third module too (a name an ``__init__`` re-exports is followed to where it is defined). The other
+module's tree is the one the run's index holds (``codegen/index/pending.py``: parsed on the first question, asked of
+the run where no file imported it relatively).
 
 Safety never depends on which files a run sees: a call into a module of the caller's own package the run does
 not hold (a file transformed alone) is taken to write every argument; a function of a module outside the run
@@ -27,14 +27,11 @@ from typing import TYPE_CHECKING
 import attrs
 
 from codegen.index import scan
-from codegen.index.class_chain import forward_of
-from codegen.index.factory_made import made_by
 from codegen.index.per_index import per_run
+from codegen.lower.flow.attribute_calls import attribute_call
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
 from codegen.lower.flow.import_chains import absolute_imports, call_chain, run_package
 from codegen.lower.flow.inherited_methods import base_method
-from codegen.lower.flow.init_builds import built_call
-from codegen.lower.flow.torch_layer_writes import torch_layer_written
 
 if TYPE_CHECKING:
     from codegen.lower.flow.known_writes import Reading
@@ -61,9 +58,9 @@ class ModuleFunctions(Mapping[str, _Function]):
     def __init__(self, index: object, key: str, tree: ast.Module) -> None:
         self.index, self.key, self.tree = index, key, tree
         self._held: dict[str, ModuleFunctions | None] = {}  # the run's modules by dotted name, read so far
-        self._forwards: dict[tuple[str, str], tuple[str, str] | None] = {}  # ``forward_of``, asked so far
+        self.forwards: dict[tuple[str, str], tuple[str, str] | None] = {}  # ``attribute_calls``: ``forward_of``
         self._functions = scan.functions_by_qualname(tree)
-        self._classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         self._bindings: dict[str, tuple[str, ...] | None] | None = None
         self.known_writes: dict[tuple[_Function, str | None], Reading] = {}  # ``known_writes.py``: kept readings
         self._reached: dict[tuple[int, str | None, str | None], tuple[ast.Call, object]] = {}  # by call, once
@@ -92,60 +89,17 @@ class ModuleFunctions(Mapping[str, _Function]):
         if chain is None:
             return None
         if owner is not None and chain[0] == receiver and len(chain) > 1:
-            return self._of_object(call, owner, chain[1:])
-        if chain[0] in self._classes:
-            return self._inside(call, chain, 0)
-        return self._imported(call, chain, 0)
+            return attribute_call(self, call, owner, chain[1:])
+        if chain[0] in self.classes:
+            return self.inside(call, chain, 0)
+        return self.imported(call, chain, 0)
 
-    def _of_object(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
-        """``self.norm(x)`` (its class's ``forward``) or ``self.cache.update(x)``, for an attribute ``__init__``
-        makes of one class (``codegen/index/definitions.py``)."""
-        made = self.index.submodules.get(f"{self.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
-        if made is None:  # assigned by a base class in another module, or by one the run does not hold
-            return self._inherited(call, owner, rest)
-        factory = made_by(self.index, self.key, made)
-        home, made = factory or (self.key, made)  # a factory's class, named at home
-        held = self if home == self.key else self._by_key(home)
-        if held is None:
-            return every_argument(call)
-        layer = held._import_of(made.split(".")[0]) if rest[1:] in ((), ("forward",)) else None
-        if layer is not None:  # a torch layer: ``nn.ReLU(inplace=True)`` writes its input
-            built = None if factory else built_call(self.index, self.key, owner, rest[0])
-            written = torch_layer_written(call, (*layer, *made.split(".")[1:]), built)
-            if written is not None:
-                return written
-        return held._made(call, made, rest)
-
-    def _made(self, call: ast.Call, made: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
-        """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute holding the class ``made`` names here."""
-        parts = tuple(made.split("."))  # ``Norm``, or ``layers.Norm`` through ``from . import layers``
-        if made in self._functions or (made not in self._classes and self._import_of(parts[0]) is None):
-            return every_argument(call)  # a factory whose class is not known, an alias, a local: any class
-        method = (*parts, *rest[1:]) if len(rest) > 1 else (*parts, "forward")
-        return self._inside(call, method, 0) if made in self._classes else self._imported(call, method, 0, True)
-
-    def _inherited(self, call: ast.Call, owner: str, rest: tuple[str, ...]) -> Reached | frozenset[str] | None:
-        """``self.norm(x)`` / ``self.cache.update(x)`` for an attribute a base class in another module assigns
-        (``class_chain.py``); a base of the package the run does not hold may assign anything: every argument."""
-        if (owner, rest[0]) not in self._forwards:
-            self._forwards[(owner, rest[0])] = forward_of(self.index, self.key, owner, rest[0])
-        found = self._forwards[(owner, rest[0])]
-        if found is None:  # no attribute a base assigns: a method a base of the run defines (``inherited_methods``)
-            inherited = base_method(self.index, self.key, owner, rest)
-            if inherited is None:
-                return None
-            held = self if inherited[0] == self.key else self._by_key(inherited[0])
-            return held._inside(call, inherited[1:], 0) if held is not None else None
-        home, qualname = found
-        held = self._by_key(home) if home else None
-        if held is None:
-            return every_argument(call)
-        return held._inside(call, (qualname.rpartition(".")[0], *(rest[1:] or ("forward",))), 0)
-
-    def _imported(
+    def imported(
         self, call: ast.Call, chain: tuple[str, ...], depth: int, a_class: bool = False
     ) -> Reached | frozenset[str] | None:
-        if chain[0] in self._functions or chain[0] in self._classes:
+        """``chain`` (``bump``, ``helpers.bump``, ``Norm.forward`` of a class made, ``a_class``) through the import
+        that binds its first name."""
+        if chain[0] in self._functions or chain[0] in self.classes:
             return None  # the module's own (``param_writes.py`` reads it)
         bound = self._import_of(chain[0])
         if bound is None:
@@ -161,36 +115,36 @@ class ModuleFunctions(Mapping[str, _Function]):
         for cut in range(len(dotted) - 1, 0, -1):
             held = self._module_functions(".".join(dotted[:cut]))
             if held is not None:
-                return held._inside(call, dotted[cut:], depth)
+                return held.inside(call, dotted[cut:], depth)
         own = run_package(self.index, self.key).partition(".")[0]
         if own and dotted[0] == own:
             return every_argument(call)
         return None if a_class else foreign_writes(call, dotted)
 
-    def _inside(self, call: ast.Call, rest: tuple[str, ...], depth: int) -> Reached | frozenset[str] | None:
+    def inside(self, call: ast.Call, rest: tuple[str, ...], depth: int) -> Reached | frozenset[str] | None:
         """``rest`` (``bump``, ``Ops.scale``, ``Bump.forward``) as this module defines it, or imports it from
         another (a re-export)."""
         fn = self._functions.get(".".join(rest))
         if fn is not None:
             return Reached(fn, self, rest[0] if len(rest) == 2 else None)
-        if rest[0] in self._classes:  # a class made (``Bump(x)``), or a submodule its ``__init__`` makes, if one
+        if rest[0] in self.classes:  # a class made (``Bump(x)``), or a submodule its ``__init__`` makes, if one
             made = self.index.submodules.get(f"{self.key}:{rest[0]}", {})  # type: ignore[attr-defined]
             if rest[1:2] and rest[1] in made:
-                return self._of_object(call, rest[0], rest[1:])
+                return attribute_call(self, call, rest[0], rest[1:])
             inherited = base_method(self.index, self.key, rest[0], rest[1:]) if depth < _DEPTH else None
-            held = self if inherited is None or inherited[0] == self.key else self._by_key(inherited[0])
-            return held._inside(call, inherited[1:], depth + 1) if inherited is not None and held else None
+            held = self if inherited is None or inherited[0] == self.key else self.by_key(inherited[0])
+            return held.inside(call, inherited[1:], depth + 1) if inherited is not None and held else None
         if depth >= _DEPTH or rest[0] not in self._bindings_read():
             return every_argument(call)  # a submodule the run lacks, a name bound otherwise, a long chain
-        return self._imported(call, rest, depth + 1)
+        return self.imported(call, rest, depth + 1)
 
     def _module_functions(self, dotted: str) -> ModuleFunctions | None:
         """The functions of the module ``dotted`` where the run holds it (each looked up once per module)."""
         if dotted not in self._held:
-            self._held[dotted] = self._by_key(self.index.key_of(dotted))  # type: ignore[attr-defined]
+            self._held[dotted] = self.by_key(self.index.key_of(dotted))  # type: ignore[attr-defined]
         return self._held[dotted]
 
-    def _by_key(self, key: str) -> ModuleFunctions | None:
+    def by_key(self, key: str) -> ModuleFunctions | None:
         """The functions of the module whose run key is ``key``, where the run holds it: the run's one
         ``ModuleFunctions`` of it (``module_functions``)."""
         tree_of = getattr(self.index.returns, "tree_of", None)  # type: ignore[attr-defined]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping, Sequence
 
-from codegen.lower.flow.torch_module_sources import TorchClass
+from codegen.lower.flow.torch_module_sources import TorchClass, method_home
 
-__all__ = ["Needed", "init_chain", "tensor_needs"]
+__all__ = ["Needed", "init_chain", "passed_down", "tensor_needs"]
 
 Needed = tuple[str, int, bool]  # the first ``__init__``'s parameter, its position after the object, default falsy
 _REGISTERS = ("register_buffer", "register_parameter")
@@ -29,20 +29,12 @@ _REGISTERS = ("register_buffer", "register_parameter")
 def init_chain(classes: Mapping[str, TorchClass], cls: str, depth: int = 0) -> list[ast.FunctionDef]:
     """The ``__init__`` bodies an object of ``cls`` runs, each reached from the one before by ``super().__init__``
     (the first base defining one: single inheritance, as torch's norm classes are)."""
-    home = _defining(classes, cls, depth)
+    home = method_home(classes, cls, "__init__")
     if home is None or depth > 16:
         return []
     first = classes[home].methods["__init__"]
     later = (init_chain(classes, b, depth + 1) for b in classes[home].bases)
     return [first, *next((chain for chain in later if chain), [])]
-
-
-def _defining(classes: Mapping[str, TorchClass], cls: str, depth: int) -> str | None:
-    if cls not in classes or depth > 16:
-        return None
-    if "__init__" in classes[cls].methods:
-        return cls
-    return next((d for b in classes[cls].bases if (d := _defining(classes, b, depth + 1))), None)
 
 
 def tensor_needs(chain: Sequence[ast.FunctionDef], attr: str) -> Needed | None:
@@ -51,7 +43,7 @@ def tensor_needs(chain: Sequence[ast.FunctionDef], attr: str) -> Needed | None:
         binds = [s for s in init.body if any(_binding(n, init, attr) for n in ast.walk(s))]
         if binds:
             param = _flag(init, binds[0], attr) if len(binds) == 1 else None
-            return _passed_down(chain[: depth + 1], param) if param is not None else None
+            return passed_down(chain[: depth + 1], param) if param is not None else None
     return None
 
 
@@ -128,7 +120,7 @@ def _params(init: ast.FunctionDef) -> list[str]:
     return [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:] + [a.arg for a in init.args.kwonlyargs]
 
 
-def _passed_down(chain: Sequence[ast.FunctionDef], param: str) -> Needed | None:
+def passed_down(chain: Sequence[ast.FunctionDef], param: str) -> Needed | None:
     """``param`` of ``chain[-1]`` as the parameter of ``chain[0]`` that each ``super().__init__`` passes on."""
     for outer, inner in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         given = _super_argument(outer, inner, param)

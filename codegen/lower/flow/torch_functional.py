@@ -25,6 +25,7 @@ import ast
 import functools
 from collections.abc import Sequence
 
+from codegen.lower.flow.call_arguments import passed_argument
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["functional_writes", "guarded_writes", "handed_back", "handed_back_args", "ran_functional"]
@@ -60,22 +61,15 @@ def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr
     params, writes = entry
     found: list[tuple[ast.expr, list[ast.expr]]] = []
     for written, guards in writes:
-        arg = _passed(call, written, params[written])
+        arg = passed_argument(call, written, params[written][0])
         if arg is not None and all(_given(call, g, params[g]) for g in guards):
-            found.append((arg, [a for g in guards if (a := _passed(call, g, params[g])) is not None]))
+            found.append((arg, [a for g in guards if (a := passed_argument(call, g, params[g][0])) is not None]))
     return found
-
-
-def _passed(call: ast.Call, name: str, param: _Param) -> ast.expr | None:
-    position = param[0]
-    if position is not None and position < len(call.args):
-        return call.args[position]
-    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _given(call: ast.Call, name: str, param: _Param) -> bool:
     """The call gives ``name`` a value that may be neither None nor False (left out: its default)."""
-    arg = _passed(call, name, param)
+    arg = passed_argument(call, name, param[0])
     if arg is None:
         return not param[1]
     return not (isinstance(arg, ast.Constant) and arg.value in (None, False))
@@ -104,7 +98,7 @@ def handed_back_args(call: ast.Call, dotted: Sequence[str]) -> list[ast.expr]:
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return [*call.args, *(k.value for k in call.keywords)]
     params, passes = entry
-    found = [_passed(call, name, params[name]) for name, _ in passes if handed_back(call, dotted, name)]
+    found = [passed_argument(call, name, params[name][0]) for name, _ in passes if handed_back(call, dotted, name)]
     return [arg for arg in found if arg is not None]
 
 
@@ -116,7 +110,7 @@ def _passed_entry(dotted: Sequence[str]) -> _Entry | None:
 
 
 def _surely_given(call: ast.Call, name: str, param: _Param) -> bool:
-    arg = _passed(call, name, param)
+    arg = passed_argument(call, name, param[0])
     if arg is None:
         return not param[1]
     return isinstance(arg, ast.Constant) and bool(arg.value)

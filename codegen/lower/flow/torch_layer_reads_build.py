@@ -27,7 +27,7 @@ from pathlib import Path
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
 from codegen.lower.flow.table_files import table_main
-from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
+from codegen.lower.flow.torch_module_sources import TorchClass, inherited_method, torch_classes
 
 __all__ = ["build", "main"]
 
@@ -48,15 +48,6 @@ class _Reading:
 
     def __init__(self, classes: dict[str, TorchClass]) -> None:
         self.classes = classes
-
-    def method(self, cls: str, name: str, depth: int = 0) -> tuple[str, ast.FunctionDef] | None:
-        """The class among ``cls`` and its bases (itself first) defining ``name``, with the method."""
-        if cls not in self.classes or depth > _DEPTH:
-            return None
-        found = self.classes[cls]
-        if name in found.methods:
-            return cls, found.methods[name]
-        return next((r for b in found.bases if (r := self.method(b, name, depth + 1)) is not None), None)
 
     def reads(self, cls: str, fn: ast.FunctionDef, param: str, depth: int = 0) -> bool:
         body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
@@ -107,7 +98,7 @@ class _Reading:
         return False
 
     def _method_reads(self, cls: str, name: str, slots: list[int], named: list[str | None], depth: int) -> bool:
-        found = self.method(cls, name)
+        found = inherited_method(self.classes, cls, name)
         if found is None:
             return False
         home, method = found
@@ -139,7 +130,7 @@ def build() -> str:
     reading = _Reading(torch_classes())
     rows = []
     for name in sorted(reading.classes):
-        found = reading.method(name, "forward")
+        found = inherited_method(reading.classes, name, "forward")
         if found is None:
             continue
         params = [a.arg for a in found[1].args.args][1:]

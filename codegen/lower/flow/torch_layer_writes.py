@@ -13,6 +13,7 @@ import ast
 import functools
 from collections.abc import Sequence
 
+from codegen.lower.flow.call_arguments import passed_argument
 from codegen.lower.flow.constructor_args import given_flag
 from codegen.lower.flow.view_roots import alias_sources
 
@@ -28,15 +29,8 @@ def torch_layer_written(call: ast.Call, dotted: Sequence[str], built: ast.Call |
     written: set[str] = set()
     for param, position, needs in rows:
         if needs is None or built is None or given_flag(built, *needs):
-            written |= alias_sources(_passed(call, param, position))
+            written |= alias_sources(passed_argument(call, param, position))
     return frozenset(written)
-
-
-def _passed(call: ast.Call, param: str, position: int) -> ast.expr | None:
-    if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-        return ast.Tuple(elts=[a.value if isinstance(a, ast.Starred) else a for a in call.args], ctx=ast.Load())
-    given = call.args[position] if position < len(call.args) else None
-    return next((k.value for k in call.keywords if k.arg == param), given)
 
 
 @functools.cache

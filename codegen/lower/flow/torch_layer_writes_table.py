@@ -21,7 +21,7 @@ WRITES: dict[str, str] = {
     "Mish": "input@0:inplace@0=",
     "RReLU": "input@0:inplace@2=",
     "ReLU": "input@0:inplace@0=",
-    "ReLU6": "input@0",
+    "ReLU6": "input@0:inplace@0=",
     "SELU": "input@0:inplace@0=",
     "SiLU": "input@0:inplace@0=",
     "Threshold": "input@0:inplace@2=",

@@ -23,6 +23,7 @@ import functools
 from typing import TYPE_CHECKING
 
 from codegen.lower.flow.constructor_args import given_flag
+from codegen.lower.flow.torch_module_sources import defining_class
 
 if TYPE_CHECKING:  # ``imported_writes`` asks ``inherited_methods``, which asks this module
     from codegen.lower.flow.imported_writes import ModuleFunctions
@@ -36,7 +37,6 @@ __all__ = [
     "torch_method_writes_made",
 ]
 
-_DEPTH = 16  # bases followed one inside another at most
 _KINDS = ("", "w", "c", "f")  # the table's marks: writes nothing, writes, runs its children, runs its forward
 _FORWARD = "forward"
 
@@ -55,7 +55,7 @@ def torch_class(functions: ModuleFunctions, dotted: str) -> str | None:
 def torch_method_writes(cls: str, method: str) -> bool:
     """A call of ``method`` on an object of torch's module class ``cls`` (of the table) may write its state."""
     method = _called(cls, method)
-    home = _defining(cls, method, 0)
+    home = _defining(cls, method)
     return home is None or method in _classes()[home][2]
 
 
@@ -65,8 +65,8 @@ def torch_method_writes_made(cls: str, method: str, built: ast.Call | None) -> b
     where ``built`` gives it none, or a literal None or False (a class made by another ``__init__`` than the
     method's class, ``nn.LazyInstanceNorm1d``, may number its parameters otherwise: it writes)."""
     method = _called(cls, method)
-    home = _defining(cls, method, 0)
-    same_init = home is not None and _defining(cls, "__init__", 0) == _defining(home, "__init__", 0)
+    home = _defining(cls, method)
+    same_init = home is not None and _defining(cls, "__init__") == _defining(home, "__init__")
     given = _given().get((home, method)) if home is not None and same_init and built is not None else None
     if given is None or built is None:
         return torch_method_writes(cls, method)
@@ -89,38 +89,38 @@ def _given() -> dict[tuple[str, str], list[tuple[str, int, bool]]]:
 
 def module_method(method: str) -> bool:
     """``method`` is one that torch's ``nn.Module`` defines (``state_dict``, ``buffers``; not a submodule's name)."""
-    return _defining("Module", method, 0) is not None
+    return _defining("Module", method) is not None
 
 
 def torch_method_runs_children(cls: str, method: str) -> bool:
     """``method`` of torch's module class ``cls`` calls the callables its module holds (its children), writing
     nothing itself: it writes what they write."""
     method = _called(cls, method)
-    home = _defining(cls, method, 0)
+    home = _defining(cls, method)
     return home is not None and method in _classes()[home][3]
 
 
 def runs_forward(method: str) -> bool:
     """``method``, as torch's ``nn.Module`` defines it, runs its object's own ``forward`` (``_call_impl``)."""
-    home = _defining("Module", method, 0)
+    home = _defining("Module", method)
     return home is not None and method in _classes()[home][4]
 
 
 def _called(cls: str, method: str) -> str:
     """The method a call of ``method`` on an object of ``cls`` runs for its effect: ``forward`` where ``method``
     runs it (``_call_impl``), else ``method``."""
-    home = _defining(cls, method, 0)
+    home = _defining(cls, method)
     return _FORWARD if home is not None and method in _classes()[home][4] else method
 
 
-def _defining(cls: str, method: str, depth: int) -> str | None:
-    """The class among ``cls`` and its bases (itself first) that defines ``method``."""
-    if cls not in _classes() or depth > _DEPTH:
-        return None
-    bases, *kinds = _classes()[cls]
-    if any(method in kind for kind in kinds):
-        return cls
-    return next((found for b in bases if (found := _defining(b, method, depth + 1)) is not None), None)
+def _defining(cls: str, method: str) -> str | None:
+    """The class among ``cls`` and its bases (itself first) that defines ``method``, as the table says."""
+    classes = _classes()
+    return defining_class(
+        cls,
+        lambda c: c in classes and any(method in kind for kind in classes[c][1:]),
+        lambda c: classes[c][0] if c in classes else (),
+    )
 
 
 @functools.cache

@@ -36,7 +36,7 @@ from codegen.lower.flow.table_files import table_main
 from codegen.lower.flow.torch_child_runs import runs_children
 from codegen.lower.flow.torch_forward_runs import runs_forward
 from codegen.lower.flow.torch_given_calls import given_through_calls
-from codegen.lower.flow.torch_module_sources import TorchClass, torch_classes
+from codegen.lower.flow.torch_module_sources import TorchClass, method_home, torch_classes
 
 __all__ = ["build", "main"]
 
@@ -87,14 +87,9 @@ class _Reading:
     def _runs(self, cls: str, fn: ast.FunctionDef, found: set[tuple[str, str]]) -> bool:
         return runs_forward(fn, lambda called: (self.resolved(cls, called), called) in found)
 
-    def resolved(self, cls: str, method: str, depth: int = 0) -> str | None:
+    def resolved(self, cls: str, method: str) -> str | None:
         """The class of ``cls``'s bases (itself first) that defines ``method``."""
-        if cls not in self.classes or depth > 16:
-            return None
-        found = self.classes[cls]
-        if method in found.methods:
-            return cls
-        return next((r for b in found.bases if (r := self.resolved(b, method, depth + 1)) is not None), None)
+        return method_home(self.classes, cls, method)
 
     def _writes(self, cls: str, fn: ast.FunctionDef) -> bool:
         own = fn.args.args[0].arg if fn.args.args else ""

@@ -7,7 +7,9 @@ them all: each class by its name (the first file defining it, in
 sorted order), its bases' names, its own methods, the annotations its body gives its attributes (``_modules:
 dict[str, Optional["Module"]]``, ``_forward_hooks: dict[int, Callable]``), and the facts of its file: the names the
 file binds to a module of torch (``F``, ``_VF``) and its top-level functions (``_get_clones``, which returns a
-``ModuleList``).
+``ModuleList``). The walk up a class's bases to the one defining a method (:func:`defining_class`) is written here
+once, for these classes (:func:`method_home`) and for the tables read back at transform time
+(``torch_module_methods.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow.table_files import torch_source
 
-__all__ = ["TorchClass", "TorchFile", "torch_classes"]
+__all__ = ["TorchClass", "TorchFile", "defining_class", "inherited_method", "method_home", "torch_classes"]
+
+_DEPTH = 16  # bases followed one inside another at most
+_Bases = Callable[[str], Sequence[str]]  # a class's name -> its bases' names (none for a class not known)
 
 
 @attrs.frozen
@@ -45,16 +50,56 @@ class TorchClass:
 
 @functools.cache
 def torch_classes() -> dict[str, TorchClass]:
-    """Each class of ``torch.nn.modules`` by its name (the first file defining it, files in sorted order)."""
+    """Each class of ``torch.nn.modules`` by its name: where the package's ``__init__.py`` imports the name from,
+    the class that file defines (``nn.SyncBatchNorm`` is ``batchnorm.py``'s, not the autograd ``Function`` of the
+    same name in ``_functions.py``); any other, the first file defining it, files in sorted order."""
+    folder = torch_source("nn", "modules")
+    exported = _exported(ast.parse((folder / "__init__.py").read_text(encoding="utf-8")))
     found: dict[str, TorchClass] = {}
-    for path in sorted(torch_source("nn", "modules").glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
         file = TorchFile(_torch_modules(tree), functions)
         for node in tree.body:
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef) and exported.get(node.name, path.stem) == path.stem:
                 found.setdefault(node.name, _class(node, file))
     return found
+
+
+def _exported(init: ast.Module) -> dict[str, str]:
+    """Each name the package's ``__init__.py`` imports from a module of the package, with that module's name."""
+    imports = [n for n in init.body if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module]
+    return {a.asname or a.name: str(n.module) for n in imports for a in n.names}
+
+
+def defining_class(cls: str, defines: Callable[[str], bool], bases: _Bases) -> str | None:
+    """The class among ``cls`` and its bases that ``defines`` holds for: itself first, then each base and its own
+    bases in turn, as Python looks up a method along single bases (torch's module classes); None where none does
+    within ``_DEPTH`` levels. ``bases`` gives a class's bases' names (none for a class it does not know)."""
+    return _defining(cls, defines, bases, 0)
+
+
+def _defining(cls: str, defines: Callable[[str], bool], bases: _Bases, depth: int) -> str | None:
+    if depth > _DEPTH:
+        return None
+    if defines(cls):
+        return cls
+    return next((d for b in bases(cls) if (d := _defining(b, defines, bases, depth + 1)) is not None), None)
+
+
+def method_home(classes: Mapping[str, TorchClass], cls: str, name: str) -> str | None:
+    """The class among ``cls`` and its bases in ``classes`` defining the method ``name`` (:func:`defining_class`)."""
+    return defining_class(
+        cls,
+        lambda c: c in classes and name in classes[c].methods,
+        lambda c: classes[c].bases if c in classes else (),
+    )
+
+
+def inherited_method(classes: Mapping[str, TorchClass], cls: str, name: str) -> tuple[str, ast.FunctionDef] | None:
+    """The method ``name`` an object of ``cls`` runs, with the class defining it (:func:`method_home`)."""
+    home = method_home(classes, cls, name)
+    return (home, classes[home].methods[name]) if home is not None else None
 
 
 def _class(node: ast.ClassDef, file: TorchFile) -> TorchClass:
