@@ -3,13 +3,13 @@
 ``torch_module_methods_build.py`` (which methods write their module's state, which run its children),
 ``torch_layer_reads_build.py`` (which inputs a ``forward`` surely reads) and ``torch_layer_writes_build.py`` (which
 it writes in place) all walk every file of the package; they used to parse it each on its own. One reading serves
-them all: each class by its name (the first file defining it, in
-sorted order), its bases' names, its own methods, the annotations its body gives its attributes (``_modules:
-dict[str, Optional["Module"]]``, ``_forward_hooks: dict[int, Callable]``), and the facts of its file: the names the
-file binds to a module of torch (``F``, ``_VF``) and its top-level functions (``_get_clones``, which returns a
-``ModuleList``). The walk up a class's bases to the one defining a method (:func:`defining_class`) is written here
-once, for these classes (:func:`method_home`) and for the tables read back at transform time
-(``torch_module_methods.py``).
+them all: each class by its name (the one ``torch.nn`` exports by it: ``_functions.py``'s autograd ``Function``
+``SyncBatchNorm`` is not the layer; else the first file defining it, in sorted order), its bases' names, its own
+methods, the annotations its body gives its attributes (``_modules: dict[str, Optional["Module"]]``,
+``_forward_hooks: dict[int, Callable]``), and the facts of its file: the names the file binds to a module of torch
+(``F``, ``_VF``) and its top-level functions (``_get_clones``, which returns a ``ModuleList``). The walk up a
+class's bases to the one defining a method (:func:`defining_class`) is written here once, for these classes
+(:func:`method_home`) and for the tables read back at transform time (``torch_module_methods.py``).
 """
 
 from __future__ import annotations
