@@ -22,7 +22,7 @@ from codegen.lower.flow.functional_kinds import Kinds
 from codegen.lower.flow.functional_probe import Runs
 from codegen.lower.flow.functional_samples import sample_with
 
-__all__ = ["AtenPasses", "aten_passes"]
+__all__ = ["AtenPasses", "aten_passes", "python_name", "schema_signature"]
 
 AtenPasses = dict[str, tuple[str, dict[str, set[frozenset[str]]]]]  # name -> (its parameters named, passes)
 _PLAIN = "Tensor"
@@ -41,7 +41,7 @@ def aten_passes() -> AtenPasses:
             if sample is not None:
                 passes = Runs(sample).passes()
                 if passes:
-                    found[name] = (_signature(schema, passes), passes)
+                    found[name] = (schema_signature(schema, passes), passes)
                 break
     return found
 
@@ -85,7 +85,7 @@ def _kinds(schema: Any) -> Kinds | None:
     taken: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
     for argument in schema.arguments:
-        name, kind, default = _python_name(argument.name), str(argument.type), _default(argument)
+        name, kind, default = python_name(argument.name), str(argument.type), _default(argument)
         if kind == _PLAIN:
             tensors.append(name)
         elif kind == "bool":
@@ -101,7 +101,7 @@ def _kinds(schema: Any) -> Kinds | None:
     return Kinds(tensors, taken, fixed) if tensors else None
 
 
-def _python_name(name: str) -> str:
+def python_name(name: str) -> str:
     return "input" if name == "self" else name
 
 
@@ -109,12 +109,12 @@ def _default(argument: Any) -> Any:
     return argument.default_value if argument.has_default_value() else None
 
 
-def _signature(schema: Any, passes: dict[str, set[frozenset[str]]]) -> str:
+def schema_signature(schema: Any, passes: dict[str, set[frozenset[str]]]) -> str:
     """``input@0 p@1 train@2``: each parameter the passes name, at its position (``=``: a falsy default)."""
     named = {*passes, *(g for guards in passes.values() for gs in guards for g in gs)}
     words = []
     for position, argument in enumerate(schema.arguments):
-        name = _python_name(argument.name)
+        name = python_name(argument.name)
         if name in named:
             at = "" if argument.kwarg_only else f"@{position}"
             falsy = argument.has_default_value() and argument.default_value in (None, False)

@@ -8,7 +8,9 @@ without reading torch: ``torch.relu_(x)`` writes ``x`` and ``torch.cat(xs)`` wri
 the ATen op of that name (``schema.py``: ``Tensor(a!) self``, the first argument of the function form); an op
 called by its overload (``torch.ops.aten.mul_.Scalar(x, 2)``, ``torch.ops.aten.add.out(a, b, out=c)``) writes
 exactly what that overload's schema types ``Tensor(a!)`` (``aten_overloads.py``). A torch function the table
-does not hold (``torch.distributed.all_reduce``, a custom op) is as unknown as any other.
+does not hold (``torch.distributed.all_reduce``, a custom op) is as unknown as any other. A kernel may write what its
+schema leaves plain: ``torch.batch_norm(h, w, b, rm, rv, True, ...)`` updates ``rm`` and ``rv``, as running the
+public functions of ``torch`` at table-build time found (``aten_kernel_writes.py``; by its default overload too).
 
 torch_npu's ops (``torch_npu.npu_rms_norm``, ``torch.ops.npu.npu_rms_norm``, ``.default`` or another overload
 named) write the arguments their schema types ``Tensor(a!)`` (``npu_schema.py``): ``npu_rms_norm(x, w)``
@@ -32,6 +34,7 @@ from collections.abc import Sequence
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.aten_forms import aten_function
+from codegen.lower.flow.aten_kernel_writes import kernel_writes
 from codegen.lower.flow.aten_overloads import overload_writes
 from codegen.lower.flow.exprs import data_reads
 from codegen.lower.flow.npu_schema import Param, returned_params, written_params
@@ -53,13 +56,16 @@ def foreign_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
     if npu is not None:
         return _npu_writes(call, npu)
     if tuple(dotted[:3]) == _ATEN_OPS and len(dotted) in (4, 5):
-        return _params_written(call, overload_writes(dotted[3], dotted[4] if len(dotted) == 5 else None))
+        overload = dotted[4] if len(dotted) == 5 else None
+        kernel = kernel_writes(call, dotted[3]) if overload in (None, "default") else frozenset()
+        return _params_written(call, overload_writes(dotted[3], overload)) | kernel
     writes = schema.writes_self(dotted[-1]) if dotted[0] == _ATEN else None
     if writes is None and not ran_functional(dotted):  # ``F.gaussian_nll_loss``: no ATen op, the table's row
         return every_argument(call)
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "self"), None)
     written = alias_sources(first) if writes and first is not None else frozenset()
-    return written | functional_writes(call, dotted)  # a body of ``torch.nn.functional`` (``F.embedding``)
+    kernel = kernel_writes(call, dotted[1]) if len(dotted) == 2 and dotted[0] == _ATEN else frozenset()
+    return written | kernel | functional_writes(call, dotted)  # a body of ``torch.nn.functional`` (``F.embedding``)
 
 
 def foreign_results(call: ast.Call, dotted: Sequence[str]) -> Results:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from codegen.index.scan import dotted_name
 from codegen.lower.flow.state_made_none import tensor_needs
 from codegen.lower.flow.torch_functional import guarded_writes
-from codegen.lower.flow.view_roots import alias_root
+from codegen.lower.flow.view_roots import alias_parts, alias_root
 
 __all__ = ["functional_state_writes", "stored_param"]
 
@@ -39,7 +39,7 @@ def functional_state_writes(fn: ast.FunctionDef, inits: Sequence[ast.FunctionDef
         dotted = (dotted_name(call.func) or "").split(".")
         if len(dotted) == 2 and dotted[0] in _FUNCTIONAL:
             writes = guarded_writes(call, ("torch", "nn", "functional", dotted[1]))
-            for arg, guards in ((a, g) for a, g in writes if alias_root(a) == own):
+            for arg, guards in ((p, g) for a, g in writes for p in alias_parts(a) if alias_root(p) == own):  # each arm
                 found.append((stored_param(guards[0], own, init) if guards else "") or _tensor_needs(arg, own, inits))
     return found or None
 

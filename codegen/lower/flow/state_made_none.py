@@ -10,7 +10,9 @@ writes nothing. So that write needs ``track_running_stats`` given (not None, not
 with a literal name) binds it only inside one ``if`` at its top level, a tensor where the test holds and None where it
 fails; the test is a parameter, or an attribute that ``__init__`` stores whole from one (``self.p = p``); and each
 ``super().__init__(...)`` on the way passes that parameter on by name. Anything else says nothing (the write stands).
-``functional_state_writes.py`` asks at table-build time (``torch_module_methods_build.py``).
+``functional_state_writes.py`` (a write through ``torch.nn.functional``) and ``method_state_writes.py`` (through an
+in-place tensor method: ``self.num_batches_tracked.add_(1)``) ask at table-build time
+(``torch_module_methods_build.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from codegen.lower.flow.torch_module_sources import TorchClass, method_home
 
-__all__ = ["Needed", "init_chain", "passed_down", "tensor_needs"]
+__all__ = ["Needed", "guard_text", "init_chain", "passed_down", "tensor_needs"]
 
 Needed = tuple[str, int, bool]  # the first ``__init__``'s parameter, its position after the object, default falsy
 _REGISTERS = ("register_buffer", "register_parameter")
@@ -45,6 +47,11 @@ def tensor_needs(chain: Sequence[ast.FunctionDef], attr: str) -> Needed | None:
             param = _flag(init, binds[0], attr) if len(binds) == 1 else None
             return passed_down(chain[: depth + 1], param) if param is not None else None
     return None
+
+
+def guard_text(needed: Needed) -> str:
+    """The table's spelling of a needed parameter: ``track_running_stats@4`` (``=``: its default is None or False)."""
+    return f"{needed[0]}@{needed[1]}" + "=" * needed[2]
 
 
 def _binding(node: ast.AST, init: ast.FunctionDef, attr: str) -> bool:

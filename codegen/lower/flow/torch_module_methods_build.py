@@ -31,6 +31,7 @@ from pathlib import Path
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.functional_state_writes import functional_state_writes
+from codegen.lower.flow.method_state_writes import method_state_writes, state_writes
 from codegen.lower.flow.state_made_none import init_chain
 from codegen.lower.flow.table_files import table_main
 from codegen.lower.flow.torch_child_runs import runs_children
@@ -71,7 +72,7 @@ class _Reading:
             (n, m): found
             for n, c in classes.items()
             for m, fn in c.methods.items()
-            if (n, m) not in self.written and (found := functional_state_writes(fn, init_chain(classes, n)))
+            if (n, m) not in self.written and (found := state_writes(fn, init_chain(classes, n)))
         }
         self.given = given_through_calls(classes, self.resolved, self.written, self.given)
 
@@ -99,7 +100,8 @@ class _Reading:
             for n in ast.walk(fn)
         )
         dropped = {id(s.value) for s in ast.walk(fn) if isinstance(s, ast.Expr)}  # calls made for their effect
-        calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
+        guarded = method_state_writes(fn, init_chain(self.classes, cls))  # through state None unless made a tensor
+        calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and id(c) not in guarded]
         if "" in (functional_state_writes(fn, init_chain(self.classes, cls)) or []):
             return True  # a call of ``torch.nn.functional`` writing its state whatever it was made with
         return stored or any(self._call_writes(cls, fn, c, params if id(c) in dropped else set()) for c in calls)
