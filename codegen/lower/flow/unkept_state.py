@@ -49,9 +49,9 @@ def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[st
         return {}
     known = _changed_states(fn)
     if receiver not in known:
-        held = held_paths(fn, receiver)
-        candidates = changed_roots(fn, receiver) & held.keys()
-        known[receiver] = {name: held[name] for name in candidates if _changes(fn, name)}
+        roots = changed_roots(fn, receiver)
+        held = held_paths(fn, receiver) if roots else {}  # most callers change no object: nothing to hold
+        known[receiver] = {name: held[name] for name in roots & held.keys() if _changes(fn, name)}
     return known[receiver]
 
 
