@@ -137,7 +137,8 @@ def binding_name(node: ast.AST) -> str | None:
 
 
 _NAMED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
-NAME_BINDERS = (*_NAMED, ast.alias, ast.MatchMapping)  # the kinds of node ``binding_name`` may name a binding of
+# the kinds of node ``binding_name`` may name a binding of
+NAME_BINDERS: tuple[type[ast.AST], ...] = (*_NAMED, ast.alias, ast.MatchMapping)
 
 
 def deleted_names(node: ast.Delete) -> set[str]:

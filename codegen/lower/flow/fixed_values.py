@@ -79,9 +79,13 @@ def _params(args: ast.arguments) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *rest]
 
 
+# what ``_other_bindings`` reads
+_BINDERS: tuple[type[ast.AST], ...] = (ast.arg, ast.Global, ast.Nonlocal, *NAME_BINDERS)
+
+
 def _other_bindings(fn: _Function) -> Iterable[str]:
     """Every name ``fn`` or a function in it binds otherwise than by an assignment target (its parameters too)."""
-    for node in walked_of(fn, (ast.arg, ast.Global, ast.Nonlocal, *NAME_BINDERS)):
+    for node in walked_of(fn, _BINDERS):
         if isinstance(node, ast.arg):
             yield node.arg
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
