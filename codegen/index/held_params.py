@@ -26,7 +26,7 @@ from codegen.frontend.signature import Tensorness, signature_of
 from codegen.index.path_after import path_after, read_after
 from codegen.index.used_calls import Scope
 from codegen.index.used_params import element
-from codegen.index.walked import per_node, walked_of
+from codegen.index.walked import per_node, walked, walked_of
 
 __all__ = ["Callers", "callers_of", "held_by_callers", "path_after", "read_after"]
 
@@ -140,7 +140,7 @@ def _spellings(tree: ast.Module) -> _Spelled:
     """Every call by a name or an attribute in the simple statements of the module's functions, and every mention
     of a name (made once per tree: each caller of the module asks)."""
     calls: dict[str, list[tuple[_Function, ast.stmt, ast.Call]]] = {}
-    for caller in walked_of(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for caller in (n for n in walked(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         for stmt in (s for s in walked_of(caller, ast.stmt) if not hasattr(s, "body")):
             for call in walked_of(stmt, ast.Call):
                 name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
