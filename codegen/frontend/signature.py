@@ -1,8 +1,9 @@
 """What a decorated function's signature says: its parameters, which of them may carry tensors, its returns.
 
-Tensor-ness comes from annotations where they exist: ``Tensor`` is a tensor, ``int``/``bool``/a class of
-the user's (attention metadata, a config) is not, ``Optional[Tensor]``, containers and unannotated
-parameters may hold tensors, so generated code checks them at trace time (free under dynamo).
+Tensor-ness comes from annotations where they exist (``tensorness.py``: ``Tensor`` is a tensor, ``int``/``bool``/a
+class of the user's is not); ``Optional[Tensor]``, containers and unannotated parameters may hold tensors, so
+generated code checks them at trace time (free under dynamo), and an unannotated flag with a literal default holds
+none.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import enum
 
 import attrs
 
+from codegen.frontend.tensorness import Tensorness, annotation_tensorness
 from codegen.index.children import children
 from codegen.index.walked import per_node
 
@@ -30,17 +32,9 @@ __all__ = [
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "None", "complex"})
-_TENSORS = frozenset({"Tensor", "torch.Tensor"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 NO_DEFAULT = "<no default>"
 UNKNOWN_DEFAULT = "<unknown default>"
-
-
-class Tensorness(enum.Enum):
-    TENSOR = "tensor"  # annotated Tensor: always a tensor
-    MAYBE = "maybe"  # unannotated, Optional, a container: walked and checked at trace time
-    NO = "no"  # a scalar or another class: never passed to a stream call
 
 
 class ParamKind(enum.Enum):
@@ -143,36 +137,6 @@ def _literal(node: ast.expr) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return UNKNOWN_DEFAULT
-
-
-def annotation_tensorness(annotation: ast.expr | None) -> Tensorness:
-    if annotation is None:
-        return Tensorness.MAYBE
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return Tensorness.MAYBE
-    return _tensorness(annotation)
-
-
-@per_node
-def _tensorness(annotation: ast.expr) -> Tensorness:
-    """What ``annotation`` says of a value, read once per node (a return annotation's elements are asked per use)."""
-    text = ast.unparse(annotation)
-    if text in _TENSORS:
-        return Tensorness.TENSOR
-    if text in _SCALARS or (isinstance(annotation, ast.Constant) and annotation.value is None):
-        return Tensorness.NO
-    if text.startswith(("torch.", "nn.")) or text in ("Any", "typing.Any", "object"):
-        return Tensorness.MAYBE  # torch's own types (``torch.return_types.topk``) may hold tensors
-    if isinstance(annotation, (ast.Name, ast.Attribute)):
-        return Tensorness.NO  # a class of the user's (metadata, config): its tensors outlive the call
-    if isinstance(annotation, ast.BinOp) and all(
-        annotation_tensorness(side) is Tensorness.NO for side in (annotation.left, annotation.right)
-    ):
-        return Tensorness.NO  # ``int | None``
-    return Tensorness.MAYBE
 
 
 def tensor_inputs(fn: _Function, *, method: bool) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import ast
 from collections import deque
 from collections.abc import Iterator
 
-__all__ = ["BLOCK_FIELDS", "imported_names", "module_scope", "statements_breadth_first"]
+__all__ = ["BLOCK_FIELDS", "STATEMENT_HOLDERS", "imported_names", "module_scope", "statements_breadth_first"]
 
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 
@@ -23,6 +23,8 @@ _KINDS: tuple[type[ast.AST], ...] = (ast.Module, *ast.stmt.__subclasses__(), ast
 BLOCK_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) for kind in _KINDS
 }
+# the node classes with a ``body``, ``orelse`` or ``finalbody`` list of statements (a walk asks these only)
+STATEMENT_HOLDERS = tuple(kind for kind, fields in BLOCK_FIELDS.items() if {"body", "orelse", "finalbody"} & {*fields})
 
 
 def statements_breadth_first(tree: ast.AST) -> Iterator[ast.AST]:

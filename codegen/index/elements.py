@@ -16,7 +16,7 @@ import ast
 
 from codegen.index.paths import assignment_targets, dotted_name, is_self_attr
 from codegen.index.scan import functions_of, statements_breadth_first
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked_of
 
 __all__ = ["element_classes"]
 
@@ -70,11 +70,11 @@ def _changed_in_place(cls: ast.ClassDef) -> set[str]:
         target.attr
         for fn in functions_of(cls)
         if fn.name != "__init__"
-        for node in walked(fn)
+        for node in walked_of(fn, (ast.Assign, ast.AugAssign, ast.AnnAssign))
         for target in assignment_targets(node)
         if is_self_attr(target)
     }
-    for node in walked(cls):
+    for node in walked_of(cls, (ast.Call, ast.AugAssign)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
             if is_self_attr(node.func.value):
                 changed.add(node.func.value.attr)

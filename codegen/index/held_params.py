@@ -141,15 +141,15 @@ def _spellings(tree: ast.Module) -> _Spelled:
     of a name (made once per tree: each caller of the module asks)."""
     calls: dict[str, list[tuple[_Function, ast.stmt, ast.Call]]] = {}
     for caller in (n for n in walked(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        for stmt in (s for s in walked(caller) if isinstance(s, ast.stmt) and not hasattr(s, "body")):
-            for call in (c for c in walked(stmt) if isinstance(c, ast.Call)):
+        for stmt in (s for s in walked_of(caller, ast.stmt) if not hasattr(s, "body")):
+            for call in walked_of(stmt, ast.Call):
                 name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
                 if name:
                     calls.setdefault(name, []).append((caller, stmt, call))
     mentions: dict[str, int] = {}
-    for node in walked(tree):
+    for node in walked_of(tree, (ast.Name, ast.Attribute, ast.Constant)):
         name = getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "value", None)
-        if isinstance(node, (ast.Name, ast.Attribute, ast.Constant)) and isinstance(name, str):
+        if isinstance(name, str):
             mentions[name] = mentions.get(name, 0) + 1
     return _Spelled(calls=calls, mentions=mentions)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.scan import dotted_name
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 
 __all__ = ["annotations_of", "strip_optional"]
@@ -22,7 +22,7 @@ def annotations_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.
     loop could rebind them to anything). One walk of ``fn`` finds both."""
     found = {a.arg: a.annotation for a in walked_of(fn.args, ast.arg) if a.annotation is not None}
     binders, stored = [], set()
-    for node in walked(fn):
+    for node in walked_of(fn, (ast.AnnAssign, *_REBINDING, ast.Name)):  # the kinds asked below
         if isinstance(node, ast.AnnAssign):
             if isinstance(node.target, ast.Name):
                 found[node.target.id] = node.annotation

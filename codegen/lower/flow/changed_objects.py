@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterable
 
-from codegen.index.walked import per_node, walked
+from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.paths_meet import meets, under
 from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
 
@@ -88,7 +88,7 @@ def kept_names(fn: _Function) -> frozenset[str]:
     """The parameters of ``fn`` it never binds again: the objects they hold were given to it and outlive the call
     (their caller holds them), unlike one it builds."""
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
-    bound = {n.id for n in walked(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound = {n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load)}
     return frozenset(params) - bound
 
 
@@ -123,7 +123,7 @@ def _changed(fn: _Function) -> set[str]:
     """The paths of the objects ``fn`` calls a method of, stores an attribute on, or builds (a local bound to what a
     call returns, not a view: ``h = Holder()``), as spelled."""
     found: list[ast.expr] = []
-    for node in walked(fn):
+    for node in walked_of(fn, (ast.Call, ast.Attribute, ast.AugAssign, ast.Assign)):  # the kinds asked below
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             found.append(node.func.value)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):

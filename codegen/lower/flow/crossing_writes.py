@@ -12,6 +12,7 @@ statement reads of a pending call's names (:func:`touches`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from codegen.lower.flow.paths_meet import any_meet, meets
@@ -52,7 +53,7 @@ def state_written(
     return site is None or relations.consume(entry.site, site.index) != "none"
 
 
-def touches(names: frozenset[str], reads: set[str]) -> bool:
+def touches(names: frozenset[str], reads: AbstractSet[str]) -> bool:
     """``reads`` (a statement's: the names whose data it reads, ``exprs.data_reads``, and what it reads of objects,
     ``state_access.state_reads``) reads one of ``names`` (a pending call's: the names holding its results, the
     state it writes): two meet (``paths_meet.py``), but for an attribute path under a plain name (``y.shape``

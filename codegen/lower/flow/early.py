@@ -19,7 +19,8 @@ import ast
 
 import attrs
 
-from codegen.index.walked import walked
+from codegen.index.blocks import STATEMENT_HOLDERS
+from codegen.index.walked import walked_of
 from codegen.lower.flow import split
 from codegen.lower.flow.exprs import bound_names, only_metadata_calls
 from codegen.lower.flow.state import Pending, State, joined, pending, renamed
@@ -33,7 +34,7 @@ Anchor = tuple[str, ast.AST, str]  # ("before", stmt, "") or ("end", node, field
 def following(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[ast.stmt, Anchor]:
     """Where the statement after each statement begins: before the next one of its block, or the block's end."""
     found: dict[ast.stmt, Anchor] = {}
-    for node in walked(fn):
+    for node in walked_of(fn, STATEMENT_HOLDERS):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 import attrs
 
 from codegen.frontend.ir import Events, ModuleIR, StreamFunction
-from codegen.index.walked import walked
+from codegen.index.blocks import STATEMENT_HOLDERS
+from codegen.index.walked import walked_of
 from codegen.lower.flow.caller_facts import CallerFacts
 from codegen.lower.flow.reuse import earlier_fork
 from codegen.lower.flow.sites import Site
@@ -78,7 +79,7 @@ def event_forks(ir: ModuleIR, qualname: str, fn: ast.AST, receiver: str | None, 
 
 
 def _statements(fn: ast.AST) -> Iterable[ast.stmt]:
-    for node in walked(fn):  # ``ast.walk``'s order, from the kept walk
+    for node in walked_of(fn, STATEMENT_HOLDERS):  # ``ast.walk``'s order, from the kept walk
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if isinstance(block, list):

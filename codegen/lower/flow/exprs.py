@@ -15,6 +15,7 @@ from codegen.index.walked import per_node, walked, walked_of
 __all__ = [
     "chain_root",
     "META_ATTRS",
+    "NAME_BINDERS",
     "binding_name",
     "bound_names",
     "data_reads",
@@ -136,6 +137,8 @@ def binding_name(node: ast.AST) -> str | None:
 
 
 _NAMED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
+# the kinds of node ``binding_name`` may name a binding of
+NAME_BINDERS: tuple[type[ast.AST], ...] = (*_NAMED, ast.alias, ast.MatchMapping)
 
 
 def deleted_names(node: ast.Delete) -> set[str]:

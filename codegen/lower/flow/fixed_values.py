@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import attrs
 
 from codegen.index.walked import per_node, walked_of
-from codegen.lower.flow.exprs import binding_name, scope_nodes
+from codegen.lower.flow.exprs import NAME_BINDERS, binding_name, scope_nodes
 
 __all__ = ["FixedValues", "fixed_values"]
 
@@ -79,9 +79,13 @@ def _params(args: ast.arguments) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *rest]
 
 
+# what ``_other_bindings`` reads
+_BINDERS: tuple[type[ast.AST], ...] = (ast.arg, ast.Global, ast.Nonlocal, *NAME_BINDERS)
+
+
 def _other_bindings(fn: _Function) -> Iterable[str]:
     """Every name ``fn`` or a function in it binds otherwise than by an assignment target (its parameters too)."""
-    for node in walked_of(fn, ast.AST):
+    for node in walked_of(fn, _BINDERS):
         if isinstance(node, ast.arg):
             yield node.arg
         elif isinstance(node, (ast.Global, ast.Nonlocal)):

@@ -24,7 +24,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def through_locals(call: ast.Call, init: _Function) -> ast.Call:
     """``call`` (a statement of ``init`` building a container) with each argument that is a local made as above
     replaced by what it holds; ``call`` itself where none is."""
-    params = {a.arg for a in ast.walk(init.args) if isinstance(a, ast.arg)}
+    params = {a.arg for a in walked_of(init.args, ast.arg)}
     bound = {n: v for n, v in _bound_once(init).items() if n not in params and v.lineno < call.lineno}
     args = [part for arg in call.args for part in _held(arg, bound, init)]
     if all(a is b for a, b in zip(args, call.args, strict=False)) and len(args) == len(call.args):

@@ -14,8 +14,8 @@ import ast
 
 from codegen.index.paths import dotted_name
 from codegen.index.scan import params_of
-from codegen.index.walked import walked
-from codegen.lower.flow.exprs import binding_name
+from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.exprs import NAME_BINDERS, binding_name
 
 __all__ = ["element_targets"]
 
@@ -53,11 +53,14 @@ def _element_target(loop: ast.For | ast.AsyncFor, prefix: str, lists: dict[str, 
     return (target, written) if written else None
 
 
+_BINDERS: tuple[type[ast.AST], ...] = (ast.Name, *NAME_BINDERS)  # what ``_bound_elsewhere`` reads
+
+
 def _bound_elsewhere(fn: _Function, targets: set[ast.Name]) -> set[str]:
     """Names ``fn`` binds other than as one of the loop ``targets``: stores, deletes, parameters, definitions,
     imports, ``except ... as``."""
     found = set(params_of(fn))
-    for node in walked(fn):
+    for node in walked_of(fn, _BINDERS):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node not in targets:
             found.add(node.id)
         elif node is not fn and (name := binding_name(node)) is not None:

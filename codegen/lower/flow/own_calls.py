@@ -15,6 +15,10 @@ from codegen.lower.flow.exprs import scoped_calls
 __all__ = ["aware_call", "own_calls"]
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+# the nodes with a block of statements (``if``, loops, ``with``, ``try``, ``match``, definitions, a handler, a case)
+_COMPOUND = tuple(
+    kind for kind in vars(ast).values() if isinstance(kind, type) and set(_BLOCKS) & set(getattr(kind, "_fields", ()))
+)
 
 
 def aware_call(stmt: ast.stmt) -> ast.Call | None:
@@ -42,6 +46,9 @@ def own_calls(stmt: ast.stmt) -> list[ast.Call]:
 
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
-    """The expressions of ``stmt`` itself, not of the statements nested in its blocks."""
+    """The expressions of ``stmt`` itself, not of the statements nested in its blocks (a simple statement has
+    none: all its children are its own)."""
+    if not isinstance(stmt, _COMPOUND):
+        return children(stmt)
     nested = {id(child) for field in _BLOCKS for child in getattr(stmt, field, ()) or ()}
     return [child for child in children(stmt) if id(child) not in nested]

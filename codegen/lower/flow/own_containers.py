@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index.walked import walked, walked_of
+from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import binding_name, scope_nodes
 
 __all__ = ["own_containers"]
@@ -23,22 +23,21 @@ _ANNOTATIONS = frozenset({"list", "dict", "List", "Dict"})
 
 def own_containers(fn: _Function) -> frozenset[str]:
     """The names of ``fn`` that certainly hold a list or dict only ``fn`` reaches."""
-    nodes = walked(fn)
-    if not _may_hold(fn, nodes):
+    if not _may_hold(fn):
         return frozenset()
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in nodes):
+    if walked_of(fn, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
         return frozenset()
     made = _made_containers(fn)
     return frozenset(name for name in made if _private(fn, name))
 
 
-def _may_hold(fn: _Function, nodes: tuple[ast.AST, ...]) -> bool:
+def _may_hold(fn: _Function) -> bool:
     """A cheap first look: ``fn`` makes a list or dict somewhere, or has a parameter annotated as one (most
     functions do neither, and need no walk of their bindings)."""
     params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
     if any(_annotated(p.annotation) for p in params):
         return True
-    return any(isinstance(n, ast.expr) and _container(n) for n in nodes)
+    return any(_container(n) for n in walked_of(fn, _MAKING))  # the kinds ``_container`` takes
 
 
 def _made_containers(fn: _Function) -> set[str]:
@@ -59,6 +58,9 @@ def _made_containers(fn: _Function) -> set[str]:
         elif (name := binding_name(node)) is not None:
             made[name] = False
     return {name for name, sure in made.items() if sure}
+
+
+_MAKING = (ast.List, ast.Dict, ast.ListComp, ast.DictComp, ast.BinOp, ast.Call)
 
 
 def _container(value: ast.expr) -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codegen.index.walked import per_node, walked, walked_of
+from codegen.index.blocks import STATEMENT_HOLDERS
+from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.arguments import Argument
 from codegen.lower.flow.exprs import data_reads
 
@@ -84,7 +85,7 @@ def viewed(node: ast.expr) -> str | None:
 def statement_blocks(fn: ast.AST) -> dict[ast.stmt, list[ast.stmt]]:
     """Each statement's block (the list it stands in); read once per function (not to be changed)."""
     found: dict[ast.stmt, list[ast.stmt]] = {}
-    for node in walked(fn):
+    for node in walked_of(fn, STATEMENT_HOLDERS):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list):

@@ -11,6 +11,7 @@ over the forms of a call, so each reads alone.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from typing import Protocol
 
@@ -34,7 +35,7 @@ class Holders(Names, Protocol):
 def submodule_key(found: Holders, attr: str, method: str = "forward") -> str | None:
     """The key of ``method`` (a stream function) of the class that ``self.<attr>`` holds, if any."""
     written = found.submodules.get(f"{found.module}:{found.owner}", {}).get(attr)
-    key = class_key(found, ast.parse(written, mode="eval").body, method) if written is not None else None
+    key = class_key(found, _written(written), method) if written is not None else None
     if key is None and found.owner:  # assigned by a base class in another module, or made by a factory, if any
         return _inherited(found, f"{found.module}:{found.owner}", attr, method)
     return key
@@ -43,7 +44,7 @@ def submodule_key(found: Holders, attr: str, method: str = "forward") -> str | N
 def element_key(found: Holders, name: str, method: str = "forward") -> str | None:
     """The key of ``method`` of the class every element of the list the loop target ``name`` walks holds."""
     written = found.loop_lists[name]
-    return class_key(found, ast.parse(written, mode="eval").body, method)
+    return class_key(found, _written(written), method)
 
 
 def annotated_submodule_key(found: Holders, name: str, attr: str, method: str = "forward") -> str | None:
@@ -61,10 +62,17 @@ def owner_submodule_key(found: Holders, owner: str, attr: str, method: str = "fo
         return _inherited(found, owner, attr, method)
     module = owner.rpartition(":")[0]
     if module == found.module:  # written in the caller's own module: read as ``self.sub`` is
-        return class_key(found, ast.parse(written, mode="eval").body, method)
+        return class_key(found, _written(written), method)
     cls = found.class_in(module, written) if found.class_in is not None else None
     key = f"{cls}.{method}" if cls else None
     return key if key in found.callees else _inherited(found, owner, attr, method)  # a factory's, if any
+
+
+@functools.lru_cache(maxsize=4096)
+def _written(text: str) -> ast.expr:
+    """The expression an ``__init__`` assigned, from its text (the index keeps text); parsed once per text, read
+    only (``class_key`` reads its dotted name)."""
+    return ast.parse(text, mode="eval").body
 
 
 def _inherited(found: Holders, owner: str, attr: str, method: str) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from codegen.frontend.signature import Tensorness, annotation_tensorness
+from codegen.index.unparsed import unparsed
 from codegen.lower.flow import schema
 
 __all__ = ["Known", "Returns", "is_tensor_expr", "tensor_callable", "tuple_element", "tuple_elements"]
@@ -57,8 +58,8 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
         return is_tensor_expr(node.value, known, returns)
     if isinstance(node, ast.IfExp):
         return is_tensor_expr(node.body, known, returns) and is_tensor_expr(node.orelse, known, returns)
-    if isinstance(node, ast.Call) and ast.unparse(node.func) in returns:
-        return annotation_tensorness(returns[ast.unparse(node.func)]) is Tensorness.TENSOR
+    if isinstance(node, ast.Call) and unparsed(node.func) in returns:
+        return annotation_tensorness(returns[unparsed(node.func)]) is Tensorness.TENSOR
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return _one_tensor(node.func.attr) and tensor_callable(node.func.value, known, returns)
     return False
@@ -66,8 +67,8 @@ def is_tensor_expr(node: ast.expr, known: Known, returns: Returns) -> bool:
 
 def tuple_elements(call: ast.expr, returns: Returns) -> list[ast.expr] | None:
     """The element annotations of a call annotated ``-> tuple[...]``, as written; None for any other."""
-    annotation = returns.get(ast.unparse(call.func)) if isinstance(call, ast.Call) else None
-    if not isinstance(annotation, ast.Subscript) or ast.unparse(annotation.value) not in _TUPLES:
+    annotation = returns.get(unparsed(call.func)) if isinstance(call, ast.Call) else None
+    if not isinstance(annotation, ast.Subscript) or unparsed(annotation.value) not in _TUPLES:
         return None
     return annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
 

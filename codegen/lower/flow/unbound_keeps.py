@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codegen.index.walked import walked
+from codegen.index.walked import walked_of
 from codegen.lower.plan import Anchor
 from codegen.lower.steps import Value
 
@@ -27,10 +27,22 @@ def first_bindings(fn: _Function) -> dict[str, int]:
     """Each name ``fn`` binds, with the first line binding it (0: a parameter)."""
     found: dict[str, int] = {a.arg: 0 for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
     found.update({a.arg: 0 for a in (fn.args.vararg, fn.args.kwarg) if a is not None})
-    for node in walked(fn):
+    for node in walked_of(fn, _BINDING):
         for name in _bound(node):
             found[name] = min(found.get(name, node.lineno), node.lineno)  # type: ignore[attr-defined]
     return found
+
+
+# the kinds of node that bind a name (``_bound``)
+_BINDING = (
+    ast.Name,
+    ast.Import,
+    ast.ImportFrom,
+    ast.ExceptHandler,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
 
 
 def _bound(node: ast.AST) -> list[str]:

@@ -22,7 +22,7 @@ import attrs
 
 from codegen.frontend.signature import Tensorness
 from codegen.index.per_index import per_run
-from codegen.index.walked import per_node, walked
+from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow import schema
 from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.changed_objects import changed_roots, kept_names, own_changed
@@ -49,9 +49,9 @@ def changed_state(fn: _Function, receiver: str | None) -> dict[str, frozenset[st
         return {}
     known = _changed_states(fn)
     if receiver not in known:
-        held = held_paths(fn, receiver)
-        candidates = changed_roots(fn, receiver) & held.keys()
-        known[receiver] = {name: held[name] for name in candidates if _changes(fn, name)}
+        roots = changed_roots(fn, receiver)
+        held = held_paths(fn, receiver) if roots else {}  # most callers change no object: nothing to hold
+        known[receiver] = {name: held[name] for name in roots & held.keys() if _changes(fn, name)}
     return known[receiver]
 
 
@@ -64,7 +64,7 @@ def _changed_states(fn: _Function) -> dict[str, dict[str, frozenset[str]]]:
 def _changes(fn: _Function, name: str) -> bool:
     """``fn`` stores an attribute on (an item of) ``name``, or calls a method of it that the ATen table does not
     hold (``ds[i].prepare(x)``; not ``x.relu()``: a tensor op leaves its object's attributes alone)."""
-    for node in walked(fn):
+    for node in walked_of(fn, (ast.Call, ast.Assign, *_STORES)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and chain_root(node.func.value) == name:
             if schema.writes_self(node.func.attr) is None:
                 return True
