@@ -113,7 +113,13 @@ def test_a_fork_edge_on_a_view_orders_after_what_made_the_viewed_tensor() -> Non
     """``npu_wait_tensor(self.buf, c)`` with ``c = h.view(-1)``: the edge lands on ``h``'s producer, before the
     caller's ``self.buf.add_(h)`` that the side stream then reads (on main: no race found)."""
     with pytest.raises(StreamRaceError, match="'self.buf' written in place on stream 'default'"):
-        run_checked(FORK.replace("DEPENDENCY", "h.view(-1)"), "ge", lambda m: m.Fork(), (torch.randn(4, 4),), data_edges="explicit")
+        run_checked(
+            FORK.replace("DEPENDENCY", "h.view(-1)"),
+            "ge",
+            lambda m: m.Fork(),
+            (torch.randn(4, 4),),
+            data_edges="explicit",
+        )
 
 
 def test_a_fork_edge_on_a_kernel_orders_where_it_stands() -> None:
