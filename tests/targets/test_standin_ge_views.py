@@ -127,3 +127,30 @@ def test_a_fork_edge_on_a_kernel_orders_where_it_stands() -> None:
     source = FORK.replace("DEPENDENCY", "self.buf.sum()")
     got = run_checked(source, "ge", lambda m: m.Fork(), (x,), data_edges="explicit")
     torch.testing.assert_close(got, (x + 2) * 2 + x + 1)
+
+
+TWICE = """\
+import torch
+import torchair
+
+
+class Twice(torch.nn.Module):
+    def forward(self, x, cache):
+        with torchair.scope.npu_stream_switch("side", 0):
+            cache.add_(x)
+        torchair.ops.wait([cache])
+        y = cache * 2
+        with torchair.scope.npu_stream_switch("side", 0):
+            torchair.ops.wait([y])
+            cache.mul_(3)
+        torchair.ops.wait([cache])
+        return cache + y
+"""
+
+
+def test_a_second_wait_for_a_tensor_orders_after_its_later_write() -> None:
+    """The stand-in kept ``record()`` tokens and producers in one table, so a second ``wait([cache])`` found the
+    graph input's event there and skipped ``cache.mul_(3)`` written since: a race reported in good code on main."""
+    x, cache = torch.arange(3.0), torch.ones(3)
+    got = run_checked(TWICE, "ge", lambda m: m.Twice(), (x, cache.clone()), data_edges="explicit")
+    torch.testing.assert_close(got, (cache + x) * 3 + (cache + x) * 2)
