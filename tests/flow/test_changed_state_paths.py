@@ -13,9 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 from method_source import method_source
-from method_trace import TARGETS, generated
-
-from npudsl.testing.targets import trace_graph
+from method_trace import TARGETS, assert_race_free_and_exact, generated
 
 SOURCE = """\
 import torch
@@ -88,11 +86,4 @@ def test_a_side_call_reading_what_the_caller_changed_is_kept_or_at_once() -> Non
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", ["sibling", "same"])
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(2, 3)
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # the decorators run eagerly, same meaning
-    native = target in ("cuda", "npugraph_ex")  # run once eagerly first: the compiled call is the second
-    eager = namespace["Caller"](method)  # type: ignore[operator]
-    want = [eager(x) for _ in range(2 if native else 1)][-1][0]
-    trace = trace_graph(generated(SOURCE, target), target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs[0], want)
+    assert_race_free_and_exact(SOURCE, target, method, torch.randn(2, 3))

@@ -17,9 +17,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import checked_outputs
 
 from codegen.driver.api import transform_source
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -145,8 +145,6 @@ def _want(method: str, x: torch.Tensor) -> torch.Tensor:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", [*FREED, *sorted(KEPT)])
 def test_race_free_and_exact(method: str, target: str) -> None:
-    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    got = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native).outputs
+    got = checked_outputs(SOURCE, target, method, x)
     torch.testing.assert_close(got, _want(method, x), rtol=0, atol=0)

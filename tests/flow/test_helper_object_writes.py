@@ -13,9 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 from method_source import method_source
-from method_trace import TARGETS, generated
-
-from npudsl.testing.targets import trace_graph
+from method_trace import TARGETS, assert_race_free_and_exact, generated
 
 SOURCE = """\
 import torch
@@ -92,11 +90,4 @@ def test_the_write_or_read_waits_for_the_call(method: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", list(_ORDERED))
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(2, 3)
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # the decorators run eagerly, same meaning
-    native = target in ("cuda", "npugraph_ex")  # run once eagerly first: the compiled call is the second
-    eager = namespace["Caller"](method)  # type: ignore[operator]
-    want = [eager(x) for _ in range(2 if native else 1)][-1][0]
-    trace = trace_graph(generated(SOURCE, target), target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs[0], want)
+    assert_race_free_and_exact(SOURCE, target, method, torch.randn(2, 3))

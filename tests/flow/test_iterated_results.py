@@ -15,9 +15,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import checked_outputs
 
 from codegen.driver.api import transform_source
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -91,9 +91,7 @@ def test_the_write_waits_for_the_side_call(method: str) -> None:
 def test_race_free_and_exact(method: str, target: str, tmp_path, monkeypatch) -> None:
     (tmp_path / "extlib.py").write_text(EXTLIB, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(4, 3)
-    native = target in ("cuda", "npugraph_ex")
-    got = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native).outputs
+    got = checked_outputs(SOURCE, target, method, x)
     a, b = x + 1, x + 2
     torch.testing.assert_close(got, a * 2 + b + 3 + (a + 1), rtol=0, atol=0)

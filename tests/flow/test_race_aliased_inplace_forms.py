@@ -20,11 +20,11 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, assert_race_free_and_exact
 
 from codegen.driver.api import transform_source
 from codegen.lower.flow.writes import inplace_writes
 from codegen.lower.flow.written_exprs import writes_in_place
-from npudsl.testing.targets import trace_graph
 
 _SIDES = {  # a stream method's body writing ``self.count``, or its parameter, by each spelling
     "state_th": "v = self.count\n        th.relu_(v)",
@@ -78,26 +78,13 @@ _CALLER_IADD = """\
 """
 
 SOURCE = _HEAD + "".join(_side(n, b) for n, b in _SIDES.items()) + _CALLER_IADD + caller_source()
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
 _RACED = [*_SIDES, "caller_iadd"]
 
 
-def _want(method: str, x: torch.Tensor, runs: int) -> torch.Tensor:
-    """The eager result of the ``runs``-th call (the state a body adds to grows with each)."""
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    model = namespace["Model"]()  # type: ignore[operator]
-    return [getattr(model, method)(x * 1) for _ in range(runs)][-1]  # type: ignore[no-any-return]
-
-
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", _RACED)
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(3)
-    code = transform_source(SOURCE, path="m.py", target=target)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x, 2 if native else 1))
+    assert_race_free_and_exact(SOURCE, target, method, torch.randn(3))
 
 
 @pytest.mark.parametrize("method", [m for m in _SIDES if m.startswith("state")])

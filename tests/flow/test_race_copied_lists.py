@@ -16,11 +16,11 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, assert_race_free_and_exact
 
 from codegen.driver.api import transform_source
 from codegen.lower.flow.binding_aliases import binding_groups
 from codegen.lower.flow.summed_containers import reference_copies
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -60,24 +60,13 @@ class Model(nn.Module):
         return a + c
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
 _RACED = ["copy_write", "copy_read"]
 
 
-def _want(method: str, x: torch.Tensor) -> torch.Tensor:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    return getattr(namespace["Model"](), method)(x * 1)  # type: ignore[operator, no-any-return]
-
-
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", _RACED)
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(3)
-    code = transform_source(SOURCE, path="m.py", target=target)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x))
+    assert_race_free_and_exact(SOURCE, target, method, torch.randn(3))
 
 
 @pytest.mark.parametrize(("method", "write"), [("copy_write", "xs[2].add_(1)"), ("copy_read", "zs[-1].add_(1)")])

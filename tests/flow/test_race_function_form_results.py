@@ -18,11 +18,11 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, assert_race_free_and_exact
 
 from codegen.driver.api import transform_source
 from codegen.lower.flow.aten_forms import aten_function, function_view
 from codegen.lower.flow.view_roots import alias_root
-from npudsl.testing.targets import trace_graph
 
 _BOUND = {
     "functional": "c = F.relu_(h)",
@@ -65,23 +65,12 @@ SOURCE = (
     + "".join(_written(n, s) for n, s in _WRITTEN.items())
     + caller_source()
 )
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
 
 
-def _want(method: str, x: torch.Tensor) -> torch.Tensor:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    return getattr(namespace["Model"](), method)(x * 1)  # type: ignore[operator, no-any-return]
-
-
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", [*_BOUND, *_WRITTEN])
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(3)
-    code = transform_source(SOURCE, path="m.py", target=target)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    trace = trace_graph(code, target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x))
+    assert_race_free_and_exact(SOURCE, target, method, torch.randn(3))
 
 
 @pytest.mark.parametrize("method", [*_BOUND, *_WRITTEN])

@@ -17,12 +17,12 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, assert_race_free_and_exact
 
 from codegen.driver.api import transform_source
 from codegen.lower.flow.state_access import writes_state
 from codegen.lower.flow.state_writes import state_writes
 from codegen.lower.flow.writes import inplace_writes
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -57,26 +57,17 @@ class Model(nn.Module):
         return a + c
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
-
 
 def _code(target: str = "portable") -> str:
     return transform_source(SOURCE, path="m.py", target=target)
 
 
-def _want(method: str, x: torch.Tensor) -> torch.Tensor:
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    return getattr(namespace["Model"](), method)(x * 1)  # type: ignore[operator, no-any-return]
-
-
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", ["local", "direct"])
 def test_race_free_and_exact(method: str, target: str) -> None:
-    x = torch.randn(3)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    trace = trace_graph(_code(target), target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, _want(method, x))  # ``relu_`` of a relu'd buffer: the same each run
+    assert_race_free_and_exact(
+        SOURCE, target, method, torch.randn(3)
+    )  # ``relu_`` of a relu'd buffer: the same each run
 
 
 @pytest.mark.parametrize("method", ["local", "direct"])

@@ -17,10 +17,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, NATIVE, eager_result, sync_counts
 
-from bench.sync_count import count_graph
 from codegen.driver.api import transform_source
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import torch
@@ -115,7 +114,6 @@ class Model(nn.Module):
         return a + b + c
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
 _RACED = ["arg", "item", "augmented", "stored", "helper", "body", "looped", "counted"]
 
 
@@ -123,26 +121,13 @@ def _code(target: str = "portable") -> str:
     return transform_source(SOURCE, path="m.py", target=target)
 
 
-def _want(method: str, x: torch.Tensor, runs: int) -> torch.Tensor:
-    """The eager result of the ``runs``-th call (each call changes the buffers)."""
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    model = namespace["Model"]()  # type: ignore[operator]
-    for _ in range(runs - 1):
-        getattr(model, method)(x * 1)
-    return getattr(model, method)(x * 1)  # type: ignore[no-any-return]
-
-
 def _sync(method: str, target: str) -> dict[str, int]:
     x = torch.randn(3)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    want = _want(method, x, 2 if native else 1)
-    trace = trace_graph(_code(target), target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    want = eager_result(SOURCE, method, x, runs=2 if target in NATIVE else 1)  # each call changes the buffers
+    return sync_counts(_code(target), target, method, x, want)
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", [*_RACED, "before"])
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] >= 1

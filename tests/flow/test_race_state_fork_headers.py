@@ -20,10 +20,9 @@ import pytest
 import torch
 from method_caller import caller_source
 from method_source import method_source
+from method_trace import EVERY_TARGET, NATIVE, TARGETS, eager_result, sync_counts
 
-from bench.sync_count import count_graph
 from codegen.driver.api import transform_source
-from npudsl.testing.targets import trace_graph
 
 SOURCE = """\
 import contextlib
@@ -150,7 +149,6 @@ class Model(nn.Module):
         return b + c + d
 """ + caller_source()
 
-_TARGETS = ["portable", "aclgraph", "npugraph_ex", "cuda", "ge"]
 _RACED = ["in_while", "in_for", "in_with", "nested", "in_case"]
 _HEADERS = {
     "in_while": "while n < 1 and self.step():",
@@ -164,26 +162,13 @@ def _code(target: str = "portable") -> str:
     return transform_source(SOURCE, path="m.py", target=target)
 
 
-def _want(method: str, x: torch.Tensor, runs: int) -> torch.Tensor:
-    """The eager result of the ``runs``-th call (each call changes the buffer)."""
-    namespace: dict[str, object] = {}
-    exec(compile(SOURCE, "eager_m.py", "exec"), namespace)  # npudsl's decorators run eagerly, same meaning
-    model = namespace["Model"]()  # type: ignore[operator]
-    for _ in range(runs - 1):
-        getattr(model, method)(x * 1)
-    return getattr(model, method)(x * 1)  # type: ignore[no-any-return]
-
-
 def _sync(method: str, target: str) -> dict[str, int]:
     x = torch.randn(3)
-    native = target in ("cuda", "npugraph_ex")  # native events are made at their first eager use: one run before
-    want = _want(method, x, 2 if native else 1)
-    trace = trace_graph(_code(target), target, lambda m: m.Caller(method), (x,), eager_first=native)
-    torch.testing.assert_close(trace.outputs, want)
-    return count_graph(trace.dynamo[0])
+    want = eager_result(SOURCE, method, x, runs=2 if target in NATIVE else 1)  # each call changes the buffer
+    return sync_counts(_code(target), target, method, x, want)
 
 
-@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("target", EVERY_TARGET)
 @pytest.mark.parametrize("method", _RACED)
 def test_race_free_and_exact(method: str, target: str) -> None:
     assert _sync(method, target)["switch"] >= 1
@@ -204,7 +189,7 @@ def test_a_write_in_a_case_body_forks_the_next_iteration() -> None:
     assert body.index('runtime.record("m.Model.side.fork")', loop) < body.index("b = self.side(self.buf)")
 
 
-@pytest.mark.parametrize("target", _TARGETS[:4])
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", ["pending_if", "pending_for", "pending_with", "pending_while"])
 def test_a_pending_call_across_a_writing_header(method: str, target: str) -> None:
     _sync(method, target)

@@ -11,7 +11,8 @@ submodule's class in another file), followed through the submodules its own forw
 ``call(...)[i]`` must be made by the last op of the body called, every element after it running no op. A view the
 forward takes of its input (``x.view(-1)``) is no work of its own: GE deletes the ``Reshape`` and moves the edge
 onto what made ``x``, the caller's work (``codegen/lower/flow/ge_view_tokens.py``), so it keeps ``record()`` too
-(it was the token before, as the checker models a view: an op of the body, issued after its work).
+(it was the token before; the checker now follows the view to ``x``'s producer as GE does, and marks the case below
+where ``record()`` itself is taken right after the view).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 
 from codegen.driver.api import transform_with_index
 from codegen.index.index import build_index
+from npudsl.errors import StreamRaceError
 from npudsl.testing.targets import run_checked
 from targets_util import transform
 
@@ -115,6 +117,7 @@ PASSED = {"skip": "self.skip(x)", "pass-pair": "self.pass_pair(x)[0]", "function
           "outer": "self.outer(x)", "view": "self.flat(x)"}  # fmt: skip
 MADE = {"made-pair": ("self.made_pair(x)[0]", torch.mm), "made": ("self.made(x)", lambda x, _: x * 2)}  # fmt: skip
 
+MADE_RETURNS = [r for r, _ in MADE.values()]
 TOKEN = '_EVENT_TOKENS["m.M.e"] = '
 
 
@@ -137,7 +140,16 @@ def test_a_forward_making_its_value_is_the_token(returned: str) -> None:
     assert _token(transform(_source(returned), "ge")) == "out"
 
 
-@pytest.mark.parametrize("returned", [*PASSED.values(), *(r for r, _ in MADE.values())], ids=[*PASSED, *MADE])
+# ``self.flat(x)`` inlines ``x.view(-1)`` just before ``record()``: torchair's token is then that view's ``Reshape``,
+# which GE deletes, so the wait orders on ``x``'s producer (the stand-in sees it since wt42f: the generator's to fix)
+_VIEW_LAST = pytest.mark.xfail(raises=StreamRaceError, strict=True, reason="record() placed after the view")
+
+
+@pytest.mark.parametrize(
+    "returned",
+    [pytest.param(r, marks=[_VIEW_LAST] if r == PASSED["view"] else []) for r in [*PASSED.values(), *MADE_RETURNS]],
+    ids=[*PASSED, *MADE],
+)
 def test_the_waiter_is_ordered_after_the_body(returned: str) -> None:
     """Only the waits the code states order anything (``data_edges="explicit"``)."""
     x = torch.randn(4, 4)

@@ -6,8 +6,8 @@ its control edges to the node that made ``x`` (``codegen/lower/flow/ge_view_toke
 work, not after the body's ``self.buf.mul_(2)``; on main that was the token. A view of what the body's last op made
 (``y = torch.mm(x, x)`` then ``return y.view(-1)``, or ``torch.mm(x, x).t()``) is ordered by that op, and stays the
 token. So for ``self.pair(x)[0]``, the forward called must make element 0 itself: ``return x.view(-1), None`` does
-not. The race checker's stand-in models a view as an op issued on the body's stream, so it passes both; the
-generated code is what tells them apart.
+not. The race checker's stand-in follows such a view to what made the viewed tensor too (``_ge_views.py``), so it
+also sees that ``record()`` taken right after the returned view orders there (marked below: the generator's to fix).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from npudsl.errors import StreamRaceError
 from npudsl.testing.targets import run_checked
 from targets_util import transform
 
@@ -70,7 +71,17 @@ def test_the_token_of_a_returned_view(body: str, token: str) -> None:
     assert _token(transform(MODEL.replace("BODY", body), "ge")) == token  # on main: out for every one
 
 
-@pytest.mark.parametrize(("body", "made"), [(b, m) for b, _, m in BODIES.values()], ids=BODIES.keys())
+# ``out = x.view(-1)`` then ``record()``: torchair's token is the side stream's last op, that view's ``Reshape``, which
+# GE deletes, so the wait orders on ``x``'s producer, not on ``self.buf.mul_(2)`` (the stand-in sees it since wt42f)
+_RECORD_AFTER_A_VIEW = pytest.mark.xfail(raises=StreamRaceError, strict=True, reason="record() placed after the view")
+_RACED = {"view-of-input", "view-of-view", "forward-pair-view"}
+
+
+@pytest.mark.parametrize(
+    ("body", "made"),
+    [pytest.param(b, m, marks=[_RECORD_AFTER_A_VIEW] if k in _RACED else []) for k, (b, _, m) in BODIES.items()],
+    ids=BODIES.keys(),
+)
 def test_race_free_and_exact(body: str, made: object) -> None:
     x = torch.randn(4, 4)
     code = transform(MODEL.replace("BODY", body), "ge")

@@ -10,9 +10,12 @@ each stand-in op onto them, in place, the way torchair itself reads the graph:
 | any other ``scope_enter`` (``super_kernel``) / its ``scope_exit`` | nothing |
 | ``tagged_event_record(tag)`` / ``tagged_event_wait(tag)`` | ``event_record(tag)`` / ``event_wait(tag)`` |
 | ``record_tagged_stream[_](t, tag)`` | ``record_stream(t, tag)`` |
-| ``t = record()`` | ``event_record("record.<t>")`` where it stands |
+| ``t = record()`` | ``event_record("record.<t>")`` where it stands; ``ge``: where the stream's last op is a view GE compiles to no kernel, the events a wait for that view reads (:mod:`._ge_views`), and none where the stream has issued no op yet (torchair's ``no_op_before_record``) |
 | ``wait([t, ...])`` | ``event_wait`` of each token's event; a tensor that is no token gets ``event_record`` right after the op that made the value it holds at the wait and after the last in-place write of its memory before the wait (:mod:`._written`), as torchair's ``apply_event_record`` pass inserts ``record`` there |
 | ``wait_tensor(self, dep)`` | ``event_record`` after ``dep``'s producer and its last in-place write (as for ``wait``), ``event_wait`` where the wait stands; uses of the result read ``self`` |
+
+On ``ge`` the producer of a view that compiles to no kernel (``view``, ``squeeze``, ``detach``...) is the op
+that made the viewed tensor (:mod:`._ge_views`): a wait for it orders after that op, wherever the view stands.
 
 ``wait_tensor`` is mapped as a wait of the whole stream at that point. GE orders
 only the consumers of ``self`` after it, so the mapping is exact for those on
@@ -42,6 +45,7 @@ import torch.fx
 from npudsl.runtime._ops import OPS
 from npudsl.testing.standins._data_edges import sync_data_edges
 from npudsl.testing.standins._device import StandinError
+from npudsl.testing.standins._ge_views import viewed
 from npudsl.testing.standins._ops import op_name
 from npudsl.testing.standins._written import last_write
 
@@ -56,12 +60,22 @@ _NOT_IN = {
 }
 
 
-def _source(node: torch.fx.Node) -> torch.fx.Node:
+def _source(node: torch.fx.Node, target: str) -> torch.fx.Node:
     """The op that makes ``node``: an element of an op's tuple result is made by that op; an index of a tensor
-    (``table[positions]``, ``x[0]``, also ``operator.getitem`` in the graph) is an op of its own."""
-    while node.op == "call_function" and node.target is operator.getitem and not _tensor(node.args[0]):
-        node = cast(torch.fx.Node, node.args[0])
-    return node
+    (``table[positions]``, ``x[0]``, also ``operator.getitem`` in the graph) is an op of its own; on ``ge``, a view
+    that compiles to no kernel is made by what made the viewed tensor."""
+    while True:
+        if _element(node):
+            node = cast(torch.fx.Node, node.args[0])
+        elif target == "ge" and (base := viewed(node)) is not None:
+            node = base
+        else:
+            return node
+
+
+def _element(node: torch.fx.Node) -> bool:
+    """``node`` takes an element of an op's tuple result (no op of its own)."""
+    return node.op == "call_function" and node.target is operator.getitem and not _tensor(node.args[0])
 
 
 def _tensor(value: object) -> bool:
@@ -73,7 +87,9 @@ class Lowering:
         self.graph, self.target = graph, target
         self.scopes: list[tuple[str, str]] = []  # ("stream", label) | ("core", "") | ("other", "")
         self.stream_of: dict[torch.fx.Node, str] = {}
-        self.recorded: dict[torch.fx.Node, str] = {}  # token or producer -> its event
+        self.recorded: dict[torch.fx.Node, str] = {}  # producer -> the event recorded right after it
+        self.tokens: dict[torch.fx.Node, list[str]] = {}  # record() -> the events a wait for it reads
+        self.last_op: dict[str, torch.fx.Node | None] = {}  # stream -> its last op (None: one no view can be)
 
     @property
     def stream(self) -> str:
@@ -94,7 +110,11 @@ class Lowering:
         self.stream_of[node] = self.stream
         found = op_name(node.target) if node.op == "call_function" else None
         if found is None:
+            if node.op in ("call_function", "call_method", "call_module") and _tensor(node) and not _element(node):
+                self.last_op[self.stream] = node
             return
+        if found[1] == "wait_tensor":
+            self.last_op[self.stream] = None  # an Identity with the wait's edge: orders where it stands
         reason = _NOT_IN.get((self.target, found[1]))
         if reason is not None:
             raise StandinError(f"target {self.target!r}: {reason} (graph node {node.name})")
@@ -133,7 +153,7 @@ class Lowering:
 
     def record_after(self, tensor: torch.fx.Node) -> str:
         """The event recorded right after ``tensor``'s producer (inputs: after the last input)."""
-        producer = _source(tensor)
+        producer = _source(tensor, self.target)
         if producer not in self.recorded:
             inputs = [n for n in self.graph.nodes if n.op in ("placeholder", "get_attr")]
             anchor = inputs[-1] if producer.op in ("placeholder", "get_attr") else producer
@@ -145,8 +165,8 @@ class Lowering:
     def events_of(self, tensor: torch.fx.Node, wait: torch.fx.Node) -> list[str]:
         """The events a wait for ``tensor`` at ``wait`` orders after: a token's own; else its producer's, and the
         last in-place write's of its memory before the wait (functionalization, :mod:`._written`)."""
-        if tensor in self.recorded:
-            return [self.recorded[tensor]]
+        if tensor in self.tokens:
+            return self.tokens[tensor]
         written = last_write(self.graph, tensor, wait)
         return [self.record_after(tensor), *([self.record_after(written)] if written is not None else [])]
 
@@ -158,9 +178,17 @@ class Lowering:
         self.graph.erase_node(node)
 
     def record(self, node: torch.fx.Node, *_: Any) -> None:
-        self.recorded[node] = f"record.{node.name}"
-        with self.graph.inserting_before(node):
-            self.emit("event_record", (self.recorded[node],), node)
+        """A token orders on its stream's last op: where it stands, or on ``ge`` where that op is a view of no
+        kernel, on what a wait for the view reads; on ``ge`` with no op before it on its stream, on nothing."""
+        last = self.last_op.get(self.stream)
+        if self.target == "ge" and self.stream not in self.last_op:
+            self.tokens[node] = []
+        elif self.target == "ge" and last is not None and viewed(last) is not None:
+            self.tokens[node] = self.events_of(last, last)
+        else:
+            self.tokens[node] = [f"record.{node.name}"]
+            with self.graph.inserting_before(node):
+                self.emit("event_record", (self.tokens[node][0],), node)
 
     def wait(self, node: torch.fx.Node, tensors: list[torch.fx.Node]) -> None:
         with self.graph.inserting_before(node):
