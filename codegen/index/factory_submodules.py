@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
-from codegen.index.class_chain import bases_of, class_of, home_of, unheld_base
+from codegen.index.class_homes import bases_of, class_of, home_of, unheld_base
 from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 

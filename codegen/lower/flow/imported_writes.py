@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from codegen.index import scan
-from codegen.index.class_chain import forward_of
+from codegen.index.class_chain import forward_of, unknown_attribute
 from codegen.index.factory_made import made_by
 from codegen.index.per_index import per_run
 from codegen.lower.flow.foreign_writes import every_argument, foreign_writes
@@ -132,8 +132,8 @@ class ModuleFunctions(Mapping[str, _Function]):
         found = self._forwards[(owner, rest[0])]
         if found is None:  # no attribute a base assigns: a method a base of the run defines (``inherited_methods``)
             inherited = base_method(self.index, self.key, owner, rest)
-            if inherited is None:
-                return None
+            if inherited is None:  # an attribute the object stores, of a class not known: any class
+                return every_argument(call) if unknown_attribute(self.index, self.key, owner, rest[0]) else None
             held = self if inherited[0] == self.key else self._by_key(inherited[0])
             return held._inside(call, inherited[1:], 0) if held is not None else None
         home, qualname = found
