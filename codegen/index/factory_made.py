@@ -28,7 +28,7 @@ from codegen.index.returned import bound_once
 from codegen.lower.flow.exprs import binding_name, scope_nodes
 from codegen.lower.flow.import_chains import absolute_imports, run_package
 
-__all__ = ["made_by"]
+__all__ = ["bound_value", "made_by"]
 
 _DEPTH = 8  # factories (and re-exports) followed one inside another at most
 _Made = tuple[str, str]  # (the run key of the module naming the class, the class as it spells it)
@@ -89,7 +89,7 @@ def _returned(fn: ast.FunctionDef) -> str | None:
     nodes = scope_nodes(fn)
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in nodes):
         return None
-    values = [_bound_value(fn, n.value, nodes) for n in nodes if isinstance(n, ast.Return)]
+    values = [bound_value(fn, n.value, nodes) for n in nodes if isinstance(n, ast.Return)]
     called = {_called(v) for v in values}
     if len(called) != 1 or None in called:
         return None
@@ -97,7 +97,7 @@ def _returned(fn: ast.FunctionDef) -> str | None:
     return made if made is not None and made.split(".")[0] not in _locals(fn, nodes) else None
 
 
-def _bound_value(fn: ast.FunctionDef, value: ast.expr | None, nodes: tuple[ast.AST, ...]) -> ast.expr | None:
+def bound_value(fn: ast.FunctionDef, value: ast.expr | None, nodes: tuple[ast.AST, ...]) -> ast.expr | None:
     """What a returned local holds: ``layer = C(...); init(layer); return layer`` returns the object ``C(...)`` made,
     where ``layer`` is bound once in the function, by that plain assignment (not a parameter, not stored again, not
     bound by an import, a definition or an ``except``, not declared ``nonlocal`` by a nested function); any other

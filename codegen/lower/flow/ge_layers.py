@@ -4,7 +4,8 @@ A fork edge may go where no other work of the function changes the object's stat
 (``ge_given.state_untouched``). A call through the object, ``self.gate_proj(x)``, may be a method of the object
 (anything of it may change) or a submodule's call (only that submodule may). It is the second where ``__init__``
 assigns the attribute a torch.nn layer (``self.gate_proj = nn.Linear(...)``) or an instance of a class of the same
-module, built from arguments that do not pass the object itself (a layer that holds its parent could change it).
+module, built from arguments that do not pass the object itself (a layer that holds its parent could change it),
+called or made by a factory function of the run (``self.gate_proj = linear(d)``, ``factory_made.py``).
 The ``__init__`` of a base class the run holds counts too, read in the base's own module (``class
 MLA(MLAWeights)``, the weights assigned there, in this file or another: ``codegen/index/class_chain.py``), where no
 method of a class below it stores the attribute (that store is what the object holds) and no other base assigns
@@ -17,6 +18,7 @@ import ast
 
 from codegen.index import scan
 from codegen.index.class_chain import bases_of, class_of
+from codegen.index.factory_made import made_by
 from codegen.index.walked import walked_of
 
 __all__ = ["submodules"]
@@ -31,7 +33,7 @@ def submodules(
     classes = _classes(tree)
     if receiver is None or owner not in classes:
         return frozenset()
-    own = _layers(classes[owner], classes)
+    own = _layers(classes[owner], classes, index, module)
     if index is None:
         return own
     return own | _inherited(index, module, classes[owner], frozenset())
@@ -49,18 +51,25 @@ def _inherited(index: object, module: str, cls: ast.ClassDef, seen: frozenset[st
         if home is None or base is None or tree is None:
             return frozenset()  # a base the run does not hold: what it assigns is not known
         deeper = _inherited(index, home[0], base, seen | {f"{module}:{cls.name}"})
-        per_base.append(_layers(base, _classes(tree)) | deeper)
+        per_base.append(_layers(base, _classes(tree), index, home[0]) | deeper)
     twice = {a for i, found in enumerate(per_base) for a in found if any(a in other for other in per_base[i + 1 :])}
     return frozenset().union(*per_base) - twice - stored
 
 
-def _layers(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> frozenset[str]:
-    """The attributes ``__init__`` of ``cls`` assigns a torch.nn layer or a class of its module (``classes``)."""
+def _layers(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], index: object, module: str) -> frozenset[str]:
+    """The attributes ``__init__`` of ``cls`` (of ``module``) assigns a torch.nn layer or a class of its module
+    (``classes``), called or made by a factory of the run (``factory_made.py``)."""
+    built = {attr: _made(index, module, made) for attr, made in _built(cls).items() if made is not None}
     return frozenset(
         attr
-        for attr, made in _built(cls).items()
-        if made is not None and (made.startswith(("nn.", "torch.nn.")) or made in classes)
+        for attr, (home, made) in built.items()
+        if made.startswith(("nn.", "torch.nn.")) or (home == module and made in classes)
     )
+
+
+def _made(index: object, module: str, called: str) -> tuple[str, str]:
+    """(module, class as it spells it) that the call of ``called`` makes: a factory's class, or the name itself."""
+    return (made_by(index, module, called) if index is not None else None) or (module, called)
 
 
 def _tree(index: object, module: str) -> ast.Module | None:

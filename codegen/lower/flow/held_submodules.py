@@ -55,10 +55,14 @@ def held_key(found: Holders, chain: list[str], attr: str) -> tuple[str, str] | N
 
 def _held_class(found: Holders, owner: str, attr: str) -> str | None:
     """``module:Class`` of what ``self.<attr>`` holds in an object of ``owner``, read where its ``__init__`` makes
-    it (in the caller's module through its names, in another through ``class_in``)."""
+    it (in the caller's module through its names, in another through ``class_in``; a factory of the run, in either,
+    through ``class_in``: ``made_class_in.py``)."""
     written = found.submodules.get(owner, {}).get(attr)
+    module = owner.rpartition(":")[0]
     if written is None:
         return None
-    if owner.rpartition(":")[0] == found.module:
-        return named_class(found, ast.parse(written, mode="eval").body)
-    return found.class_in(owner.rpartition(":")[0], written) if found.class_in is not None else None
+    named = named_class(found, ast.parse(written, mode="eval").body) if module == found.module else None
+    if named in found.submodules:  # a class of the run the caller's module names
+        return named
+    made = found.class_in(module, written) if found.class_in is not None else None
+    return made or named
