@@ -64,10 +64,8 @@ def _classes_of(index: object, module: str, name: str) -> Origins:
     """``origins`` with each factory read as the class it makes, and the attributes a base builds by calling the
     factory this class hands it (``factory_submodules.py``)."""
     found = origins(index, module, name)
-    cls = class_of(index, module, name)
-    bases = [class_of(index, *h) for h in bases_of(index, module, cls) if h is not None] if cls is not None else []
-    handed = {a for base in bases if base is not None for a in _stored(base)} - found.keys() - {"*"}
-    found |= {a: (module, made) for a in sorted(handed) if (made := factory_class(index, module, name, a))}
+    handed = [attr for attr, (_, made) in found.items() if scan.own_call(made)]
+    found |= {a: (module, made) for a in handed if (made := factory_class(index, module, name, a))}
     return {attr: made_by(index, *home) or home for attr, home in found.items()}
 
 
@@ -126,7 +124,8 @@ def unknown_attribute(index: object, module: str, owner: str, attr: str) -> bool
     ``setattr`` on its object), and no ``__init__`` says of which class (``MoE() if moe else MLP()``, a parameter
     called): the attribute may hold any object."""
     cls = class_of(index, module, owner)
-    return cls is not None and attr not in submodule_classes(index, module, cls) and _stores(index, module, owner, attr)
+    made = submodule_classes(index, module, cls).get(attr) if cls is not None else None
+    return (made is None or scan.own_call(made[1])) and _stores(index, module, owner, attr)
 
 
 def _stores(index: object, module: str, owner: str, attr: str, seen: frozenset[Home] = frozenset()) -> bool:

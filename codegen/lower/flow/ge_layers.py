@@ -82,15 +82,15 @@ def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
 
 
 def _built(cls: ast.ClassDef) -> dict[str, str | None]:
-    """``self.attr = Layer(...)`` in ``__init__`` -> "Layer"; None where an argument reads ``self`` or the
-    attribute is assigned more than once."""
+    """``self.attr = Layer(...)`` in ``__init__`` -> "Layer"; None where an argument reads ``self``, the call is of a
+    name ``__init__`` binds, or the attribute is assigned more than once."""
     found: dict[str, str | None] = {}
     for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"):
-        receiver = fn.args.args[0].arg if fn.args.args else None
+        receiver, own = fn.args.args[0].arg if fn.args.args else None, scan.own_names(fn)
         for node in walked_of(fn, ast.stmt):
             for target in scan.assignment_targets(node):
                 if isinstance(target, ast.Attribute) and _is(target.value, receiver):
-                    found[target.attr] = None if target.attr in found else _layer(node, receiver)
+                    found[target.attr] = None if target.attr in found else _layer(node, receiver, own)
     return found
 
 
@@ -110,11 +110,14 @@ def _stores(node: ast.Attribute) -> bool:
     return not isinstance(node.ctx, ast.Load)
 
 
-def _layer(node: ast.stmt, receiver: str | None) -> str | None:
+def _layer(node: ast.stmt, receiver: str | None, own: frozenset[str]) -> str | None:
+    """The name the stored value calls; None where it passes the object, or calls a name ``__init__`` binds itself
+    (a parameter: any class, or any factory)."""
     value = getattr(node, "value", None)
     if not isinstance(value, ast.Call) or any(_is(n, receiver) for n in ast.walk(value)):
         return None
-    return scan.dotted_name(value.func)
+    called = scan.dotted_name(value.func)
+    return called if called is not None and called.partition(".")[0] not in own else None
 
 
 def _is(node: ast.AST, receiver: str | None) -> bool:

@@ -101,7 +101,7 @@ class ModuleFunctions(Mapping[str, _Function]):
         """``self.norm(x)`` (its class's ``forward``) or ``self.cache.update(x)``, for an attribute ``__init__``
         makes of one class (``codegen/index/definitions.py``)."""
         made = self.index.submodules.get(f"{self.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
-        if made is None:  # assigned by a base class in another module, or by one the run does not hold
+        if made is None or scan.own_call(made):  # a base's in another module, one the run lacks, a factory handed
             return self._inherited(call, owner, rest)
         factory = made_by(self.index, self.key, made)
         home, made = factory or (self.key, made)  # a factory's class, named at home
