@@ -3,12 +3,12 @@
 ``self.mid = layer()`` in ``def __init__(self, layer=Bump)`` calls the parameter, not the module's ``def layer() ->
 Quiet: return Quiet()``; the index read the name called as the module's factory (``factory_made.py``), so
 ``self.mid(x)`` was ``Quiet.forward`` (writes nothing) while it is ``Bump.forward`` (doubles its input in place), and
-the caller ran it while the side stream still read ``x``. Now a call of a name ``__init__`` binds itself makes no known
-class (``scan._own_names``). And a submodule of no known class (that one, or ``Bump() if flag else Quiet()``) was read
-as writing nothing (``imported_writes._inherited``: no base assigns it, no base defines the method); it now writes
-every argument (``class_chain.unknown_attribute``: the object stores it, no ``__init__`` says its class): the side
-call, which would join right before it, runs at once. Both raced on main (StreamRaceError on portable, aclgraph, npugraph_ex, cuda); a known class
-(``self.quiet = Quiet()``) still overlaps the side call.
+the caller ran it while the side stream still read ``x``. Now a call of a name ``__init__`` binds itself makes no
+known class (``scan.own_call``). And a submodule of no known class (that one, or ``Bump() if flag else Quiet()``) was
+read as writing nothing (``imported_writes._inherited``: no base assigns it, no base defines the method); it now
+writes every argument (``class_chain.unknown_attribute``: the object stores it, no ``__init__`` says its class): the
+side call, which would join right before it, runs at once. Both raced on main (StreamRaceError on portable,
+aclgraph, npugraph_ex, cuda); a known class (``self.quiet = Quiet()``) still overlaps the side call.
 """
 
 from __future__ import annotations
