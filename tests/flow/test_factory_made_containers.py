@@ -9,6 +9,9 @@
   main. The factory is read as the class it makes (``class_chain.submodule_classes``).
 - ``def make(): layer = Layer(); init(layer); return layer``: a local bound once to the class's call is what the
   factory returns (``factory_made.bound_value``).
+- ``nn.ModuleList(make_layer() for _ in range(n))`` where ``make_layer`` is a parameter of ``__init__`` (``Bump``
+  by default) shadowing the module's factory: no known class (``elements.py`` leaves out a call of a name
+  ``__init__`` binds), so the loop's call stays on its caller's stream.
 
 Every case runs race-checked and exact on the four event targets; a factory of two classes stays unknown.
 """
@@ -44,6 +47,11 @@ class Other(nn.Module):
         return x * 2
 
 
+class Bump(nn.Module):
+    def forward(self, t):
+        return t.mul_(2)
+
+
 def init(layer: Layer) -> None:
     layer.scale.fill_(1.0)
 
@@ -56,6 +64,10 @@ def bound(d: int) -> Layer:
     layer = Layer()
     init(layer)
     return layer
+
+
+def make_layer() -> Layer:
+    return Layer()
 
 
 def either(d: int):
@@ -71,8 +83,9 @@ class Base(nn.Module):
 
 
 class Model(Base):
-    def __init__(self, d=3, n=2):
+    def __init__(self, d=3, n=2, make_layer=Bump):
         super().__init__(bound, d)
+        self.shadowed = nn.ModuleList(make_layer() for _ in range(n))
         self.layers = nn.ModuleList(make(d) for _ in range(n))
         self.listed = [bound(d) for _ in range(n)]
         self.mixed = nn.ModuleList(either(d) for _ in range(n))
@@ -101,6 +114,14 @@ class Model(Base):
             out = out + y + z
         return out
 
+    def shadowed_list(self, x):
+        out = torch.zeros_like(x)
+        for layer in self.shadowed:
+            y = layer(x)
+            z = x * 5
+            out = out + y + z
+        return out
+
     def handed(self, x):
         y = self.f(x)
         z = x * 5
@@ -123,16 +144,21 @@ def test_the_call_is_planned_onto_its_stream(method: str) -> None:
     assert body.index("z = x * 5") < body.index('runtime.wait("m.Layer.forward.join")')
 
 
-def test_a_factory_of_two_classes_stays_on_the_callers_stream() -> None:
-    assert "runtime." not in _body("mixed_list")
+@pytest.mark.parametrize("method", ["mixed_list", "shadowed_list"])
+def test_an_element_of_no_known_class_stays_on_the_callers_stream(method: str) -> None:
+    """A factory of two classes; a parameter of ``__init__`` (``make_layer=Bump``) that shadows the module's
+    ``make_layer`` factory of ``Layer``: read as that factory, the loop would run ``Bump`` (which doubles its input in
+    place) on ``"side"`` while the caller reads ``x``."""
+    assert "runtime." not in _body(method)
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("method", [*PLANNED, "mixed_list"])
+@pytest.mark.parametrize("method", [*PLANNED, "mixed_list", "shadowed_list"])
 def test_race_free_and_exact(method: str, target: str) -> None:
     code = transform_source(SOURCE, path="m.py", target=target)
     x = torch.randn(2, 3)
     native = target in ("cuda", "npugraph_ex")
     got = run_checked(code, target, lambda m: m.Caller(method), (x.clone(),), eager_first=native)
     rounds = 1 if method == "handed" else 2
-    torch.testing.assert_close(got, x + rounds * (x * 2 + x * 5))
+    want = x * 36 if method == "shadowed_list" else x + rounds * (x * 2 + x * 5)  # Bump: 2x + 10x, then 4x + 20x
+    torch.testing.assert_close(got, want)

@@ -11,8 +11,10 @@ module; each next in the module of the class before, through ``class_in``); the 
 class the chain holds (a stream function of the run), or else a submodule whose class's ``forward`` is one
 (``submodule_keys.owner_submodule_key``, which follows a base of that class in another module too). The driver
 indexes a file holding such a holder though it names neither npudsl nor ``Indexer``
-(``codegen/driver/subclass_callers.py``). A holder that a base of its owner's class assigns, but for the last,
-stays unresolved: on its caller's stream, safe, no overlap.
+(``codegen/driver/subclass_callers.py``). A holder made by a factory function of the run (``self.block =
+make_block()``) holds the class the factory makes (``codegen/index/made_class_in.py``, through ``class_in``). A
+holder that a base of its owner's class assigns, but for the last, stays unresolved: on its caller's stream, safe,
+no overlap.
 """
 
 from __future__ import annotations
