@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.paths import assignment_targets, dotted_name, is_self_attr
-from codegen.index.scan import functions_of, statements_breadth_first
+from codegen.index.scan import functions_of, own_names, statements_breadth_first
 from codegen.index.walked import walked_of
 
 __all__ = ["element_classes"]
@@ -30,11 +30,13 @@ def element_classes(cls: ast.ClassDef) -> dict[str, str]:
     found: dict[str, set[str | None]] = {}
     for fn in functions_of(cls):
         if fn.name == "__init__":
+            own = own_names(fn)  # a call of one (a parameter, a comprehension's variable) makes any class
             for node in statements_breadth_first(fn):
                 for target in assignment_targets(node):
                     if is_self_attr(target):
                         value = getattr(node, "value", None) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-                        found.setdefault(target.attr, set()).add(_element_class(value))
+                        made = _element_class(value)
+                        found.setdefault(target.attr, set()).add(None if _called_own(made, own) else made)
     single = {attr: classes.pop() for attr, classes in found.items() if len(classes) == 1 and None not in classes}
     if not single:
         return {}  # most classes hold no layer list: their methods need no walk
@@ -57,6 +59,10 @@ def _element_class(value: ast.expr | None) -> str | None:
         made = {_made(e) for e in value.elts}
         return made.pop() if len(made) == 1 else None
     return None
+
+
+def _called_own(made: str | None, own: frozenset[str]) -> bool:
+    return made is not None and made.partition(".")[0] in own
 
 
 def _made(node: ast.expr) -> str | None:

@@ -9,12 +9,14 @@ imported one). :func:`made_by` reads that name as the function it is and says wh
 module that defines the function spells it.
 
 Only the plain shape is read: a module-level ``def`` the module binds once, with no decorator (a wrapper may return
-anything), no ``yield`` or ``await``, whose every ``return`` of its own scope is a call of one class: named by a class
-its module defines once or by a certain import (a certain ``from`` import, or a module's attribute), not by a name the
-function binds itself (``def make(cls): return cls()``). A call of another such factory is followed (``_DEPTH`` deep).
-The return annotation alone says nothing here: an instance of a subclass satisfies ``-> nn.Linear``, and its
-``forward`` may be another. Anything else, and a factory in a module the run does not hold (a file transformed alone,
-with no such file on disk), stays unknown: calls through the attribute stay on their caller's stream, as before.
+anything), no ``yield`` or ``await``, whose every ``return`` of its own scope is a call of one class, or a local the
+function binds once, by a plain assignment, to such a call (``layer = C(d); init(layer); return layer``): the class
+named by a class its module defines once or by a certain import (a certain ``from`` import, or a module's attribute),
+not by a name the function binds itself (``def make(cls): return cls()``). A call of another such factory is
+followed (``_DEPTH`` deep). The return annotation alone says nothing here: an instance of a subclass satisfies ``->
+nn.Linear``, and its ``forward`` may be another. Anything else, and a factory in a module the run does not hold (a
+file transformed alone, with no such file on disk), stays unknown: calls through the attribute stay on their caller's
+stream, as before.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from codegen.index.returned import bound_once
 from codegen.lower.flow.exprs import binding_name, scope_nodes
 from codegen.lower.flow.import_chains import absolute_imports, run_package
 
-__all__ = ["made_by"]
+__all__ = ["bound_value", "made_by"]
 
 _DEPTH = 8  # factories (and re-exports) followed one inside another at most
 _Made = tuple[str, str]  # (the run key of the module naming the class, the class as it spells it)
@@ -87,12 +89,32 @@ def _returned(fn: ast.FunctionDef) -> str | None:
     nodes = scope_nodes(fn)
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in nodes):
         return None
-    values = [n.value for n in nodes if isinstance(n, ast.Return)]
+    values = [bound_value(fn, n.value, nodes) for n in nodes if isinstance(n, ast.Return)]
     called = {_called(v) for v in values}
     if len(called) != 1 or None in called:
         return None
     made = called.pop()
     return made if made is not None and made.split(".")[0] not in _locals(fn, nodes) else None
+
+
+def bound_value(fn: ast.FunctionDef, value: ast.expr | None, nodes: tuple[ast.AST, ...]) -> ast.expr | None:
+    """What a returned local holds: ``layer = C(...); init(layer); return layer`` returns the object ``C(...)`` made,
+    where ``layer`` is bound once in the function, by that plain assignment (not a parameter, not stored again, not
+    bound by an import, a definition or an ``except``, not declared ``nonlocal`` by a nested function); any other
+    value as it is."""
+    if not isinstance(value, ast.Name) or _otherwise_bound(fn, value.id, nodes):
+        return value
+    stores = [n for n in nodes if isinstance(n, ast.Name) and n.id == value.id and not isinstance(n.ctx, ast.Load)]
+    binding = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] in stores]
+    return binding[0].value if len(stores) == 1 and len(binding) == 1 else value
+
+
+def _otherwise_bound(fn: ast.FunctionDef, name: str, nodes: tuple[ast.AST, ...]) -> bool:
+    """``name`` is a parameter of ``fn``, or bound in it by other than an assignment (here or by a nested scope)."""
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    named = {n for node in nodes if node is not fn and (n := binding_name(node)) is not None}
+    declared = {n for node in ast.walk(fn) if isinstance(node, (ast.Nonlocal, ast.Global)) for n in node.names}
+    return name in params | named | declared
 
 
 def _called(value: ast.expr | None) -> str | None:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 
 from codegen.index import scan
-from codegen.index.class_chain import bases_of, class_of, home_of, unheld_base
+from codegen.index.class_homes import bases_of, class_of, home_of, unheld_base
+from codegen.index.factory_made import made_by
 from codegen.index.walked import walked_of
 from codegen.lower.flow.exprs import bound_names
 
@@ -29,8 +30,9 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def factory_class(index: object, module: str, owner: str, attr: str) -> str | None:
-    """The class name, as ``module`` spells it, whose instance ``self.<attr>`` holds in a method of class ``owner``
-    (None: not built by a factory its ``__init__`` hands its base, or not known)."""
+    """The class name, as ``module`` spells it, whose instance ``self.<attr>`` holds in a method of class ``owner``, or
+    the name of a factory function of the run that makes it (None: not built by a factory its ``__init__`` hands its
+    base, or not known)."""
     cls = class_of(index, module, owner)
     init = _init(cls) if cls is not None else None
     if cls is None or init is None or attr in _stored_names(cls) or _calls_setattr(cls):
@@ -43,7 +45,8 @@ def factory_class(index: object, module: str, owner: str, attr: str) -> str | No
     call = _super_init(init)
     given = _argument(call, _init(base), param) if call is not None and base is not None and param else None
     made = _made(given) if given is not None else None
-    return made if made is not None and home_of(index, module, made) is not None else None
+    known = made is not None and (home_of(index, module, made) is not None or made_by(index, module, made) is not None)
+    return made if known else None  # a class, or a factory function of the run (``factory_made.py``)
 
 
 def _stored_above(index: object, home: tuple[str, str], attr: str) -> bool:

@@ -27,6 +27,8 @@ __all__ = [
     "functions_of",
     "imported_names",
     "on_path",
+    "own_call",
+    "own_names",
     "params_of",
     "statements_breadth_first",
     "stored_paths",
@@ -80,13 +82,24 @@ def _made_in_init(cls: ast.ClassDef) -> dict[str, set[str | None]]:
     made: dict[str, set[str | None]] = {}
     for fn in functions_of(cls):
         if fn.name == "__init__":
+            own = own_names(fn)
             for node in statements_breadth_first(fn):
                 for attr, value in _self_stores(node):
-                    made.setdefault(attr, set()).add(_class_made(value))
+                    made.setdefault(attr, set()).add(_class_made(value, own))
     return made
 
 
+def own_names(fn: _Function) -> frozenset[str]:
+    """The names ``fn`` binds itself (its parameters, what it stores or imports): a call of one (``def
+    __init__(self, layer=Bump): self.mid = layer()``) makes what the caller hands it, not the module's ``layer``."""
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    imported = {(n.asname or n.name).partition(".")[0] for n in ast.walk(fn) if isinstance(n, ast.alias)}
+    return frozenset(params | stored | imported)
+
+
 _NONE = "None"
+_OWN = "__init__."
 
 
 def _self_stores(node: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
@@ -103,13 +116,21 @@ def _self_stores(node: ast.AST) -> Iterator[tuple[str, ast.expr | None]]:
                 yield from ((e.attr, None) for e in ast.walk(stored) if isinstance(e, ast.expr) and is_self_attr(e))
 
 
-def _class_made(value: ast.expr | None) -> str | None:
+def _class_made(value: ast.expr | None, own: frozenset[str]) -> str | None:
     """The class ``value`` makes (``SomeClass(...)``), ``_NONE`` for ``None``, None when it cannot be told. A call of
     a factory function (``linear(d, d)``) is recorded by the name called too: which class it makes is read where the
-    run holds the function (``factory_made.py``), never here."""
+    run holds the function (``factory_made.py``), never here. A call of a name ``__init__`` binds itself (``own``: a
+    parameter handed a class or a factory) is recorded under ``_OWN`` (``__init__.layer``), a name no module binds,
+    so no reader takes it for the module's ``layer`` (``own_call``)."""
     if isinstance(value, ast.Constant) and value.value is None:
         return _NONE
-    return dotted_name(value.func) if isinstance(value, ast.Call) else None
+    called = dotted_name(value.func) if isinstance(value, ast.Call) else None
+    return _OWN + called if called is not None and called.partition(".")[0] in own else called
+
+
+def own_call(written: str) -> bool:
+    """``written`` (a submodule's class as recorded) is a call of a name ``__init__`` binds itself."""
+    return written.startswith(_OWN)
 
 
 def params_of(fn: _Function) -> tuple[str, ...]:

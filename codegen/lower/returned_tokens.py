@@ -83,7 +83,8 @@ def _token(
     method = "." in qualname
     receiver = node.args.args[0].arg if method and node.args.args else None
     at = Callee(module, tree, node, owner if method else None, receiver)
-    returns = local_returns(tree, qualname, receiver, run_returns(index, module, tree, owner, receiver))
+    run = run_returns(index, module, tree, owner, receiver)
+    returns = local_returns(tree, qualname, receiver, run, index=index, module=module)
     found = made_element(node, method=method, returns=returns)
     if found is not None and made_by_callee(found[1], at, index):
         return ReturnedToken(found[0])

@@ -15,7 +15,8 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from codegen.index.class_chain import forward_of
+from codegen.index import scan
+from codegen.index.class_chain import forward_of, unknown_attribute
 from codegen.index.factory_made import made_by
 from codegen.lower.flow.foreign_writes import every_argument
 from codegen.lower.flow.inherited_methods import base_method
@@ -34,7 +35,7 @@ def attribute_call(
     """Where ``call`` of ``self.<rest>`` in a method of class ``owner`` of ``module`` goes, for an attribute
     ``__init__`` makes of one class: a function of the run, or the caller's names it may write."""
     made = module.index.submodules.get(f"{module.key}:{owner}", {}).get(rest[0])  # type: ignore[attr-defined]
-    if made is None:  # assigned by a base class in another module, or by one the run does not hold
+    if made is None or scan.own_call(made):  # a base's in another module, one the run lacks, a factory handed
         return _inherited(module, call, owner, rest)
     factory = made_by(module.index, module.key, made)
     home, made = factory or (module.key, made)  # a factory's class, named at home
@@ -78,8 +79,8 @@ def _inherited(
     found = module.forwards[(owner, rest[0])]
     if found is None:  # no attribute a base assigns: a method a base of the run defines (``inherited_methods``)
         inherited = base_method(module.index, module.key, owner, rest)
-        if inherited is None:
-            return None
+        if inherited is None:  # an attribute the object stores, of a class not known: any class
+            return every_argument(call) if unknown_attribute(module.index, module.key, owner, rest[0]) else None
         held = module if inherited[0] == module.key else module.by_key(inherited[0])
         return held.inside(call, inherited[1:], 0) if held is not None else None
     home, qualname = found

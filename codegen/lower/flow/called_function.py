@@ -46,7 +46,7 @@ class Callee:
         """The return annotations its body can see (``local_returns.py``)."""
         qualname = f"{self.owner}.{self.node.name}" if self.owner else self.node.name
         seen = run_returns(index, self.module, self.tree, self.owner, self.receiver)
-        return local_returns(self.tree, qualname, self.receiver, seen)
+        return local_returns(self.tree, qualname, self.receiver, seen, index=index, module=self.module)
 
 
 def callee_of(call: ast.Call, at: Callee, index: object) -> Callee | None:

@@ -94,7 +94,7 @@ def _ge_plan(
     """GE: what functions of other files of the run return makes single fork edges; a call moves up into the block
     of the call before it on its stream as with events (``hoist.py``)."""
     run = run_returns(module.index, module.ir.module_name, module.tree, qualname.rpartition(".")[0], receiver)
-    returns = local_returns(module.tree, qualname, receiver, run)
+    returns = local_returns(module.tree, qualname, receiver, run, index=module.index, module=module.ir.module_name)
     layers = submodules(module.tree, qualname, receiver, index=module.index, module=module.ir.module_name)
     method = "." in qualname
     owner = qualname.rpartition(".")[0]

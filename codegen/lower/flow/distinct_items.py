@@ -26,7 +26,7 @@ from typing import Any
 from codegen.index import scan
 from codegen.index.elements import element_classes
 from codegen.index.walked import walked_of
-from codegen.lower.flow.object_chains import Here, class_named
+from codegen.lower.flow.object_chains import Here, class_named, held_class
 
 __all__ = ["distinct_lists"]
 
@@ -93,8 +93,7 @@ def _attribute_list(index: Any, here: Here, owner: str | None, fn: _Function, va
     receiver = fn.args.args[0].arg if fn.args.args else None
     found = class_named(index, here, here[0], owner) if owner and path[0] == receiver else None
     for attr in path[1:-1]:
-        sub = scan.submodule_assignments(found[1]).get(attr, "") if found else ""
-        found = class_named(index, here, found[0], sub) if found else None
+        found = held_class(index, here, found, attr) if found else None
     if found is None or path[-1] not in element_classes(found[1]):
         return False
     init = next((f for f in scan.functions_of(found[1]) if f.name == "__init__"), None)

@@ -11,7 +11,7 @@ import ast
 from typing import Protocol
 
 from codegen.index import scan
-from codegen.index.written_class import class_in
+from codegen.index.made_class_in import made_class_in
 from codegen.lower.flow.callees import Resolver
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.imports import module_bindings
@@ -67,7 +67,7 @@ def function_resolver(
         function=fn,
         receiver=_receiver(owner, fn),
         key_of=index.key_of,
-        class_in=lambda owner_module, written: class_in(index, owner_module, written),
+        class_in=lambda owner_module, written: made_class_in(index, owner_module, written),
         inherited=lambda owner_key, attr, method: inherited_key(index, owner_key, attr, method),
     )
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from codegen.index import scan
+from codegen.index.class_chain import submodule_classes
 from codegen.index.returned import returned_value
 from codegen.lower.flow.called_function import Callee, binds, callee_of
 from codegen.lower.flow.ge_containers import returned_container
@@ -82,7 +82,7 @@ def _read(call: ast.Call, at: Callee, index: object, depth: int) -> Callee | boo
     (the premise of its annotation) where the run cannot read it."""
     if isinstance(call.func, ast.Name) and binds(at.node, call.func.id) or depth >= _DEPTH:
         return False
-    if _layer_of(call, at) in _PASSES_INPUT:
+    if _layer_of(call, at, index) in _PASSES_INPUT:
         return False
     callee = callee_of(call, at, index)
     return True if callee is None else callee
@@ -119,12 +119,12 @@ def _dict_made(at: Callee, index: object, depth: int) -> bool:
     return is_tensor_expr(found[1], known, returns) and made_by_callee(found[1], at, index, depth + 1)
 
 
-def _layer_of(call: ast.Call, at: Callee) -> str | None:
-    """The torch.nn class of the submodule ``call`` calls on ``at``'s receiver, as its class's ``__init__`` makes it
-    (``self.skip = nn.Identity()``: ``Identity``)."""
+def _layer_of(call: ast.Call, at: Callee, index: object) -> str | None:
+    """The torch.nn class of the submodule ``call`` calls on ``at``'s receiver, as its class's ``__init__`` (or a
+    base's) makes it (``self.skip = nn.Identity()``, or a factory's ``return nn.Identity()``: ``Identity``)."""
     func = call.func
     if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) or func.value.id != at.receiver:
         return None
     classes = [n for n in at.tree.body if isinstance(n, ast.ClassDef) and n.name == at.owner]
-    made = scan.submodule_assignments(classes[0]).get(func.attr, "") if len(classes) == 1 else ""
-    return made.split("(", 1)[0].rpartition(".")[2] or None
+    made = submodule_classes(index, at.module, classes[0]).get(func.attr) if len(classes) == 1 else None
+    return made[1].rpartition(".")[2] if made else None

@@ -93,12 +93,15 @@ def _self_attr(node: ast.expr) -> bool:
 
 
 def _built(cls: ast.ClassDef) -> dict[str, ast.Call]:
-    """``self.sub = Class(...)`` in ``__init__``: {sub: the call}."""
+    """``self.sub = Class(...)`` in ``__init__``: {sub: the call}; not a call of a name ``__init__`` binds itself
+    (``def __init__(self, m, Shared=Other)``: ``Shared(m)`` is whatever the caller hands, not the module's class)."""
     init = _init(cls)
+    own = scan.own_names(init) if init is not None else frozenset()
     found: dict[str, ast.Call] = {}
     for stmt in walked_of(init, ast.Assign) if init is not None else ():
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
-            if _self_attr(stmt.targets[0]):
+            called = scan.dotted_name(stmt.value.func) or ""
+            if _self_attr(stmt.targets[0]) and called.partition(".")[0] not in own:
                 found[stmt.targets[0].attr] = stmt.value  # type: ignore[attr-defined]
     return found
 

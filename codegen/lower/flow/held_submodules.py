@@ -11,8 +11,10 @@ module; each next in the module of the class before, through ``class_in``); the 
 class the chain holds (a stream function of the run), or else a submodule whose class's ``forward`` is one
 (``submodule_keys.owner_submodule_key``, which follows a base of that class in another module too). The driver
 indexes a file holding such a holder though it names neither npudsl nor ``Indexer``
-(``codegen/driver/subclass_callers.py``). A holder that a base of its owner's class assigns, but for the last,
-stays unresolved: on its caller's stream, safe, no overlap.
+(``codegen/driver/subclass_callers.py``). A holder made by a factory function of the run (``self.block =
+make_block()``) holds the class the factory makes (``codegen/index/made_class_in.py``, through ``class_in``). A
+holder that a base of its owner's class assigns, but for the last, stays unresolved: on its caller's stream, safe,
+no overlap.
 """
 
 from __future__ import annotations
@@ -55,10 +57,14 @@ def held_key(found: Holders, chain: list[str], attr: str) -> tuple[str, str] | N
 
 def _held_class(found: Holders, owner: str, attr: str) -> str | None:
     """``module:Class`` of what ``self.<attr>`` holds in an object of ``owner``, read where its ``__init__`` makes
-    it (in the caller's module through its names, in another through ``class_in``)."""
+    it (in the caller's module through its names, in another through ``class_in``; a factory of the run, in either,
+    through ``class_in``: ``made_class_in.py``)."""
     written = found.submodules.get(owner, {}).get(attr)
+    module = owner.rpartition(":")[0]
     if written is None:
         return None
-    if owner.rpartition(":")[0] == found.module:
-        return named_class(found, ast.parse(written, mode="eval").body)
-    return found.class_in(owner.rpartition(":")[0], written) if found.class_in is not None else None
+    named = named_class(found, ast.parse(written, mode="eval").body) if module == found.module else None
+    if named in found.submodules:  # a class of the run the caller's module names
+        return named
+    made = found.class_in(module, written) if found.class_in is not None else None
+    return made or named

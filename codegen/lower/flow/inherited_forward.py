@@ -50,9 +50,10 @@ def submodule_class(index: object, module: str, owner: str, attr: str) -> tuple[
     ``codegen/index/submodule_forward.py`` finds it (a factory ``__init__`` is handed, or an assignment of the class
     or of a base); None where it is not known."""
     made = factory_class(index, module, owner, attr)
-    if made is not None:
-        return home_of(index, module, made)
-    found = forward_of(index, module, owner, attr)
+    home = home_of(index, module, made) if made is not None else None
+    if home is not None:
+        return home
+    found = forward_of(index, module, owner, attr)  # a factory function handed to the base, too
     return (found[0], found[1].rpartition(".")[0]) if found is not None and found[0] else None
 
 

@@ -2,7 +2,7 @@
 
 vllm_qwen3_dbo's combine takes its micro-batch's dispatcher from its module's state:
 ``token_dispatcher = self.experts.token_dispatchers[i]``. A :class:`Chain` is such an expression: attributes of the
-callee's ``self`` through submodules (``self.experts``: a class ``__init__`` assigns, ``scan.submodule_assignments``)
+callee's ``self`` through submodules (``self.experts``: a class ``__init__`` assigns, ``class_chain.submodule_classes``)
 ending in a list of one class (``token_dispatchers``, ``codegen/index/elements.py``), indexed by a parameter or a
 constant, perhaps bound once to a local. A class is found by the name written in a module: defined there, or
 imported by name from a module the run holds (``from .layers import TokenDispatcher``), read from that module's
@@ -16,12 +16,11 @@ from typing import Any
 
 import attrs
 
-from codegen.index import scan
-from codegen.index.elements import element_classes
+from codegen.index.class_chain import element_classes_made, submodule_classes
 from codegen.index.walked import walked_of
 from codegen.lower.flow.imports import resolve_spec
 
-__all__ = ["Chain", "Here", "chain_class", "class_named", "state_chains"]
+__all__ = ["Chain", "Here", "chain_class", "class_named", "held_class", "state_chains"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 Here = tuple[str, ast.Module]  # the module being lowered: its run key, its tree
@@ -84,12 +83,17 @@ def chain_class(index: Any, here: Here, module: str, owner: str, chain: Chain) -
     """The class of the objects the list at the end of ``chain`` holds, from the callee's class ``owner``."""
     found = class_named(index, here, module, owner)
     for attr in chain.path[:-1]:
-        found = (
-            class_named(index, here, found[0], scan.submodule_assignments(found[1]).get(attr, "")) if found else None
-        )
-    written = element_classes(found[1]).get(chain.path[-1], "") if found else ""
-    last = class_named(index, here, found[0], written) if found else None
+        found = held_class(index, here, found, attr) if found else None
+    written = element_classes_made(index, found[0], found[1]).get(chain.path[-1]) if found else None
+    last = class_named(index, here, *written) if written else None
     return last[1] if last else None
+
+
+def held_class(index: Any, here: Here, found: Found, attr: str) -> Found | None:
+    """The class of the submodule ``attr`` an object of the class ``found`` holds (``class_chain.submodule_classes``:
+    its ``__init__``'s or a base's, a factory read as the class it makes), read in the module that names it."""
+    written = submodule_classes(index, found[0], found[1]).get(attr)
+    return class_named(index, here, *written) if written else None
 
 
 def class_named(index: Any, here: Here, module: str, written: str) -> Found | None:

@@ -19,7 +19,7 @@ from codegen.index import scan
 from codegen.index.elements import element_classes
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.exprs import chain_root
-from codegen.lower.flow.object_chains import Here, class_named
+from codegen.lower.flow.object_chains import Here, held_class
 
 __all__ = ["reached_apart"]
 
@@ -32,8 +32,7 @@ def reached_apart(index: Any, here: Here, fn: _Function, receiver: str, attribut
     if attribute == "*":
         return False
     owner = next((c for c in here[1].body if isinstance(c, ast.ClassDef) and fn in c.body), None)
-    written = scan.submodule_assignments(owner).get(attribute) if owner is not None else None
-    found = class_named(index, here, here[0], written) if written else None
+    found = held_class(index, here, (here[0], owner), attribute) if owner is not None else None
     bound = {id(s.value) for s in walked_of(fn, ast.Assign) if len(s.targets) == 1}
     for node in walked_of(fn, ast.Call):
         if _on(node.func, receiver, attribute):

@@ -44,7 +44,9 @@ def submodule_key(found: Holders, attr: str, method: str = "forward") -> str | N
 def element_key(found: Holders, name: str, method: str = "forward") -> str | None:
     """The key of ``method`` of the class every element of the list the loop target ``name`` walks holds."""
     written = found.loop_lists[name]
-    return class_key(found, _written(written), method)
+    key = class_key(found, _written(written), method)
+    made = found.class_in(found.module, written) if key is None and found.class_in is not None else None
+    return key if made is None or f"{made}.{method}" not in found.callees else f"{made}.{method}"  # a factory's
 
 
 def annotated_submodule_key(found: Holders, name: str, attr: str, method: str = "forward") -> str | None:
