@@ -5,7 +5,9 @@ The caller's writes were read by the spelling of their root (``written_exprs.py`
 that starts at a call reached no state, and a local bound to what a method of the run returns held none. So the
 write ran on the caller's stream while a side call still read ``self.sub.b`` (main: "tensor 'self.model.sub.b' is
 read on stream 'side' ... and written in place on stream 'default' with no wait in between"), and the other way
-round a side body writing through such a call left the caller's later read of ``self.sub.b`` unordered. What a
+round a side body writing through such a call left the caller's later read of ``self.sub.b`` unordered, and a side
+call given such a local (``t = self.sub.picked(); self.side_given(x, t)``) did not hold it against a later write of
+``self.sub.b``. What a
 method of the run returns is read through its ``return`` statements (``handed_results.py``), a property's too; what
 ``nn.Module``'s methods hand out by name (``get_buffer``, ``get_submodule``) as for an assigned result
 (``handed_state.py``). A method returning what it makes (``return self.b * 2``) hands out nothing: the write through
@@ -89,6 +91,10 @@ class Model(nn.Module):
         t.add_(1)
         return x * 2
 
+    @on_stream("side")
+    def side_given(self, x, t):
+        return x * t
+
     def method_inline(self, x):
         y = self.side(x)
         self.sub.buf().add_(1)
@@ -141,6 +147,12 @@ class Model(nn.Module):
         z = x * self.sub.b
         return y + z
 
+    def given_held(self, x):
+        t = self.sub.picked()
+        y = self.side_given(x, t)
+        self.sub.b.add_(1)
+        return y + x
+
     def fresh(self, x):
         y = self.side(x)
         t = self.sub.fresh()
@@ -159,8 +171,9 @@ WRITES = {
     "buffer_inline": 'self.sub.get_buffer("b").mul_(2)',
     "side_writes_inline": "z = x * self.sub.b",
     "side_writes_local": "z = x * self.sub.b",
+    "given_held": "self.sub.b.add_(1)",
 }
-JOIN = re.compile(r'runtime\.wait\("[\w.]+\.side(_inline_writes|_local_writes)?\.join"\)\s*$')
+JOIN = re.compile(r'runtime\.wait\("[\w.]+\.side(_inline_writes|_local_writes|_given)?\.join"\)\s*$')
 
 
 def _generated(tmp_path: Path, target: str, *, alone: bool = False, plain: bool = False) -> tuple[str, str]:

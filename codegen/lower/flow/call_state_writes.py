@@ -28,7 +28,7 @@ from codegen.frontend.signature import signature_of
 from codegen.index.per_index import per_run
 from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
-from codegen.lower.flow.handed_results import handed_body_writes
+from codegen.lower.flow.handed_writes import handed_body_writes
 from codegen.lower.flow.held_state_calls import held_state_calls
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments

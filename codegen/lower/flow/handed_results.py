@@ -16,68 +16,38 @@ the object's methods. Met again (recursion) or past a depth: the whole object. `
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from codegen.frontend.signature import signature_of
+from codegen.index.per_index import per_run
 from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.aten_forms import function_form
 from codegen.lower.flow.changed_objects import object_path
 from codegen.lower.flow.handed_state import handed_attribute
+from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function
 from codegen.lower.flow.schema import writes_self
 from codegen.lower.flow.torch_module_methods import runs_forward
+from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import flows, spread, view_base
-from codegen.lower.flow.writes import inplace_writes
-from codegen.lower.flow.written_exprs import node_written
 
 if TYPE_CHECKING:
     from codegen.lower.flow.call_state_writes import Scope
 
-__all__ = ["handed_body_writes", "handed_writes", "result_paths", "value_paths"]
+__all__ = ["result_paths", "value_paths"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Seen = frozenset[_Function]
 _DEPTH = 8  # methods followed one inside another at most; deeper, a result may be any of the object
-_WRITERS = (ast.AugAssign, ast.Assign, ast.AnnAssign, ast.Call)  # the nodes ``node_written`` reads a write of
 
 
-def handed_writes(stmt: ast.stmt, scope: Scope) -> frozenset[str]:
-    """The chains of ``scope.receiver``'s state ``stmt`` writes in place through what a call it writes through
-    hands out (``self.sub.buf().add_(1)``, ``self.get_buffer("b").mul_(2)``) or a property (``self.sub.prop``)."""
-    receiver = scope.receiver
-    if receiver is None:
-        return frozenset()
-    return frozenset(chain for path in _written(stmt, scope) for chain in _chains(receiver, path))
-
-
-def _written(stmt: ast.stmt, scope: Scope) -> set[str]:
-    return {p for node in walked_of(stmt, _WRITERS) for e in node_written(node) for p in value_paths(e, scope)}
-
-
-def handed_body_writes(fn: _Function, scope: Scope) -> frozenset[str]:
-    """The paths of its own object a method's body writes in place through what its calls hand out, inline or
-    through a local holding it (``t = self.sub.buf(); t.add_(1)``: ``sub.b``)."""
-    receiver = scope.receiver
-    if receiver is None:
-        return frozenset()
-    from codegen.lower.flow.held_paths import held_paths
-
-    held = held_paths(fn, receiver, scope)
-    found: set[str] = set()
-    for stmt in walked_of(fn, ast.stmt):
-        found |= _written(stmt, scope) | {p for name in inplace_writes(stmt) & held.keys() for p in held[name]}
-    return frozenset(found)
-
-
-def _chains(receiver: str, path: str) -> tuple[str, ...]:
-    """A path as the chains a pending call's reads are named by: itself and any of its own attributes."""
-    return (f"{receiver}.*",) if path == "*" else (f"{receiver}.{path}", f"{receiver}.{path}.*")
-
-
-def value_paths(value: ast.expr, scope: Scope, held: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
+def value_paths(value: ast.expr, scope: Scope) -> frozenset[str]:
     """The paths of ``scope.receiver``'s state (``sub.b``, ``*``) ``value`` may be through a call at the bottom of
-    its chain of views, or a property it reads; ``held``: what the function's locals hold, if asked."""
-    return _value(value, scope, held or {}, frozenset(), calls_only=True)
+    its chain of views, or a property it reads (read once per run)."""
+    key = ("value", value, scope.owner, scope.receiver)
+    return _once(key, scope, lambda: _value(value, scope, {}, frozenset(), calls_only=True))
 
 
 def result_paths(call: ast.Call, scope: Scope, seen: _Seen = frozenset()) -> frozenset[str]:
@@ -94,29 +64,39 @@ def result_paths(call: ast.Call, scope: Scope, seen: _Seen = frozenset()) -> fro
         return _given(call, scope)  # no method of the object's: a function, or a tensor's (its schema's)
     reached = resolved_function(call, scope.functions, scope.owner, receiver) if scope.owner else None
     if reached is None or reached[2] is None:  # a class the run cannot read: its calls make, its methods may hand out
-        return _unread(parts, scope)
+        return _unread(call, parts, scope)
     method = reached[0].name == parts[-1] or runs_forward(parts[-1])  # ``self.norm(x)`` runs ``norm``'s forward
     chain = ".".join(parts[1:-1] if method else parts[1:])
     if reached[0] in seen or len(seen) >= _DEPTH:
         return frozenset({chain or "*"})
-    return frozenset(_under(chain, path) for path in _returned(reached, seen))
+    return frozenset(_under(chain, path) for path in _returned(reached, scope, seen))
 
 
-def _unread(parts: list[str], scope: Scope) -> frozenset[str]:
-    """A call on the object the run cannot read: a layer's (``self.norm(x)``, ``self.sub.forward(x)``) makes its
-    result; another method (``self.sub.pick()``, ``self.pick()`` of a base outside the run) may hand out any of its
-    object."""
+def _unread(call: ast.Call, parts: list[str], scope: Scope) -> frozenset[str]:
+    """A method of the object the run cannot read hands out what it may write (``unread_methods.py``: ``self.sub``
+    and ``self.sub.*`` of ``self.sub.pick()``, ``self.*`` of ``self.pick()`` inherited from outside the run); a
+    layer's call (``self.norm(x)``, ``self.sub.forward(x)``) makes its result. Where the run's modules are not at
+    hand, any method's call may hand out any of its object."""
     if parts[-1] == "forward" or runs_forward(parts[-1]):
         return frozenset()
-    index, key = getattr(scope.functions, "index", None), getattr(scope.functions, "key", None)
-    made = index.submodules.get(f"{key}:{scope.owner}", {}) if index is not None else {}
+    functions = scope.functions
+    if not isinstance(functions, ModuleFunctions):
+        return frozenset({".".join(parts[1:-1]) or "*"})
+    made = functions.index.submodules.get(f"{functions.key}:{scope.owner}", {})  # type: ignore[attr-defined]
     if len(parts) == 2 and parts[1] in made:
-        return frozenset()
-    return frozenset({".".join(parts[1:-1]) or "*"})
+        return frozenset()  # a layer ``__init__`` makes, called
+    receiver = scope.receiver or ""
+    written = unread_method_writes(call, scope.functions, scope.owner, receiver)
+    whole = [c for c in written if not c.endswith(".*") or c == f"{receiver}.*"]  # ``self.sub``, or ``self.*``
+    return frozenset(c[len(receiver) + 1 :] for c in whole)
 
 
-def _returned(reached: tuple[_Function, object, str | None], seen: _Seen) -> frozenset[str]:
-    """The paths of its own object a method's ``return`` statements may give (``*``: any)."""
+def _returned(reached: tuple[_Function, object, str | None], scope: Scope, seen: _Seen) -> frozenset[str]:
+    """The paths of its own object a method's ``return`` statements may give (``*``: any), read once per run."""
+    return _once(("returned", reached[0], reached[2], seen), scope, lambda: _returns(reached, seen))
+
+
+def _returns(reached: tuple[_Function, object, str | None], seen: _Seen) -> frozenset[str]:
     fn, functions, owner = reached
     receiver = signature_of(fn, method=True).receiver
     if receiver is None:
@@ -133,7 +113,9 @@ def _returned(reached: tuple[_Function, object, str | None], seen: _Seen) -> fro
     return frozenset().union(*(_value(v, inner, held, inside, calls_only=False) for v in values))
 
 
-def _value(value: ast.expr, scope: Scope, held: dict[str, frozenset[str]], seen: _Seen, *, calls_only: bool):
+def _value(
+    value: ast.expr, scope: Scope, held: dict[str, frozenset[str]], seen: _Seen, *, calls_only: bool
+) -> frozenset[str]:
     """What ``value`` may be of the object's state: each choice of it (``a if c else b``, ``(a, b)``), down its
     chain of views; with ``calls_only``, only what a call or a property hands out (the rest: ``state_views.py``)."""
     if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
@@ -155,9 +137,10 @@ def _bottom(node: ast.expr, scope: Scope, seen: _Seen) -> frozenset[str]:
         if isinstance(node, ast.Attribute) and (prop := _property(node, scope, seen)) is not None:
             return prop
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and writes_self(node.func.attr):
-            node = node.func.value  # ``t.add_(1)`` returns ``t``
-            continue
-        below = view_base(node)
+            form = function_form(node)  # ``t.add_(1)`` and ``torch.relu_(t)`` return ``t``
+            below = node.func.value if form is None else form[1]
+        else:
+            below = view_base(node)
         if below is None:
             return result_paths(node, scope, seen) if isinstance(node, ast.Call) else frozenset()
         node = below
@@ -184,7 +167,7 @@ def _property(node: ast.Attribute, scope: Scope, seen: _Seen) -> frozenset[str] 
         return None
     if reached[0] in seen or len(seen) >= _DEPTH:
         return frozenset({chain or "*"})
-    return frozenset(_under(chain, path) for path in _returned(reached, seen))
+    return frozenset(_under(chain, path) for path in _returned(reached, scope, seen))
 
 
 @per_node
@@ -213,6 +196,23 @@ def _object_of(func: ast.expr, receiver: str) -> str | None:
     if chain is None or (chain != receiver and not chain.startswith(f"{receiver}.")):
         return None
     return chain[len(receiver) + 1 :]
+
+
+def _once(key: tuple[object, ...], scope: Scope, read: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """``read()``, kept for the run ``scope``'s module is in (read each time where none is at hand)."""
+    index = getattr(scope.functions, "index", None)
+    if index is None:
+        return read()
+    kept = _kept(index)
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = read()
+    return found
+
+
+@per_run
+def _kept(index: object) -> dict[tuple[object, ...], frozenset[str]]:
+    return {}
 
 
 def _under(chain: str, path: str) -> str:

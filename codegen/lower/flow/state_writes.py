@@ -23,7 +23,7 @@ import attrs
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
-from codegen.lower.flow.handed_results import handed_writes
+from codegen.lower.flow.handed_writes import handed_writes
 from codegen.lower.flow.held_paths import held_paths
 from codegen.lower.flow.item_calls import item_call, item_call_decided
 from codegen.lower.flow.item_state_writes import item_state_writes
