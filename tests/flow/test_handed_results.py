@@ -11,8 +11,9 @@ call given such a local (``t = self.sub.picked(); self.side_given(x, t)``) did n
 method of the run returns is read through its ``return`` statements (``handed_results.py``), a property's too; what
 ``nn.Module``'s methods hand out by name (``get_buffer``, ``get_submodule``) as for an assigned result
 (``handed_state.py``). A method returning what it makes (``return self.b * 2``) hands out nothing: the write through
-its result keeps the overlap. Transformed alone, ``model.py`` cannot read ``Sub``: its methods may hand out any of
-it, and the same writes wait (the overlap of the fresh case is lost there, never the safety).
+its result keeps the overlap. A method of a class from outside the run (``ExtSub``, a library's) may hand out any
+of its object (``unread_methods.py``): a write through its result waits for a side call reading any of ``self.ext``,
+even when the call was made before the side call (``outside_held_before``). Files transformed together or alone.
 """
 
 from __future__ import annotations
@@ -59,10 +60,14 @@ class Sub(nn.Module):
         return x * self.b
 """
 
+EXTSUB = SUB.replace("class Sub(", "class ExtSub(")  # a class from outside the run: a library's
+
 MODEL = """\
 import torch
 from torch import nn
 from npudsl import on_stream
+
+from extsub import ExtSub
 
 from .sub import Sub
 
@@ -71,6 +76,7 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.sub = Sub()
+        self.ext = ExtSub()
         self.register_buffer("own", torch.full((3,), 5.0))
 
     def mine(self):
@@ -78,7 +84,7 @@ class Model(nn.Module):
 
     @on_stream("side")
     def side(self, x):
-        return x * self.sub.b + self.sub.cache[0] + self.own
+        return x * self.sub.b + self.sub.cache[0] + self.own + self.ext.b
 
     @on_stream("side")
     def side_inline_writes(self, x):
@@ -153,6 +159,17 @@ class Model(nn.Module):
         self.sub.b.add_(1)
         return y + x
 
+    def outside_inline(self, x):
+        y = self.side(x)
+        self.ext.buf().add_(1)
+        return y + x
+
+    def outside_held_before(self, x):
+        t = self.ext.buf()
+        y = self.side(x)
+        t.add_(1)
+        return y + x
+
     def fresh(self, x):
         y = self.side(x)
         t = self.sub.fresh()
@@ -172,6 +189,8 @@ WRITES = {
     "side_writes_inline": "z = x * self.sub.b",
     "side_writes_local": "z = x * self.sub.b",
     "given_held": "self.sub.b.add_(1)",
+    "outside_inline": "self.ext.buf().add_(1)",
+    "outside_held_before": "t.add_(1)",
 }
 JOIN = re.compile(r'runtime\.wait\("[\w.]+\.side(_inline_writes|_local_writes|_given)?\.join"\)\s*$')
 
@@ -179,7 +198,9 @@ JOIN = re.compile(r'runtime\.wait\("[\w.]+\.side(_inline_writes|_local_writes|_g
 def _generated(tmp_path: Path, target: str, *, alone: bool = False, plain: bool = False) -> tuple[str, str]:
     model = MODEL.replace('@on_stream("side")\n    ', "") if plain else MODEL
     stem = f"handed_{'plain' if plain else 'streams'}_{'alone' if alone else 'together'}"
-    name, codes = written_package(tmp_path, stem, target, {"model.py": model, "sub.py": SUB}, alone=alone)
+    name, codes = written_package(
+        tmp_path, stem, target, {"model.py": model, "sub.py": SUB}, beside={"extsub.py": EXTSUB}, alone=alone
+    )
     return name, codes["model.py"]
 
 
