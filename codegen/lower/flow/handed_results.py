@@ -10,7 +10,8 @@ after method), renamed to the caller's path (``sub.b``); a value it makes (``ret
 ``nn.Module``'s own methods hand out (``self.get_buffer("sub.b")``, ``self.sub.state_dict()``) is
 ``handed_state.py``'s; a method of an object whose class the run cannot read (not ``forward``: a layer's call makes
 its result) may hand out any of that object; so may a function given the object, or state of it, that is not one of
-the object's methods. Met again (recursion) or past a depth: the whole object. ``"*"``: the receiver itself, any.
+the object's methods (``outside_results.py``). Met again (recursion) or past a depth: the whole object. ``"*"``:
+the receiver itself, any.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.aten_forms import function_form
 from codegen.lower.flow.changed_objects import object_path
 from codegen.lower.flow.handed_state import handed_attribute
-from codegen.lower.flow.imported_writes import ModuleFunctions
+from codegen.lower.flow.outside_results import given_results, unread_results
 from codegen.lower.flow.param_writes import resolved_function
 from codegen.lower.flow.schema import writes_self
 from codegen.lower.flow.torch_module_methods import runs_forward
-from codegen.lower.flow.unread_methods import unread_method_writes
 from codegen.lower.flow.view_roots import flows, spread, view_base
 
 if TYPE_CHECKING:
@@ -61,34 +61,15 @@ def result_paths(call: ast.Call, scope: Scope, seen: _Seen = frozenset()) -> fro
         return frozenset({handed})
     parts = (dotted_name(call.func) or "").split(".")
     if len(parts) < 2 or parts[0] != receiver or writes_self(parts[-1]) is not None:
-        return _given(call, scope)  # no method of the object's: a function, or a tensor's (its schema's)
+        return given_results(call, scope)  # no method of the object's: a function, or a tensor's (its schema's)
     reached = resolved_function(call, scope.functions, scope.owner, receiver) if scope.owner else None
     if reached is None or reached[2] is None:  # a class the run cannot read: its calls make, its methods may hand out
-        return _unread(call, parts, scope)
+        return unread_results(call, parts, scope)
     method = reached[0].name == parts[-1] or runs_forward(parts[-1])  # ``self.norm(x)`` runs ``norm``'s forward
     chain = ".".join(parts[1:-1] if method else parts[1:])
     if reached[0] in seen or len(seen) >= _DEPTH:
         return frozenset({chain or "*"})
     return frozenset(_under(chain, path) for path in _returned(reached, scope, seen))
-
-
-def _unread(call: ast.Call, parts: list[str], scope: Scope) -> frozenset[str]:
-    """A method of the object the run cannot read hands out what it may write (``unread_methods.py``: ``self.sub``
-    and ``self.sub.*`` of ``self.sub.pick()``, ``self.*`` of ``self.pick()`` inherited from outside the run); a
-    layer's call (``self.norm(x)``, ``self.sub.forward(x)``) makes its result. Where the run's modules are not at
-    hand, any method's call may hand out any of its object."""
-    if parts[-1] == "forward" or runs_forward(parts[-1]):
-        return frozenset()
-    functions = scope.functions
-    if not isinstance(functions, ModuleFunctions):
-        return frozenset({".".join(parts[1:-1]) or "*"})
-    made = functions.index.submodules.get(f"{functions.key}:{scope.owner}", {})  # type: ignore[attr-defined]
-    if len(parts) == 2 and parts[1] in made:
-        return frozenset()  # a layer ``__init__`` makes, called
-    receiver = scope.receiver or ""
-    written = unread_method_writes(call, scope.functions, scope.owner, receiver)
-    whole = [c for c in written if not c.endswith(".*") or c == f"{receiver}.*"]  # ``self.sub``, or ``self.*``
-    return frozenset(c[len(receiver) + 1 :] for c in whole)
 
 
 def _returned(reached: tuple[_Function, object, str | None], scope: Scope, seen: _Seen) -> frozenset[str]:
@@ -179,15 +160,6 @@ def _as_call(node: ast.Attribute) -> ast.Call:
 
 def _is_property(fn: _Function) -> bool:
     return any(dotted_name(d) in ("property", "functools.cached_property") for d in fn.decorator_list)
-
-
-def _given(call: ast.Call, scope: Scope) -> frozenset[str]:
-    """A function not of the object given its state (``pick(self.b)``, ``helper(self)``): it may hand it back."""
-    receiver = scope.receiver
-    values = [a.value if isinstance(a, ast.Starred) else a for a in [*call.args, *(k.value for k in call.keywords)]]
-    paths = [object_path(v) for v in values if not isinstance(v, ast.Call)]
-    found = {p.partition(".")[2].split(".*")[0] or "*" for p in paths if p and p.partition(".")[0] == receiver}
-    return frozenset(found) if isinstance(call.func, ast.Name) else frozenset()
 
 
 def _object_of(func: ast.expr, receiver: str) -> str | None:
