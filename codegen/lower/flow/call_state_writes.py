@@ -28,6 +28,7 @@ from codegen.frontend.signature import signature_of
 from codegen.index.per_index import per_run
 from codegen.index.scan import dotted_name
 from codegen.index.walked import per_node, walked_of
+from codegen.lower.flow.handed_writes import handed_body_writes
 from codegen.lower.flow.held_state_calls import held_state_calls
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.param_writes import resolved_function, written_arguments
@@ -136,6 +137,7 @@ def _method_writes(reached: _Reached, stores: bool, seen: frozenset[_Function]) 
     inner, prefix = Scope(functions, owner, receiver, stores), f"{receiver}."
     calls = {chain for call in walked_of(fn, ast.Call) for chain in call_state_writes(call, inner, seen | {fn})}
     own = (_own_writes(fn) if stores else _own_inplace(fn)) | held_state_calls(fn, inner)  # ``v = self.c; th.relu_(v)``
+    own |= handed_body_writes(fn, inner)  # ``self.sub.buf().add_(1)``: what a call it makes hands out
     return own | {c.removeprefix(prefix) for c in calls if c.startswith(prefix)}
 
 

@@ -20,31 +20,49 @@ A tensor's own method (``self.buf.sum()``: an ATen name) is read by its schema t
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from codegen.lower.flow import schema
 from codegen.lower.flow.torch_module_methods import module_method, runs_forward
 from codegen.lower.flow.view_roots import flows
 
-__all__ = ["handed_state"]
+if TYPE_CHECKING:
+    from codegen.lower.flow.call_state_writes import Scope
+
+__all__ = ["handed_attribute", "handed_state"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def handed_state(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
+def handed_state(fn: _Function, receiver: str, scope: Scope | None = None) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` bound to what a method of ``receiver`` or of one of its attributes hands out, with
-    that attribute (``*``: the object's)."""
+    that attribute (``*``: the object's); given the ``scope`` its calls are read in, also what a method of the run
+    returns of its own state, by path (``handed_results.py``: ``sub.b`` of ``t = self.sub.buf()``)."""
     found: dict[str, frozenset[str]] = {}
     for holders, value in flows(fn):
         attribute = _handed(value, receiver)
-        if attribute is not None:
-            found.update((name, found.get(name, frozenset()) | {attribute}) for name in holders)
+        paths = frozenset({attribute}) if attribute is not None else _returned(value, scope)
+        if paths:
+            found.update((name, found.get(name, frozenset()) | paths) for name in holders)
     return found
+
+
+def _returned(value: ast.expr, scope: Scope | None) -> frozenset[str]:
+    from codegen.lower.flow.handed_results import value_paths
+
+    return value_paths(value, scope) if scope is not None and scope.receiver is not None else frozenset()
 
 
 def _handed(value: ast.expr, receiver: str) -> str | None:
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1:
         value = value.args[0]  # ``list(self.buffers())``: what the function is given, it may hand back
-    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+    return handed_attribute(value, receiver) if isinstance(value, ast.Call) else None
+
+
+def handed_attribute(value: ast.Call, receiver: str) -> str | None:
+    """The attribute of ``receiver`` (``*``: itself) whose state the call of one of ``nn.Module``'s methods on it
+    hands out (``self.sub.buffers()``, ``self.get_buffer("sub.b")``); None for any other call."""
+    if not isinstance(value.func, ast.Attribute):
         return None
     method = value.func.attr
     if schema.writes_self(method) is not None or not module_method(method) or runs_forward(method):

@@ -15,19 +15,24 @@ itself.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from codegen.lower.flow.changed_objects import object_path
 from codegen.lower.flow.state_views import holding_locals
 from codegen.lower.flow.view_roots import alias_root
+
+if TYPE_CHECKING:
+    from codegen.lower.flow.call_state_writes import Scope
 
 __all__ = ["held_paths"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def held_paths(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
-    """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any)."""
-    return holding_locals(fn, receiver, _held)
+def held_paths(fn: _Function, receiver: str, scope: Scope | None = None) -> dict[str, frozenset[str]]:
+    """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any;
+    given ``scope``, also what a method of the run returns of it: ``handed_results.py``)."""
+    return holding_locals(fn, receiver, _held, scope)
 
 
 def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> frozenset[str]:

@@ -31,7 +31,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def held_state_calls(fn: _Function, scope: Scope) -> frozenset[str]:
     """The attributes of ``scope.receiver``'s object that ``fn``'s calls write through a local holding them."""
-    held = state_locals(fn, scope.receiver) if scope.receiver is not None else {}
+    held = state_locals(fn, scope.receiver, scope) if scope.receiver is not None else {}
     if not held:
         return frozenset()
     found: set[str] = set()

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from codegen.lower.flow.handed_state import handed_state
 from codegen.lower.flow.view_roots import alias_root, reads_attribute, spread, view_base
+
+if TYPE_CHECKING:
+    from codegen.lower.flow.call_state_writes import Scope
 
 __all__ = ["first_attribute", "holding_locals", "state_locals"]
 
@@ -22,15 +26,21 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Held = Callable[[ast.expr, str, dict[str, frozenset[str]]], frozenset[str]]  # part, receiver, found so far
 
 
-def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
+def state_locals(fn: _Function, receiver: str, scope: Scope | None = None) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attributes (``"*"``: any)."""
-    return holding_locals(fn, receiver, _held)
+    return holding_locals(fn, receiver, _held, scope, first=True)
 
 
-def holding_locals(fn: _Function, receiver: str, held: _Held) -> dict[str, frozenset[str]]:
+def holding_locals(
+    fn: _Function, receiver: str, held: _Held, scope: Scope | None = None, *, first: bool = False
+) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, named as ``held`` names what a bound value holds:
-    seeded with what methods of the object hand out (``handed_state.py``) and spread through views and aliases."""
-    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: held(part, receiver, so_far))
+    seeded with what methods of the object hand out (``handed_state.py``; ``first``: by their first attribute) and
+    spread through views and aliases."""
+    seed = handed_state(fn, receiver, scope)
+    if first:
+        seed = {name: frozenset(p.split(".")[0] for p in paths) for name, paths in seed.items()}
+    found = spread(fn, seed, lambda part, so_far: held(part, receiver, so_far))
     found.pop(receiver, None)  # the object itself holds every attribute (``held`` never reads its entry)
     return found
 

@@ -23,6 +23,7 @@ import attrs
 
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
+from codegen.lower.flow.handed_writes import handed_writes
 from codegen.lower.flow.held_paths import held_paths
 from codegen.lower.flow.item_calls import item_call, item_call_decided
 from codegen.lower.flow.item_state_writes import item_state_writes
@@ -59,6 +60,7 @@ class StateWrites:
         if found is None:
             calls = (c for call in walked_of(stmt, ast.Call) for c in call_state_writes(call, self.scope))
             found = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt) | self._items(stmt)
+            found |= handed_writes(stmt, self.scope)  # ``self.sub.buf().add_(1)``
             self._known[stmt] = found
         return found
 
@@ -68,7 +70,7 @@ class StateWrites:
         receiver = self.scope.receiver
         kept = [call for call in walked_of(stmt, ast.Call) if not _on_item(call, receiver, apart)]
         calls = (c for call in kept for c in call_state_writes(call, self.scope))
-        rest = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt)
+        rest = state_writes(stmt) | frozenset(calls) | self._through_locals(stmt) | handed_writes(stmt, self.scope)
         self._items(stmt)  # reads the held locals once
         return rest | item_state_writes(stmt, self.scope.receiver, self._held or {}, apart, self._decided)
 
@@ -79,7 +81,7 @@ class StateWrites:
         if receiver is None or self.fn is None or not names:
             return frozenset()
         if self._held is None:
-            self._held = held_paths(self.fn, receiver)
+            self._held = held_paths(self.fn, receiver, self.scope)
         attributes = {a for name in names & self._held.keys() for a in self._held[name]}
         return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
 
@@ -87,7 +89,7 @@ class StateWrites:
         """What ``stmt`` changes through an item of the state (``self.ds[i].prepare(h)``: ``item_state_writes.py``)."""
         receiver = self.scope.receiver
         if self._held is None and receiver is not None and self.fn is not None:
-            self._held = held_paths(self.fn, receiver)
+            self._held = held_paths(self.fn, receiver, self.scope)
         return item_state_writes(stmt, receiver, self._held or {}, decided=self._decided)
 
     def _decided(self, call: ast.Call) -> bool:
@@ -101,7 +103,7 @@ class StateWrites:
         if receiver is None or self.fn is None or not written:
             return frozenset()
         if self._held is None:
-            self._held = held_paths(self.fn, receiver)
+            self._held = held_paths(self.fn, receiver, self.scope)
         attributes = {a for name in written & self._held.keys() for a in self._held[name]}
         return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
 

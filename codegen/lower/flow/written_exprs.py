@@ -6,10 +6,13 @@ objects' state alike.
 (``Tensor(a!) self``, ``schema.py``; a name the table lacks when spelled as ATen spells its in-place ops, with a
 trailing underscore), and ``torch.relu_(self.count)`` its first argument, that ``self`` in torch's function form
 (the module it is reached through, ``torch``, is no tensor written); ``torch.add(a, b, out=h)`` what it takes as
-``out=``; ``F.relu(h, inplace=True)`` its first argument. ``writes.py`` reads the names at the root of these
-(``h``, ``self``: a local written), ``state_writes.py`` the attribute chains under them (``self.buf``: state
-written); what a function the call runs writes of its arguments is read in that function (``param_writes.py``,
-``call_state_writes.py``). One reading for both, so a spelling one of them knows the other knows too.
+``out=``; ``F.relu(h, inplace=True)`` its first argument where torch.nn.functional's table says the call's guards
+hold (``F.dropout(h, 0.1, False, inplace=True)`` in eval writes nothing: ``torch_functional.py``). ``writes.py``
+reads the names at the root of these (``h``, ``self``: a local written), ``state_writes.py`` the attribute chains
+under them (``self.buf``: state written); what a function the call runs writes of its arguments is read in that
+function (``param_writes.py``, ``call_state_writes.py``), and what a call at a chain's root hands out of an object's
+state there too (``handed_results.py``: ``self.sub.buf().add_(1)``). One reading for both, so a spelling one of them
+knows the other knows too.
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import ast
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
 from codegen.lower.flow.aten_forms import aten_name, function_form
+from codegen.lower.flow.torch_functional import guarded_writes
+from codegen.lower.flow.torch_functional_table import FUNCTIONS
 from codegen.lower.flow.view_roots import reads_attribute, view_base
 
 __all__ = ["attribute_chain", "call_written", "node_written", "writes_in_place"]
+
+_FUNCTIONAL = ("torch", "nn", "functional")
 
 
 def writes_in_place(method: str) -> bool:
@@ -41,8 +48,19 @@ def call_written(call: ast.Call) -> list[ast.expr]:
         if keyword.arg == "out":
             found += keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
         elif keyword.arg == "inplace" and _is_true(keyword.value) and call.args:
-            found.append(call.args[0])
+            found += _inplace_written(call)
     return found
+
+
+def _inplace_written(call: ast.Call) -> list[ast.expr]:
+    """What a call given ``inplace=True`` writes: for a function of ``torch.nn.functional``'s table, what its body
+    writes under the guards the call gives (``F.dropout(h, 0.1, False, inplace=True)``, in eval: nothing;
+    ``torch_functional.py``), else its first argument (a function no table holds, as spelled)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in FUNCTIONS:
+        return [call.args[0]]
+    return [written for written, _ in guarded_writes(call, (*_FUNCTIONAL, name))]
 
 
 def _receiver(call: ast.Call) -> ast.expr | None:
