@@ -25,9 +25,12 @@ __all__ = ["held_paths"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def held_paths(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
-    """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any)."""
-    return holding_locals(fn, receiver, _held)
+def held_paths(
+    fn: _Function, receiver: str, seeds: dict[str, frozenset[str]] | None = None
+) -> dict[str, frozenset[str]]:
+    """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any);
+    ``seeds``: locals known to hold paths besides (``returned_state_locals.py``)."""
+    return holding_locals(fn, receiver, _held, seeds)
 
 
 def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> frozenset[str]:

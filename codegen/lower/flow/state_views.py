@@ -27,10 +27,15 @@ def state_locals(fn: _Function, receiver: str) -> dict[str, frozenset[str]]:
     return holding_locals(fn, receiver, _held)
 
 
-def holding_locals(fn: _Function, receiver: str, held: _Held) -> dict[str, frozenset[str]]:
+def holding_locals(
+    fn: _Function, receiver: str, held: _Held, seeds: dict[str, frozenset[str]] | None = None
+) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, named as ``held`` names what a bound value holds:
-    seeded with what methods of the object hand out (``handed_state.py``) and spread through views and aliases."""
-    found = spread(fn, handed_state(fn, receiver), lambda part, so_far: held(part, receiver, so_far))
+    seeded with what methods of the object hand out (``handed_state.py``; ``seeds``, named so too: what its methods
+    of the run return, ``returned_state_locals.py``) and spread through views and aliases."""
+    start = handed_state(fn, receiver)
+    start.update((name, start.get(name, frozenset()) | more) for name, more in (seeds or {}).items())
+    found = spread(fn, start, lambda part, so_far: held(part, receiver, so_far))
     found.pop(receiver, None)  # the object itself holds every attribute (``held`` never reads its entry)
     return found
 
