@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
+from codegen.lower.flow.torch_callees import mark_torch_callees
+
 __all__ = ["BOM", "deep", "mentions_npudsl", "parse", "shared_trees", "without_bom"]
 
 BOM = "\ufeff"
@@ -119,10 +121,10 @@ def parse(source: str) -> ast.Module:
     """``ast.parse(source)``, shared within :func:`shared_trees`; raises as ``ast.parse`` does, except that
     nesting Python itself compiles never fails for the recursion limit."""
     if _cache is None:
-        return deep(ast.parse, source)
+        return mark_torch_callees(deep(ast.parse, source))
     tree = _cache.get(source)
     if tree is None:
-        tree = deep(ast.parse, source)
+        tree = mark_torch_callees(deep(ast.parse, source))  # calls through ``import torch as th`` (a fact, kept)
         if len(_cache) < _LIMIT:
             _cache[source] = tree
     return tree

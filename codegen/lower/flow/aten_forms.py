@@ -10,9 +10,9 @@ Python's augmented assignment ``x += y`` calls ``x.__iadd__(y)``; torch binds th
 runs each method of the pinned torch under a dispatch mode and checks the op it dispatches.
 
 A function form takes the op's ``self`` first: ``torch.relu_(x)``, the unbound method ``torch.Tensor.add_(x, 1)``
-(``th.Tensor.add_`` through an import alias, resolved by the module's imports where a reader has them:
-``result_aliases.py``, ``imported_writes.py``), an in-place op of ``torch.nn.functional`` (``F.relu_`` is
-``torch.relu_``); ``torch.narrow(x, 0, 0, 2)`` is a view of ``x``, not of the module it is reached through.
+(``th.Tensor.add_`` through an import alias: the module's imports, read once per module, ``torch_callees.py``), an
+in-place op of ``torch.nn.functional`` (``F.relu_`` is ``torch.relu_``); ``torch.narrow(x, 0, 0, 2)`` is a view of
+``x``, not of the module it is reached through.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from codegen.index.scan import dotted_name
 from codegen.lower.flow import schema
+from codegen.lower.flow.torch_callees import torch_callee
 
 __all__ = ["DUNDER_OPS", "aten_function", "aten_name", "function_form"]
 
@@ -63,15 +64,17 @@ def aten_function(dotted: Sequence[str]) -> str | None:
 def function_form(call: ast.Call) -> tuple[tuple[str, ...], ast.expr | None] | None:
     """The path and the ``self`` (its first argument) of a call of torch's function form spelled from ``torch``
     itself (``torch.narrow(x, 0, 0, 2)``: ``(("torch", "narrow"), x)``; ``torch.Tensor.add_(x, 1)``, ``torch.nn.init.
-    zeros_(w)``); None for a method of a value (``x.narrow(0, 0, 2)``: the module it is reached through is no tensor).
-    An import alias (``th.narrow``) is read where the module's imports are (``result_aliases.py``,
-    ``imported_writes.py``)."""
-    func = call.func
+    zeros_(w)``) or reached through an import alias (``th.narrow(x, 0, 0, 2)``, ``nw(x, 0, 0, 2)`` after ``from torch
+    import narrow as nw``: the mark ``torch_callees.py`` left when the module was parsed); None for a method of a
+    value (``x.narrow(0, 0, 2)``: the module it is reached through is no tensor)."""
+    func, path = call.func, torch_callee(call)
     chain = dotted_name(func.value) if isinstance(func, ast.Attribute) else None
-    if not isinstance(func, ast.Attribute) or not chain or chain.split(".")[0] != _TORCH[0]:
+    if path is None and isinstance(func, ast.Attribute) and chain and chain.split(".")[0] == _TORCH[0]:
+        path = (*chain.split("."), func.attr)
+    if path is None:
         return None
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in _SELF), None)
-    return (*chain.split("."), func.attr), first
+    return path, first
 
 
 def function_view(call: ast.Call) -> ast.expr | None:

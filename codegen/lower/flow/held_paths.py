@@ -29,10 +29,13 @@ __all__ = ["held_paths"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def held_paths(fn: _Function, receiver: str, scope: Scope | None = None) -> dict[str, frozenset[str]]:
+def held_paths(
+    fn: _Function, receiver: str, scope: Scope | None = None, seeds: dict[str, frozenset[str]] | None = None
+) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, with the attribute paths it holds (``"*"``: any;
-    given ``scope``, also what a method of the run returns of it: ``handed_results.py``)."""
-    return holding_locals(fn, receiver, _held, scope)
+    given ``scope``, also what a method of the run hands out of it: ``handed_results.py``); ``seeds``: locals known
+    to hold paths besides (``returned_state_locals.py``)."""
+    return holding_locals(fn, receiver, _held, scope, seeds)
 
 
 def _held(part: ast.expr, receiver: str, found: dict[str, frozenset[str]]) -> frozenset[str]:

@@ -28,6 +28,7 @@ from codegen.index.walked import per_node, walked_of
 from codegen.lower.flow.aten_forms import aten_function, aten_name
 from codegen.lower.flow.binding_aliases import iterated, loops
 from codegen.lower.flow.call_state_writes import Scope
+from codegen.lower.flow.container_results import augmented, concatenated_results, summed_names
 from codegen.lower.flow.exprs import bound_names
 from codegen.lower.flow.foreign_writes import every_argument, foreign_results, npu_op
 from codegen.lower.flow.imported_writes import ModuleFunctions
@@ -57,17 +58,18 @@ def result_aliases(fn: _Function, tree: ast.Module, scope: Scope | None = None) 
 
 def _pairs(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     found: Pairs = []
-    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_assigned(fn)]
+    bindings = [*((s, s.targets, s.value) for s in walked_of(fn, ast.Assign)), *_assigned(fn), *augmented(fn, scope)]
     for node, targets, value in bindings:
         held = _held(value, imported, scope, seen)
         for target in targets if held else []:
             found += [(node, names, memory) for names, memory in _paired(target, held) if names and memory]
-    return found + _iterated(fn, imported, scope, seen)
+    return found + _iterated(fn, imported, scope, seen) + summed_names(fn, scope)  # ``container_results.py``
 
 
 def _iterated(fn: _Function, imported: _Imports, scope: Scope | None, seen: _Seen) -> Pairs:
     """``for c in self.pick(xs)``: a loop's target holds the items of what a call it iterates may return, whole."""
-    held = [(n, _held(v, imported, scope, seen)) for n in loops(fn) for v in iterated(n) if isinstance(v, ast.Call)]
+    given = [(n, v) for n in loops(fn) for v in iterated(n) if isinstance(v, (ast.Call, ast.BinOp))]  # + of calls
+    held = [(n, _held(v, imported, scope, seen)) for n, v in given]
     return [(n, bound_names(n.target), m) for n, parts in held if (m := frozenset().union(*(p for _, p in parts)))]
 
 
@@ -87,7 +89,7 @@ def _imported(tree: ast.Module) -> _Imports:
 
 def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
-    parts = choices(value)
+    parts = choices(value) or concatenated_results(value, scope)  # ``self.pair(a) + self.pair(b)``: both lists
     if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``, ``list(xs)``: what each part may be
         return [(at, _names(part, imported, scope, seen)) for at, part in parts]
     if isinstance(value, ast.Call):

@@ -32,12 +32,20 @@ def state_locals(fn: _Function, receiver: str, scope: Scope | None = None) -> di
 
 
 def holding_locals(
-    fn: _Function, receiver: str, held: _Held, scope: Scope | None = None, *, first: bool = False
+    fn: _Function,
+    receiver: str,
+    held: _Held,
+    scope: Scope | None = None,
+    seeds: dict[str, frozenset[str]] | None = None,
+    *,
+    first: bool = False,
 ) -> dict[str, frozenset[str]]:
     """Each local of ``fn`` that may hold state of ``receiver``, named as ``held`` names what a bound value holds:
-    seeded with what methods of the object hand out (``handed_state.py``; ``first``: by their first attribute) and
-    spread through views and aliases."""
+    seeded with what methods of the object hand out (``handed_state.py``; ``first``: by their first attribute;
+    ``seeds``, named so too: what its methods of the run return, ``returned_state_locals.py``) and spread through
+    views and aliases."""
     seed = handed_state(fn, receiver, scope)
+    seed.update((name, seed.get(name, frozenset()) | more) for name, more in (seeds or {}).items())
     if first:
         seed = {name: frozenset(p.split(".")[0] for p in paths) for name, paths in seed.items()}
     found = spread(fn, seed, lambda part, so_far: held(part, receiver, so_far))

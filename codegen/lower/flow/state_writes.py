@@ -24,9 +24,9 @@ import attrs
 from codegen.index.walked import walked_of
 from codegen.lower.flow.call_state_writes import Scope, call_state_writes
 from codegen.lower.flow.handed_writes import handed_writes
-from codegen.lower.flow.held_paths import held_paths
 from codegen.lower.flow.item_calls import item_call, item_call_decided
 from codegen.lower.flow.item_state_writes import item_state_writes
+from codegen.lower.flow.returned_state_locals import caller_held_paths
 from codegen.lower.flow.writes import inplace_writes
 from codegen.lower.flow.written_exprs import attribute_chain, node_written
 
@@ -81,7 +81,7 @@ class StateWrites:
         if receiver is None or self.fn is None or not names:
             return frozenset()
         if self._held is None:
-            self._held = held_paths(self.fn, receiver, self.scope)
+            self._held = caller_held_paths(self.fn, self.scope)
         attributes = {a for name in names & self._held.keys() for a in self._held[name]}
         return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
 
@@ -89,7 +89,7 @@ class StateWrites:
         """What ``stmt`` changes through an item of the state (``self.ds[i].prepare(h)``: ``item_state_writes.py``)."""
         receiver = self.scope.receiver
         if self._held is None and receiver is not None and self.fn is not None:
-            self._held = held_paths(self.fn, receiver, self.scope)
+            self._held = caller_held_paths(self.fn, self.scope)
         return item_state_writes(stmt, receiver, self._held or {}, decided=self._decided)
 
     def _decided(self, call: ast.Call) -> bool:
@@ -103,7 +103,7 @@ class StateWrites:
         if receiver is None or self.fn is None or not written:
             return frozenset()
         if self._held is None:
-            self._held = held_paths(self.fn, receiver, self.scope)
+            self._held = caller_held_paths(self.fn, self.scope)
         attributes = {a for name in written & self._held.keys() for a in self._held[name]}
         return frozenset(c for a in attributes for c in ([f"{receiver}.*"] if a == "*" else _whole(receiver, a)))
 

@@ -67,11 +67,10 @@ def _receiver(call: ast.Call) -> ast.expr | None:
     """What an in-place op writes as its ``self`` (``schema.py``): the object of a method (``h.add_(1)``), or the
     first argument of torch's function form (``torch.relu_(h)``, ``torch.Tensor.add_(h, 1)``, ``torch.nn.init.
     zeros_(w)``), never the module it is reached through."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or not writes_in_place(func.attr):
-        return None
-    form = function_form(call)
-    return func.value if form is None else form[1]
+    form, func = function_form(call), call.func
+    if form is not None:  # ``torch.relu_(h)``, ``th.relu_(h)``, ``from torch import relu_``: the op's ``self``
+        return form[1] if writes_in_place(form[0][-1]) else None
+    return func.value if isinstance(func, ast.Attribute) and writes_in_place(func.attr) else None
 
 
 def node_written(node: ast.AST) -> list[ast.expr]:
