@@ -8,6 +8,9 @@ attributes the object has, and a ``Box`` the first call fills compiled again on 
 contract (docs/check.md, NPD501) is that such a call runs on its caller's stream, as written, and ``npudsl check``
 says so: ``given_changed.py`` tells the index the call is given such an object. Race-free, exact, one graph for two
 calls on every target here; an object the caller only passes on, or one whose class the run names, still overlaps.
+The same object held in the caller's own state and given whole (``self.box.load(x)``; ``self.side(self.box)``) was
+kept not at all on main: the side stream read ``t``, which ``take`` drops, while the caller's stream allocated over
+it (the race checker: "made on stream 'default' ... read on stream 'side', then dropped"). It stays at once too.
 """
 
 from __future__ import annotations
@@ -109,3 +112,24 @@ def test_a_named_or_unchanged_object_still_overlaps(change: str, apart: str) -> 
         source += "\n\ndef _loaded():\n    box = Box()\n    box.load(torch.ones(2, 3))\n    return box\n"
     passed = _passed(transform_source(source, path="m.py", target="portable"))
     assert "runtime.stream(" in passed, passed
+
+
+OWN = SOURCE.replace(
+    "class Model(nn.Module):\n",
+    "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.box = Box()\n\n",
+).replace("box.load(x)\n        y = self.side(box)", "self.box.load(x)\n        y = self.side(self.box)")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_own_state_given_whole_stays_at_once(target: str) -> None:
+    passed = _passed(transform_source(OWN, path="m.py", target=target))
+    assert "self.box.load(x)\n        y = self.side(self.box)" in passed and "tream" not in passed, passed
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_own_state_given_whole_race_free(target: str) -> None:
+    x = torch.randn(2, 3)
+    native = target in ("cuda", "npugraph_ex")
+    code = transform_source(OWN, path="m.py", target=target)
+    trace = trace_graph(code, target, lambda m: m.Caller(), (x,), calls=2, eager_first=native)
+    torch.testing.assert_close(trace.outputs, x * 2 + 3 + x * 3)
