@@ -23,6 +23,7 @@ from codegen.index.across_files import settled
 from codegen.index.elements import element_classes
 from codegen.index.info import CalleeInfo
 from codegen.lower import naming
+from codegen.lower.flow.apart_attributes import told_apart
 from codegen.lower.flow.body_reads import body_read_paths
 from codegen.lower.flow.guard_flips import changed_state, may_flip
 from codegen.lower.flow.param_writes import param_writes
@@ -91,7 +92,8 @@ def _add_streams(found: Definitions, module: str, tree: ast.Module, source: str)
             _sync_event(module, fn.owner, fn.name, role, fn.class_level, shared, taken) for role in forkjoin.ROLES
         )
         owned = found.submodules.get(f"{module}:{fn.owner}", {})
-        found.callees[f"{module}:{fn.qualname}"] = _callee(module, fn, nodes, (fork, join), owned)
+        apart = told_apart(tree, fn.owner, owned)  # the parts of its submodules a body's read names by path
+        found.callees[f"{module}:{fn.qualname}"] = _callee(module, fn, nodes, (fork, join), (owned, apart))
     return recorded
 
 
@@ -100,11 +102,11 @@ def _callee(
     fn: StreamFunction,
     nodes: dict[str, _Function],
     events: tuple[EventRef, EventRef],
-    owned: dict[str, str],
+    submodules: tuple[dict[str, str], dict[str, frozenset[str]]],
 ) -> CalleeInfo:
     """What a caller needs to know of one stream function (``nodes``: the module's functions by qualname,
-    ``owned``: its class's submodules)."""
-    node = nodes[fn.qualname]
+    ``submodules``: its class's, and the attributes of each that the run tells apart: ``apart_attributes.py``)."""
+    node, (owned, apart) = nodes[fn.qualname], submodules
     signature = signature_of(node, method=fn.owner is not None)
     state = writes_state(node, signature.receiver)
     return CalleeInfo(
@@ -120,7 +122,7 @@ def _callee(
         changes_state=changed_state(node, nodes, fn.owner),
         state_in_place=state[1],
         reads_state=reads_state(node, signature.receiver, owned),
-        read_paths=body_read_paths(node, signature.receiver),
+        read_paths=body_read_paths(node, signature.receiver, apart),
         class_level=fn.class_level,
         static=fn.owner is not None and is_static(node),
         user_events=bool(fn.waits or fn.records),

@@ -4,7 +4,9 @@ The read is followed up through views (``x.unsqueeze(1)``, ``x[i]``, ``x.T``) to
 comparison operand, a tensor method of ATen that reads more than metadata (not ``new_zeros``, ``size``), or an argument
 of a ``torch`` function (also inside a list or tuple display, ``torch.cat([a, b])``) is an op, unless the function
 may hand it back as it came (``F.dropout(x, p, training=self.training)``: in eval, ``x`` itself;
-``torch_functional.handed_back``); an argument of a function
+``torch_functional.handed_back``), where it is read only as the call's result is (``F.dropout(x, ...) + y``: either
+the call ran an op on ``x`` or its result is ``x``; a name bound to that result holds ``x`` too, ``handed_names``);
+an argument of a function
 of the user's package the call surely reaches (``call_targets.py``: a module-level function, a private method of the
 caller's class, a submodule's ``forward``) is one where that function surely uses its parameter (``follow``:
 ``used_params.surely_reads``, at most ``_DEPTH`` calls deep). A submodule of one of torch's layer classes (``self.proj =
@@ -29,10 +31,10 @@ from codegen.index.walked import per_node, walked
 from codegen.lower.flow.imported_writes import module_functions
 from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.schema import aliases_self, writes_self
-from codegen.lower.flow.torch_functional import handed_back
+from codegen.lower.flow.torch_functional import handed_back, handed_back_args
 from codegen.lower.flow.torch_layer_reads import layer_reads, submodule_layer, torch_layer
 
-__all__ = ["Scope", "Uses", "parents_of", "torch_names"]
+__all__ = ["Scope", "Uses", "handed_names", "parents_of", "torch_names"]
 
 _META = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride", "is_contiguous", "data_ptr"})
 _SHAPED = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "typename", "record_stream"})
@@ -103,7 +105,8 @@ class Uses:
         """``call`` surely reads its argument ``slot`` (``index``: that element of the tuple passed there)."""
         if self._torch(call.func):
             shaped = isinstance(call.func, ast.Attribute) and _shaped(call.func.attr)
-            return not shaped and not handed_back(call, self._dotted(call.func), slot)
+            handed = not shaped and handed_back(call, _dotted(self.scope, call.func), slot)
+            return not shaped and (not handed or (index is None and self.used(call)))  # its result is read
         target = call_target(self.scope, call.func)
         if target is None and slot is not None and index is None:
             return self._layer_reads(call.func, slot)
@@ -120,18 +123,7 @@ class Uses:
         return self.follow(scope, fn, param if index is None else f"{param}[{index}]", self.depth + 1)
 
     def _torch(self, func: ast.expr) -> bool:
-        """``torch.cat``, ``F.rms_norm``: a function of an imported ``torch`` module."""
-        while isinstance(func, ast.Attribute):
-            func = func.value
-        return isinstance(func, ast.Name) and func.id in torch_names(self.scope.tree)
-
-    def _dotted(self, func: ast.expr) -> tuple[str, ...]:
-        """``F.dropout`` -> ``torch.nn.functional.dropout``, through the module's imports."""
-        chain = (scan.dotted_name(func) or "").split(".")
-        bound = module_bindings(self.scope.tree, "").get(chain[0])
-        if bound is None:
-            return tuple(chain)
-        return (*bound.module.split("."), *([bound.name] if bound.name else []), *chain[1:])
+        return _torch(self.scope, func)
 
     def _layer_reads(self, func: ast.expr, slot: int | str) -> bool:
         """``self.proj(x)`` of a submodule of torch's class whose ``forward`` surely reads that argument
@@ -150,6 +142,35 @@ class Uses:
         else:
             layer = _made_layer(scope, made)
         return layer is not None and layer_reads(layer, slot)
+
+
+def _torch(scope: Scope, func: ast.expr) -> bool:
+    """``torch.cat``, ``F.rms_norm``: a function of an imported ``torch`` module."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in torch_names(scope.tree)
+
+
+def _dotted(scope: Scope, func: ast.expr) -> tuple[str, ...]:
+    """``F.dropout`` -> ``torch.nn.functional.dropout``, through the module's imports."""
+    chain = (scan.dotted_name(func) or "").split(".")
+    bound = module_bindings(scope.tree, "").get(chain[0])
+    if bound is None:
+        return tuple(chain)
+    return (*bound.module.split("."), *([bound.name] if bound.name else []), *chain[1:])
+
+
+def handed_names(scope: Scope, stmt: ast.stmt, names: set[str]) -> set[str]:
+    """The name ``stmt`` binds to a ``torch`` call that may hand back, as it came, the tensor one of ``names`` holds
+    (``z = F.dropout(t, p, training=self.training)``: ``t`` in eval, ``torch_functional.handed_back_args``). It holds
+    that memory wherever the call ran no op on it, so a later op on it reads the tensor either way."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return set()
+    value = stmt.value
+    if not (isinstance(value, ast.Call) and _torch(scope, value.func)):
+        return set()
+    handed = handed_back_args(value, _dotted(scope, value.func))
+    return {stmt.targets[0].id} if any(isinstance(a, ast.Name) and a.id in names for a in handed) else set()
 
 
 def _made_layer(scope: Scope, made: str) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from codegen.index.per_index import per_index
-from codegen.index.used_calls import Scope, Uses, parents_of
+from codegen.index.used_calls import Scope, Uses, handed_names, parents_of
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.callsites import find_calls
 from codegen.lower.flow.exprs import bound_names
@@ -82,7 +82,9 @@ def _statement(scope: Scope, stmt: ast.stmt, names: set[str], depth: int) -> str
         return READ
     if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Delete)):
         return FAIL
+    handed = handed_names(scope, stmt, names)  # ``z = F.dropout(t, ...)``: ``z`` may be ``t``
     _rebind(stmt, names)
+    names |= handed
     return THROUGH if names else FAIL
 
 

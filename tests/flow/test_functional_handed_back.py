@@ -4,7 +4,10 @@
 needed no ``record_stream`` for it (``held_params.py``: the caller's read comes after the join and keeps the memory
 alive until then). But ``F.dropout(t, 0.1, training=self.training)`` reads ``t`` only in training: in eval ATen's
 ``dropout`` returns ``t`` as it came, no op reads it, and a captured graph may reuse its memory right after the side
-stream's read was issued. On main that call counted as a read and the ``record_stream`` was dropped. What a function
+stream's read was issued, where nothing reads its result (``.shape`` reads metadata). On main that call counted as a
+read and the ``record_stream`` was dropped. Where an op reads its result (``z = F.dropout(t, ...); y + z``), that op
+reads ``t`` in eval and the dropout read it in training, so ``t`` is read either way and the keep goes
+(``used_calls.handed_names``, tests/flow/test_handed_back_held.py). What a function
 of ``torch.nn.functional`` hands back unread, and where, is read from running it (``functional_probe.py``: the
 table's ``PASSED``, ``dropout``'s ``input`` where ``p`` or ``training`` is taken away); ``F.dropout(t, 0.1)``
 (training by default) still reads ``t`` and keeps the optimization; ``F.dropout(t, self.p, training=True)`` may
@@ -52,8 +55,9 @@ class Model(nn.Module):
         return y + z
 """
 CASES = {
-    "mode": ("F.dropout(t, 0.1, training=self.training)", True),
-    "no_p": ("F.dropout(t, self.p, training=True)", True),
+    "mode": ("F.dropout(t, 0.1, training=self.training).shape[-1]", True),
+    "no_p": ("F.dropout(t, self.p, training=True).shape[-1]", True),
+    "mode_read": ("F.dropout(t, 0.1, training=self.training)", False),
     "training": ("F.dropout(t, 0.1)", False),
     "arithmetic": ("t * 1", False),
 }

@@ -5,8 +5,8 @@
 class's methods, ``box.take()`` reads ``self.t``) before storing them itself, that a method stores per call.
 Walking the object instead (what main did) made ``torch.compile`` guard on which attributes the object has: a
 ``Box()`` built without ``t``, filled by the first call, compiled again on the second. Named, two calls trace one
-graph, race-free, with the same numerics. Where the class is not in the run, the object is walked as before (an
-object the caller made itself) or the call stays on the caller's stream (module state, NPD501).
+graph, race-free, with the same numerics. Where the class is not in the run, the call stays on the caller's stream
+(NPD501: module state here, an object given or made by the caller in ``test_given_changed_unnamed.py``).
 """
 
 from __future__ import annotations

@@ -118,4 +118,5 @@ def test_an_object_the_function_makes_still_runs_apart(target: str) -> None:
 def test_without_the_names_the_walked_object_recompiles(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(unkept_state, "state_keeps", lambda *_: None)
     monkeypatch.setattr(callsites, "reads_changed_state", lambda *_: False)
+    monkeypatch.setattr(callsites, "gives_changed", lambda *_: False)  # else at once (test_given_changed_unnamed.py)
     assert len(_trace("given", "portable").dynamo) == 2

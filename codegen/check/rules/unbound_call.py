@@ -3,7 +3,8 @@
 The join waits just before the first use of the result; when the call is not
 a plain statement (``x = self.f(...)``, ``a, b = ...``, ``xs[i] = ...`` into a list or dict only the caller
 reaches, or a bare call), the use is the call itself: the call then runs on its caller's stream. So does a bound
-call that reads tensors the caller left on its module's state through a local (``unkept_state.py``): no keep
+call that reads tensors the caller left on its module's state through a local (``unkept_state.py``), or on an object
+it changes and gives to a parameter annotated with a class the run cannot name (``given_changed.py``): no keep
 reaches them.
 """
 
@@ -26,7 +27,7 @@ def _find(ctx: Context) -> Iterator[Finding]:
         if call.unkept:
             yield Finding(
                 loc=loc,
-                message=f"{spelled} in {call.caller} reads tensors its caller left on its module's state, so it "
+                message=f"{spelled} in {call.caller} reads tensors its caller left on an object it changes, so it "
                 f'runs on the caller\'s stream and stream "{tag}" overlaps nothing here',
                 hint="pass those tensors as arguments: they are then kept alive for the stream",
             )

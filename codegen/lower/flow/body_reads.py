@@ -7,12 +7,16 @@ a call given ``self.a.y`` did not. The body's reads are now its chains on ``self
 a chain is called, indexed or viewed; ``self.a.m()`` reads all of ``self.a``, ``x = self.a`` all of it), and
 :func:`refined` narrows each attribute of ``reads_state`` to the chains read under it. ``reads_state`` stays the
 authority on which attributes are read (``"*"``: any, a method of the object or the object passed on; an attribute
-the run's other files add, ``across_files.py``): an attribute with no chain read under it is read whole.
+the run's other files add, ``across_files.py``): an attribute with no chain read under it is read whole. A chain is
+named by its path only where the run tells it apart from the other attributes of its object (``apart_attributes.py``:
+``self.y = self.x`` in ``Pair.__init__`` makes ``a.x`` and ``a.y`` one memory), and cut at ``a.y``; elsewhere it reads
+``a`` whole.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from codegen.lower.flow.read_paths import chain_reads
 
@@ -21,12 +25,20 @@ __all__ = ["body_read_paths", "callee_reads", "refined"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def body_read_paths(fn: _Function, receiver: str | None) -> frozenset[str]:
-    """The chains on ``receiver`` that ``fn`` reads, without the receiver (``a.y`` of ``self.a.y``)."""
+def body_read_paths(fn: _Function, receiver: str | None, apart: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The chains on ``receiver`` that ``fn`` reads, without the receiver (``a.y`` of ``self.a.y``), each cut where
+    the run cannot tell its path apart (``apart``: ``apart_attributes.told_apart``): ``a.y`` where ``y`` is apart
+    in ``a``'s object, else ``a``."""
     if receiver is None:
         return frozenset()
     prefix = f"{receiver}."
-    return frozenset(c[len(prefix) :] for c in chain_reads(fn) if c.startswith(prefix))
+    return frozenset(_told(c[len(prefix) :], apart) for c in chain_reads(fn) if c.startswith(prefix))
+
+
+def _told(path: str, apart: Mapping[str, frozenset[str]]) -> str:
+    first, _, rest = path.partition(".")
+    second = rest.partition(".")[0]
+    return f"{first}.{second}" if second in apart.get(first, ()) else first
 
 
 def refined(reads: frozenset[str], paths: frozenset[str]) -> frozenset[str]:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import attrs
 
 from codegen.index.walked import walked_of
+from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.caller_module import CallerModule
 from codegen.lower.flow.callsites import CallSite
 from codegen.lower.flow.changed_objects import changed_objects, gives_own_changed, outside
@@ -88,8 +89,8 @@ def _reached(site: Site, functions: ModuleFunctions, qualname: str, receiver: st
 
 def _rebound(site: Site, fn: _Function, receiver: str | None, functions: ModuleFunctions, qualname: str) -> Site:
     """The site, keeping the state it reads that the caller made before it and points elsewhere after it
-    (``rebound_state.py``)."""
-    reads = site.callee.reads_state  # type: ignore[attr-defined]
+    (``rebound_state.py``); its body's reads are paths (``body_reads.callee_reads``: ``a.y``, not all of ``a``)."""
+    reads = callee_reads(site.callee)
     owner = qualname.rpartition(".")[0] or None
     keeps = rebound_keeps(fn, receiver, site.call.call, reads, functions, owner)
     return attrs.evolve(site, state_keeps=(*site.state_keeps, *keeps)) if keeps else site

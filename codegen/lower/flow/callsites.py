@@ -21,6 +21,7 @@ from codegen.index.walked import walked_of
 from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.callees import Resolved, Resolver
 from codegen.lower.flow.function_resolver import RunNames, function_resolver, module_level_names
+from codegen.lower.flow.given_changed import gives_changed
 from codegen.lower.flow.imports import module_bindings
 from codegen.lower.flow.item_stores import containers, item_call
 from codegen.lower.flow.own_calls import aware_call, own_calls
@@ -112,11 +113,8 @@ def _resolved(
         resolved = resolver.resolve(call)
         if resolved is not None:
             bindable = aware_call(stmt) is call or item_call(stmt, facts.lists) is call
-            reads_state = callee_reads(index.callees.get(resolved.key))
             unkept = (
-                bindable
-                and reads_changed_state(call, reads_state, facts.changed)
-                and _unnamed(index, facts, call, resolved)
+                bindable and _reads_changed(index, facts, call, resolved) and _unnamed(index, facts, call, resolved)
             )
             spelled = f"{ast.unparse(call.func)}(...)"
             yield CallSite(
@@ -129,6 +127,15 @@ def _resolved(
                 unkept=unkept,
                 stmt=stmt,
             )
+
+
+def _reads_changed(index: RunNames, facts: _Facts, call: ast.Call, resolved: Resolved) -> bool:
+    """The call reads objects its caller changes: its module's state through a local (``unkept_state.py``), or an
+    object given to a parameter annotated with a class (``given_changed.py``)."""
+    callee = index.callees.get(resolved.key)
+    if reads_changed_state(call, callee_reads(callee), facts.changed):
+        return True
+    return gives_changed(facts.fn, facts.receiver, call, callee, resolved)
 
 
 def _unnamed(index: RunNames, facts: _Facts, call: ast.Call, resolved: Resolved) -> bool:

@@ -7,9 +7,10 @@ an item of it: ``token_dispatchers[i].preprocess_and_permtute1(h, w, ids)``, vll
 on it (``box.t = x * 2``) may make a tensor on the caller's stream that the side body reads through the object and
 drops; the next allocation on the caller's stream may then reuse its memory while the side stream still reads it.
 Such an object's tensors are kept by name where its class is in the run (``state_keeps.py``:
-``record_stream(box.t)``); otherwise the argument is kept like any value that may hold tensors (the record walks
-the object's attributes, which makes ``torch.compile`` compile again where the first call adds attributes to an
-object the caller was given).
+``record_stream(box.t)``); where they cannot be named the call stays on its caller's stream (NPD501,
+``given_changed.py``: walking the object would make ``torch.compile`` compile again where the first call adds
+attributes to it). An argument at a parameter not annotated with a class is kept like any value that may hold
+tensors.
 
 Objects are named by paths, as other state is (``paths_meet.py``): the chain of attributes down from a name, an item
 standing for its container (``h.box`` of ``h.box.fill(x)``, ``boxes`` of ``boxes[0].fill(x)``), and a change is read

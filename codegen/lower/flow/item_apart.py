@@ -29,7 +29,9 @@ import attrs
 
 from codegen.index.scan import dotted_name
 from codegen.index.walked import walked, walked_of
+from codegen.lower.flow.body_reads import callee_reads
 from codegen.lower.flow.item_slots import SlotLoop, Slots
+from codegen.lower.flow.paths_meet import meets
 from codegen.lower.flow.sites import Site
 
 __all__ = ["apart_items"]
@@ -58,14 +60,16 @@ def _apart_containers(slot: SlotLoop, site: Site, distinct: frozenset[str]) -> f
 
 def _reached(site: Site, chain: str) -> bool:
     """The callee's body may reach the list attribute ``chain`` (``self.ds``) through its own object: an item it
-    reads there may be the one this iteration changes (a local list is reached only through the call's arguments)."""
+    reads there may be the one this iteration changes (a local list is reached only through the call's arguments).
+    Its reads are paths (``body_reads.callee_reads``: ``sub.k`` does not reach ``self.sub.ds``), its writes first
+    attributes."""
     receiver = site.call.resolved.receiver
-    body = site.callee.reads_state | site.callee.writes_state  # type: ignore[attr-defined]
+    body = callee_reads(site.callee) | site.callee.writes_state  # type: ignore[attr-defined]
     if "." not in chain or not receiver or not body:
         return False
     if "*" in body or "." in receiver:
         return chain.startswith(f"{receiver}.")
-    return any(chain == f"{receiver}.{a}" or chain.startswith(f"{receiver}.{a}.") for a in body)
+    return chain.startswith(f"{receiver}.") and any(meets(chain[len(receiver) + 1 :], p) for p in body)
 
 
 def _only_at(loop: ast.For, name: str, var: str) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from codegen.index.walked import walked, walked_of
 from codegen.lower.flow.object_rebinds import rebound_chains
-from codegen.lower.flow.paths_meet import under
+from codegen.lower.flow.paths_meet import meets, under
 from codegen.lower.flow.scalar_attributes import plain_state
 
 __all__ = ["rebound_keeps"]
@@ -60,8 +60,8 @@ def _covers(wide: str, chain: str) -> bool:
 
 
 def _read(chain: str, reads: frozenset[str]) -> bool:
-    """The call reads ``chain`` (its body's reads are named by their first attribute)."""
-    return "*" in reads or chain.partition(".")[0] in reads
+    """The call reads ``chain``: a path its body reads meets it (``body_reads.callee_reads``; ``*``: any)."""
+    return "*" in reads or any(meets(chain, r) for r in reads)
 
 
 def _of_object(call: ast.Call, receiver: str) -> bool:
