@@ -15,7 +15,7 @@ import importlib
 import itertools
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,7 +27,7 @@ from corpus.registry import Entry
 from npudsl.testing import standins
 from npudsl.testing.targets import _RECORD_STREAM, _RecordStream
 
-__all__ = ["copied_package", "generated_package", "run_generated"]
+__all__ = ["copied_package", "generated_files", "generated_package", "run_generated"]
 
 _COUNT = itertools.count(1)
 
@@ -47,6 +47,20 @@ def generated_package(entry: Entry, target: str, root: Path, *, alone: bool = Fa
     for file_name, code in codes.items():
         (folder / file_name).write_text(_traceable(code, target), encoding="utf-8")
     return name, codes
+
+
+def generated_files(
+    tmp_path: Path, package: str, files: Mapping[str, str], target: str, *, alone: bool = False
+) -> tuple[str, dict[str, str]]:
+    """A test's own package: ``files`` (name -> source) written as the package ``package`` under ``tmp_path``,
+    then generated for ``target`` into ``tmp_path / "out"``, where :func:`run_generated` imports it from."""
+    folder = tmp_path / package
+    folder.mkdir(exist_ok=True)
+    for name, source in files.items():
+        (folder / name).write_text(source, encoding="utf-8")
+    entry = Entry(name=package.removeprefix("pkg_"), package=package, path=folder, idioms=(), upstream=(), needs=())
+    (tmp_path / "out").mkdir(exist_ok=True)
+    return generated_package(entry, target, tmp_path / "out", alone=alone)
 
 
 @contextlib.contextmanager
@@ -77,11 +91,20 @@ def _assert_one_graph_without_stashes(graphs: list[torch.fx.GraphModule], output
     returned = {id(t) for t in torch.utils._pytree.tree_leaves(outputs) if isinstance(t, torch.Tensor)}
     (node,) = [n for n in graphs[0].graph.nodes if n.op == "output"]
     produced = [a for a in torch.utils._pytree.tree_leaves(node.args) if isinstance(a, torch.fx.Node)]
-    assert len(produced) <= len(returned), f"{what}: the graph returns {len(produced)} tensors, the model {len(returned)}"
+    assert len(produced) <= len(returned), (
+        f"{what}: the graph returns {len(produced)} tensors, the model {len(returned)}"
+    )
 
 
-def run_generated(package: str, root: Path, target: str, inputs: Callable[[], tuple[Any, ...]], *,
-                  eager_first: bool = False, **build: Any) -> Any:
+def run_generated(
+    package: str,
+    root: Path,
+    target: str,
+    inputs: Callable[[], tuple[Any, ...]],
+    *,
+    eager_first: bool = False,
+    **build: Any,
+) -> Any:
     """Import the generated ``package`` under ``target``'s stand-ins, compile its model whole with the race
     checker, run it once on fresh ``inputs()`` and return the outputs. ``eager_first``: one eager call before
     (on inputs of its own), as a first eager step makes lazily created streams and events."""
@@ -94,8 +117,9 @@ def run_generated(package: str, root: Path, target: str, inputs: Callable[[], tu
             if eager_first:
                 model(*inputs())
             graphs: list[torch.fx.GraphModule] = []
-            compiled = torch.compile(model, backend=standins.checking_backend(target, seen=graphs.append),
-                                     fullgraph=True)
+            compiled = torch.compile(
+                model, backend=standins.checking_backend(target, seen=graphs.append), fullgraph=True
+            )
             outputs = compiled(*inputs())
             outputs = compiled(*inputs())
             _assert_one_graph_without_stashes(graphs, outputs, f"{package} on {target}")

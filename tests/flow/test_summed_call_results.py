@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from corpus.matrix import generated_package, run_generated
-from corpus.registry import Entry
+from corpus.matrix import generated_files, run_generated
 from method_caller import caller_source
 from method_source import method_source
 
@@ -106,13 +105,7 @@ def _expected(x: torch.Tensor, method: str) -> torch.Tensor:
 
 
 def _generated(tmp_path: Path, target: str) -> tuple[str, str]:
-    folder = tmp_path / "pkg_summed_results"
-    folder.mkdir(exist_ok=True)
-    for name, source in {"__init__.py": INIT, "model.py": MODEL}.items():
-        (folder / name).write_text(source, encoding="utf-8")
-    entry = Entry(name="summed_results", package="pkg_summed_results", path=folder, idioms=(), upstream=(), needs=())
-    (tmp_path / "out").mkdir(exist_ok=True)
-    name, codes = generated_package(entry, target, tmp_path / "out")
+    name, codes = generated_files(tmp_path, "pkg_summed_results", {"__init__.py": INIT, "model.py": MODEL}, target)
     return name, codes["model.py"]
 
 
