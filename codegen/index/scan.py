@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from codegen.index.blocks import imported_names, statements_breadth_first
 from codegen.index.calls import callee_name, calls_in
 from codegen.index.paths import assignment_targets, assigns_path, dotted_name, is_self_attr, on_path, stored_paths
-from codegen.index.walked import per_node
+from codegen.index.walked import per_node, walked_of
 
 __all__ = [
     "all_functions",
@@ -89,12 +89,13 @@ def _made_in_init(cls: ast.ClassDef) -> dict[str, set[str | None]]:
     return made
 
 
+@per_node
 def own_names(fn: _Function) -> frozenset[str]:
     """The names ``fn`` binds itself (its parameters, what it stores or imports): a call of one (``def
     __init__(self, layer=Bump): self.mid = layer()``) makes what the caller hands it, not the module's ``layer``."""
-    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    imported = {(n.asname or n.name).partition(".")[0] for n in ast.walk(fn) if isinstance(n, ast.alias)}
+    params = {a.arg for a in walked_of(fn.args, ast.arg)}
+    stored = {n.id for n in walked_of(fn, ast.Name) if not isinstance(n.ctx, ast.Load)}
+    imported = {(n.asname or n.name).partition(".")[0] for n in walked_of(fn, ast.alias)}
     return frozenset(params | stored | imported)
 
 

@@ -25,18 +25,18 @@ from __future__ import annotations
 import ast
 
 from codegen.index.walked import per_node, walked_of
-from codegen.lower.flow.aten_forms import aten_function, aten_name
+from codegen.lower.flow.aten_forms import aten_name
 from codegen.lower.flow.binding_aliases import iterated, loops
 from codegen.lower.flow.call_state_writes import Scope
 from codegen.lower.flow.container_results import augmented, concatenated_results, summed_names
 from codegen.lower.flow.exprs import bound_names
-from codegen.lower.flow.foreign_writes import every_argument, foreign_results, npu_op
+from codegen.lower.flow.foreign_writes import every_argument, npu_op
 from codegen.lower.flow.imported_writes import ModuleFunctions
 from codegen.lower.flow.imports import module_bindings
-from codegen.lower.flow.npu_schema import written_params
+from codegen.lower.flow.known_results import Held, known_results
 from codegen.lower.flow.param_writes import resolved_function
 from codegen.lower.flow.run_results import returned_arguments
-from codegen.lower.flow.schema import aliases_self, writes_self
+from codegen.lower.flow.schema import writes_self
 from codegen.lower.flow.value_views import choices, viewed
 from codegen.lower.flow.view_roots import alias_sources
 
@@ -44,7 +44,6 @@ __all__ = ["Pairs", "result_aliases"]
 
 Pairs = list[tuple[ast.AST, frozenset[str], frozenset[str]]]  # (binding, names bound, memory they may be)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_Held = list[tuple[int | None, frozenset[str]]]  # (the element of a returned tuple, None: the whole; names held)
 _Imports = dict[str, tuple[str, ...]]
 _Seen = frozenset[_Function]
 _ATEN = "torch"
@@ -87,7 +86,7 @@ def _imported(tree: ast.Module) -> _Imports:
     }
 
 
-def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
+def _held(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen) -> Held:
     """What ``value`` may be of the caller's names: a call's result, or a view (``x[i]``, ``x[i].view(n, -1)``)."""
     parts = choices(value) or concatenated_results(value, scope)  # ``self.pair(a) + self.pair(b)``: both lists
     if parts is not None:  # ``a if c else b[i]``, ``(a, b[i])``, ``list(xs)``: what each part may be
@@ -105,14 +104,14 @@ def _names(value: ast.expr, imported: _Imports, scope: Scope | None, seen: _Seen
     return frozenset().union(*(names for _, names in _held(value, imported, scope, seen)))
 
 
-def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _Seen) -> _Held:
+def _results(call: ast.Call, imported: _Imports, scope: Scope | None, seen: _Seen) -> Held:
     """The arguments ``call``'s result may be: ``x`` of ``x.add_(1)`` or ``x.view(n, -1)``, what the function it
     names returns (by its tables, its body where the run reads it), every argument where nothing says."""
     func, dotted = call.func, _dotted(call.func, imported)
     if isinstance(func, ast.Attribute) and _dotted(func.value, imported) is None and writes_self(aten_name(func.attr)):
         return [(None, alias_sources(func.value))]
     if dotted is not None and (npu_op(dotted) is not None or dotted[0] == _ATEN):
-        return _known(call, dotted)
+        return known_results(call, dotted)
     callee = resolved_function(call, scope.functions, scope.owner, scope.receiver) if scope is not None else None
     if callee is not None:
         given = returned_arguments(call, callee, (_value_held, _callee_pairs), seen)
@@ -161,24 +160,6 @@ def _tree(scope: Scope) -> ast.Module:
     return tree if tree is not None else ast.Module(body=[], type_ignores=[])
 
 
-def _known(call: ast.Call, dotted: tuple[str, ...]) -> _Held:
-    """A torch function's or torch_npu op's result, by its tables: every argument where they do not know it."""
-    npu = npu_op(dotted)
-    if npu is not None and written_params(*npu) is None:
-        return [(None, every_argument(call))]  # an op the table lacks, or whose kernel writes what nothing declares
-    if npu is None and writes_self(dotted[-1]) is None:
-        return [(None, every_argument(call))]  # ``torch.distributed.all_reduce``, ``torch.ops.vllm.<op>``
-    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("self", "input")), None)
-    inplace = any(k.arg == "inplace" and not _false(k.value) for k in call.keywords)
-    if npu is None and first is not None and (inplace or aliases_self(aten_function(dotted) or "")):
-        return [(None, alias_sources(first))]
-    return [(at, alias_sources(arg)) for at, arg in foreign_results(call, dotted)]
-
-
-def _false(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and not node.value
-
-
 def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     """``tnpu.npu_silu_`` -> ``("torch_npu", "npu_silu_")``, through the module's imports; None for a chain that
     starts at no imported name."""
@@ -191,7 +172,7 @@ def _dotted(node: ast.expr, imported: _Imports) -> tuple[str, ...] | None:
     return (*imported[node.id], *reversed(parts))
 
 
-def _paired(target: ast.expr, held: _Held) -> list[tuple[frozenset[str], frozenset[str]]]:
+def _paired(target: ast.expr, held: Held) -> list[tuple[frozenset[str], frozenset[str]]]:
     """Each name of ``target`` with the arguments its part of the result may be."""
     whole = frozenset().union(*(names for _, names in held))
     elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []

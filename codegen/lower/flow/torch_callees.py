@@ -47,12 +47,24 @@ def torch_callee(call: ast.Call) -> tuple[str, ...] | None:
 
 def _torch_aliases(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     """The names the module's imports bind to torch or under it (but ``torch`` itself), none bound otherwise too."""
+    if not any(_aliases_torch(node) for node in walked_of(tree, (ast.Import, ast.ImportFrom))):
+        return {}  # most modules spell ``torch.`` alone: no import to resolve
     found = {
         local: named
         for local, named in absolute_imports(tree, "").items()
         if named is not None and named[0] == _TORCH and (local, named) != (_TORCH, (_TORCH,))
     }
-    return {local: named for local, named in found.items() if local not in _bound_otherwise(tree)} if found else {}
+    if not found:
+        return {}
+    bound = _bound_otherwise(tree)
+    return {local: named for local, named in found.items() if local not in bound}
+
+
+def _aliases_torch(node: ast.Import | ast.ImportFrom) -> bool:
+    """Whether an import binds a name other than ``torch`` to torch or under it."""
+    if isinstance(node, ast.ImportFrom):
+        return node.level == 0 and (node.module or "").partition(".")[0] == _TORCH
+    return any(a.name.partition(".")[0] == _TORCH and a.asname is not None for a in node.names)
 
 
 def _bound_otherwise(tree: ast.Module) -> set[str]:
