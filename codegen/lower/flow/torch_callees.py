@@ -60,11 +60,11 @@ def _torch_aliases(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     return {local: named for local, named in found.items() if local not in bound}
 
 
-def _aliases_torch(node: ast.Import | ast.ImportFrom) -> bool:
+def _aliases_torch(node: ast.AST) -> bool:
     """Whether an import binds a name other than ``torch`` to torch or under it."""
     if isinstance(node, ast.ImportFrom):
         return node.level == 0 and (node.module or "").partition(".")[0] == _TORCH
-    return any(a.name.partition(".")[0] == _TORCH and a.asname is not None for a in node.names)
+    return isinstance(node, ast.Import) and any(a.name.partition(".")[0] == _TORCH and a.asname for a in node.names)
 
 
 def _bound_otherwise(tree: ast.Module) -> set[str]:
