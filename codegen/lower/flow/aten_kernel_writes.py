@@ -16,12 +16,11 @@ from __future__ import annotations
 import ast
 import functools
 
+from codegen.lower.flow.call_arguments import passed_argument
+from codegen.lower.flow.guarded_rows import Entry, given, row_entry
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["kernel_writes"]
-
-_Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
-_Entry = tuple[dict[str, _Param], list[tuple[str, tuple[str, ...]]]]  # params named; (written, guards) each
 
 
 def kernel_writes(call: ast.Call, op: str) -> frozenset[str]:
@@ -36,39 +35,15 @@ def kernel_writes(call: ast.Call, op: str) -> frozenset[str]:
     found = [
         arg
         for written, guards in writes
-        if (arg := _passed(call, written, params[written])) is not None
-        and all(_given(call, g, params[g]) for g in guards)
+        if (arg := passed_argument(call, written, params[written][0])) is not None
+        and all(given(call, g, params[g]) for g in guards)
     ]
     return frozenset().union(*(alias_sources(arg) for arg in found))
 
 
-def _passed(call: ast.Call, name: str, param: _Param) -> ast.expr | None:
-    position = param[0]
-    if position is not None and position < len(call.args):
-        return call.args[position]
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
-def _given(call: ast.Call, name: str, param: _Param) -> bool:
-    """The call gives ``name`` a value that may be neither None nor False (left out: its default)."""
-    arg = _passed(call, name, param)
-    if arg is None:
-        return not param[1]
-    return not (isinstance(arg, ast.Constant) and arg.value in (None, False))
-
-
 @functools.cache
-def _table() -> dict[str, _Entry]:
+def _table() -> dict[str, Entry]:
     """The table read into entries (on the first question)."""
     from codegen.lower.flow.aten_kernel_writes_table import KERNEL_WRITES
 
-    return {name: _entry(text) for name, text in KERNEL_WRITES.items()}
-
-
-def _entry(text: str) -> _Entry:
-    named, _, written = text.partition(" | ")
-    params: dict[str, _Param] = {}
-    for word in named.split():
-        name, _, position = word.rstrip("=").partition("@")
-        params[name] = (int(position) if position else None, word.endswith("="))
-    return params, [(item.split(":")[0], tuple(item.split(":")[1:])) for item in written.split()]
+    return {name: row_entry(text) for name, text in KERNEL_WRITES.items()}

@@ -26,13 +26,12 @@ import functools
 from collections.abc import Sequence
 
 from codegen.lower.flow.call_arguments import passed_argument
+from codegen.lower.flow.guarded_rows import Entry, Param, given, row_entry
 from codegen.lower.flow.view_roots import alias_sources
 
 __all__ = ["functional_writes", "guarded_writes", "handed_back", "handed_back_args", "ran_functional"]
 
 _MODULE = ("torch", "nn", "functional")
-_Param = tuple[int | None, bool]  # its position (None: by keyword only), whether its default is None or False
-_Entry = tuple[dict[str, _Param], list[tuple[str, tuple[str, ...]]]]  # params named; (written, guards) each
 
 
 def functional_writes(call: ast.Call, dotted: Sequence[str]) -> frozenset[str]:
@@ -62,17 +61,9 @@ def guarded_writes(call: ast.Call, dotted: Sequence[str]) -> list[tuple[ast.expr
     found: list[tuple[ast.expr, list[ast.expr]]] = []
     for written, guards in writes:
         arg = passed_argument(call, written, params[written][0])
-        if arg is not None and all(_given(call, g, params[g]) for g in guards):
+        if arg is not None and all(given(call, g, params[g]) for g in guards):
             found.append((arg, [a for g in guards if (a := passed_argument(call, g, params[g][0])) is not None]))
     return found
-
-
-def _given(call: ast.Call, name: str, param: _Param) -> bool:
-    """The call gives ``name`` a value that may be neither None nor False (left out: its default)."""
-    arg = passed_argument(call, name, param[0])
-    if arg is None:
-        return not param[1]
-    return not (isinstance(arg, ast.Constant) and arg.value in (None, False))
 
 
 def handed_back(call: ast.Call, dotted: Sequence[str], slot: int | str | None) -> bool:
@@ -102,14 +93,14 @@ def handed_back_args(call: ast.Call, dotted: Sequence[str]) -> list[ast.expr]:
     return [arg for arg in found if arg is not None]
 
 
-def _passed_entry(dotted: Sequence[str]) -> _Entry | None:
+def _passed_entry(dotted: Sequence[str]) -> Entry | None:
     """The ``PASSED`` row of a function of ``torch.nn.functional``, the ``TORCH_PASSED`` one of ``torch``'s."""
     if tuple(dotted[:-1]) == _MODULE:
         return _passed_table()[0].get(dotted[-1])
     return _passed_table()[1].get(dotted[-1]) if tuple(dotted[:-1]) == _MODULE[:1] else None
 
 
-def _surely_given(call: ast.Call, name: str, param: _Param) -> bool:
+def _surely_given(call: ast.Call, name: str, param: Param) -> bool:
     arg = passed_argument(call, name, param[0])
     if arg is None:
         return not param[1]
@@ -117,25 +108,15 @@ def _surely_given(call: ast.Call, name: str, param: _Param) -> bool:
 
 
 @functools.cache
-def _table() -> dict[str, _Entry]:
+def _table() -> dict[str, Entry]:
     """The table read into entries (on the first question)."""
     from codegen.lower.flow.torch_functional_table import FUNCTIONS
 
-    return {name: _entry(text) for name, text in FUNCTIONS.items()}
+    return {name: row_entry(text) for name, text in FUNCTIONS.items()}
 
 
 @functools.cache
-def _passed_table() -> tuple[dict[str, _Entry], dict[str, _Entry]]:
+def _passed_table() -> tuple[dict[str, Entry], dict[str, Entry]]:
     from codegen.lower.flow.torch_functional_table import PASSED, TORCH_PASSED
 
-    return {n: _entry(text) for n, text in PASSED.items()}, {n: _entry(text) for n, text in TORCH_PASSED.items()}
-
-
-def _entry(text: str) -> _Entry:
-    named, _, written = text.partition(" | ")
-    params: dict[str, _Param] = {}
-    for word in named.split():
-        name, _, position = word.rstrip("=").partition("@")
-        params[name] = (int(position) if position else None, word.endswith("="))
-    writes = [(item.split(":")[0], tuple(item.split(":")[1:])) for item in written.split()]
-    return params, writes
+    return {n: row_entry(text) for n, text in PASSED.items()}, {n: row_entry(text) for n, text in TORCH_PASSED.items()}
